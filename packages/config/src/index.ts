@@ -1,0 +1,29 @@
+// Typed, validated configuration for every Sluice process. This is the one place that reads
+// process.env (lint bans it elsewhere); each entry point parses what it needs and passes objects down.
+import { z } from "zod";
+
+export const ZServiceEnv = z.object({
+  DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/sluice"),
+  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  KAFKA_BROKERS: z
+    .string()
+    .default("127.0.0.1:9092")
+    .transform((s) => s.split(",").map((b) => b.trim()).filter(Boolean)),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+export type TServiceEnv = z.infer<typeof ZServiceEnv>;
+
+export const ZWorkerEnv = ZServiceEnv.extend({
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  WORKER_QUEUE: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).default("sluice.batches"),
+});
+export type TWorkerEnv = z.infer<typeof ZWorkerEnv>;
+
+/** Parse env for a process entry point; on failure print every problem and what to set. */
+export function loadEnv<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  throw new Error(`Invalid environment:\n${lines.join("\n")}\nSee README.md "Environment variables".`);
+}

@@ -1,0 +1,3 @@
+export { createPrismaClient, PrismaClient } from "./prisma";
+export type { Prisma } from "./prisma";
+export * from "@prisma/client";
