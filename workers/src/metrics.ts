@@ -1,0 +1,57 @@
+// Prometheus metrics for one worker process, served on their own port so scraping never competes
+// with batch work for the event loop of an HTTP framework.
+import http from "node:http";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+
+export interface WorkerMetrics {
+  registry: Registry;
+  jobsCompleted: Counter<"job">;
+  jobsFailed: Counter<"job">;
+  activeJobs: Gauge;
+}
+
+export function createWorkerMetrics(): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "sluice_worker_" });
+  return {
+    registry,
+    jobsCompleted: new Counter({
+      name: "sluice_worker_jobs_completed_total",
+      help: "Jobs this worker completed, by job name",
+      labelNames: ["job"],
+      registers: [registry],
+    }),
+    jobsFailed: new Counter({
+      name: "sluice_worker_jobs_failed_total",
+      help: "Jobs that threw in this worker, by job name",
+      labelNames: ["job"],
+      registers: [registry],
+    }),
+    activeJobs: new Gauge({
+      name: "sluice_worker_active_jobs",
+      help: "Jobs running in this worker now",
+      registers: [registry],
+    }),
+  };
+}
+
+/** Serve GET /metrics. Port 0 picks a free port (tests); the bound port is returned. */
+export async function serveMetrics(registry: Registry, port: number): Promise<{ port: number; close(): Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    if (req.url !== "/metrics") {
+      res.writeHead(404).end("see /metrics\n");
+      return;
+    }
+    res.writeHead(200, { "content-type": registry.contentType });
+    res.end(await registry.metrics());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

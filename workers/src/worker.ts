@@ -1,0 +1,60 @@
+// The worker: a BullMQ Worker whose jobs are dispatched by name to handlers. BullMQ gives
+// at-least-once delivery, retries and stalled-job recovery; correctness never depends on it
+// (the engine's Postgres fencing makes re-runs harmless).
+import { Worker, type Job } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "./logger";
+import type { WorkerMetrics } from "./metrics";
+
+export type JobHandler = (data: unknown, job: Job) => Promise<unknown>;
+
+export interface SluiceWorkerOptions {
+  redisUrl: string;
+  queue: string;
+  concurrency: number;
+  handlers: Record<string, JobHandler>;
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+export interface SluiceWorker {
+  /** Stop taking jobs, let in-flight ones finish, close connections. */
+  close(): Promise<void>;
+}
+
+export function startSluiceWorker(opts: SluiceWorkerOptions): SluiceWorker {
+  const { logger, metrics, handlers } = opts;
+  // BullMQ requires maxRetriesPerRequest: null on connections used for blocking commands.
+  const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+
+  const worker = new Worker(
+    opts.queue,
+    async (job) => {
+      metrics.activeJobs.inc();
+      const started = Date.now();
+      try {
+        const handler = handlers[job.name];
+        if (!handler) throw new Error(`no handler for job "${job.name}" (known: ${Object.keys(handlers).join(", ")})`);
+        const result = await handler(job.data, job);
+        metrics.jobsCompleted.inc({ job: job.name });
+        logger.info({ job: job.name, jobId: job.id, ms: Date.now() - started }, "job completed");
+        return result;
+      } catch (err) {
+        metrics.jobsFailed.inc({ job: job.name });
+        logger.error({ job: job.name, jobId: job.id, err }, "job failed");
+        throw err;
+      } finally {
+        metrics.activeJobs.dec();
+      }
+    },
+    { connection, concurrency: opts.concurrency },
+  );
+  worker.on("error", (err) => logger.error({ err }, "worker error"));
+
+  return {
+    async close() {
+      await worker.close();
+      await connection.quit().catch(() => connection.disconnect());
+    },
+  };
+}
