@@ -1,0 +1,50 @@
+// Errors the batch loop distinguishes. Retriable errors (a broker or database hiccup) are retried by
+// whoever schedules batches; permanent ones stop the pipeline with a message a person can act on.
+
+export class EngineError extends Error {
+  readonly retriable: boolean;
+  constructor(message: string, opts: { retriable: boolean; cause?: unknown }) {
+    super(message, { cause: opts.cause });
+    this.name = new.target.name;
+    this.retriable = opts.retriable;
+  }
+}
+
+/** Another runner took over this pipeline version; this one must stop without committing. */
+export class FencedError extends EngineError {
+  constructor(message: string) {
+    super(message, { retriable: false });
+  }
+}
+
+/** A `fail` expectation was violated: the batch was not committed and the pipeline stops. */
+export class ExpectationFailedError extends EngineError {
+  constructor(
+    message: string,
+    readonly rule: string,
+    readonly rowCount: number,
+  ) {
+    super(message, { retriable: false });
+  }
+}
+
+/** The spec or the sink table cannot work as declared; fix the spec or the table. */
+export class ConfigurationError extends EngineError {
+  constructor(message: string) {
+    super(message, { retriable: false });
+  }
+}
+
+/** A transient failure (Kafka read timed out, connection lost): the same batch can simply re-run. */
+export class RetriableError extends EngineError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { retriable: true, cause });
+  }
+}
+
+/** The engine's own bookkeeping is inconsistent (e.g. outcomes do not add up): never commit. */
+export class InvariantError extends EngineError {
+  constructor(message: string) {
+    super(message, { retriable: false });
+  }
+}
