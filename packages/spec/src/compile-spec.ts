@@ -1,0 +1,97 @@
+// compileSpec: everything the engine evaluates per row, prepared once per pipeline version. The engine
+// converts each row once (toCelRow) and hands the result to every predicate.
+import { celEnvironmentFor } from "./cel-environment";
+import { celRowConverter, type TCelRow } from "./cel-row";
+import { parseDuration } from "./duration";
+import { SpecValidationError, formatPath } from "./errors";
+import { compilePredicate, expressionProblem, fieldsUsedBy, type TCompiledPredicate } from "./expressions";
+import type { TMeasure } from "./measure";
+import { specExpressions } from "./spec-expressions";
+import type { TPipelineSpec } from "./spec-schema";
+
+export interface TCompiledExpectation extends TCompiledPredicate {
+  readonly name: string;
+  readonly action: "warn" | "drop" | "fail";
+}
+
+export interface TCompiledMeasure extends TMeasure {
+  readonly name: string;
+  /** Present for conditional measures: only rows that pass contribute. */
+  readonly condition?: TCompiledPredicate;
+}
+
+/** Durations of the spec in milliseconds, so the engine never parses duration text itself. */
+export interface TSpecTiming {
+  watermarkDelayMs?: number;
+  /** Absent when dedupe is bounded by the watermark (or there is no dedupe). */
+  dedupeWithinMs?: number;
+  windowSizeMs?: number;
+  /** Equals windowSizeMs for tumbling windows. */
+  windowSlideMs?: number;
+  allowedLatenessMs: number;
+  /** Absent for trigger: { availableNow: true }. */
+  triggerEveryMs?: number;
+  webhookTimeoutMs?: number;
+}
+
+export interface TCompiledSpec {
+  readonly spec: TPipelineSpec;
+  /** Converts a contract-typed row for the predicates below: only the fields they read. */
+  toCelRow(row: Readonly<Record<string, unknown>>): TCelRow;
+  /** Contract fields read by any expression (what toCelRow converts). */
+  readonly fieldsUsed: readonly string[];
+  readonly filter?: TCompiledPredicate;
+  /** In spec order. */
+  readonly expectations: readonly TCompiledExpectation[];
+  /** In measure-name order, like the output columns. */
+  readonly measures: readonly TCompiledMeasure[];
+  /** CDC: true when a change is a delete. */
+  readonly deleteWhen?: TCompiledPredicate;
+  readonly timing: TSpecTiming;
+}
+
+/** Compiles a validated spec. Throws SpecValidationError if an expression does not type-check. */
+export function compileSpec(spec: TPipelineSpec): TCompiledSpec {
+  const env = celEnvironmentFor(spec.contract);
+  const expressions = specExpressions(spec);
+  const errors = expressions.flatMap((e) => {
+    const message = expressionProblem(e.expr, env, e.kind);
+    return message ? [{ path: formatPath(e.path), message }] : [];
+  });
+  if (errors.length > 0) throw new SpecValidationError(errors);
+
+  const fieldsUsed = [...new Set(expressions.flatMap((e) => fieldsUsedBy(e.expr, env)))];
+  const compile = (expr: string) => compilePredicate(expr, env);
+  const deleteWhen = spec.cdc?.operation?.deleteWhen;
+  return {
+    spec,
+    toCelRow: celRowConverter(spec.contract, fieldsUsed),
+    fieldsUsed,
+    ...(spec.transform?.filter !== undefined ? { filter: compile(spec.transform.filter) } : {}),
+    expectations: spec.expectations.map((e) => ({ ...compile(e.expr), name: e.name, action: e.action })),
+    measures: Object.keys(spec.aggregate?.measures ?? {})
+      .sort()
+      .map((name) => {
+        const measure = spec.aggregate?.measures[name] as TMeasure;
+        return { ...measure, name, ...(measure.if !== undefined ? { condition: compile(measure.if) } : {}) };
+      }),
+    ...(deleteWhen !== undefined ? { deleteWhen: compile(deleteWhen) } : {}),
+    timing: specTiming(spec),
+  };
+}
+
+export function specTiming(spec: TPipelineSpec): TSpecTiming {
+  const window = spec.aggregate?.window;
+  const size = window ? parseDuration(window.tumbling ?? window.sliding.size) : undefined;
+  const timing: TSpecTiming = { allowedLatenessMs: parseDuration(spec.aggregate?.allowedLateness ?? 0) };
+  if (spec.eventTime) timing.watermarkDelayMs = parseDuration(spec.eventTime.watermarkDelay);
+  if (spec.dedupe && spec.dedupe.within !== "watermark")
+    timing.dedupeWithinMs = parseDuration(spec.dedupe.within);
+  if (size !== undefined) {
+    timing.windowSizeMs = size;
+    timing.windowSlideMs = window?.sliding ? parseDuration(window.sliding.slide) : size;
+  }
+  if (spec.trigger.every !== undefined) timing.triggerEveryMs = parseDuration(spec.trigger.every);
+  if (spec.sink.webhook) timing.webhookTimeoutMs = parseDuration(spec.sink.webhook.timeout);
+  return timing;
+}

@@ -1,0 +1,121 @@
+// @sluice/spec: the pipeline spec shared by the console, the workers and the sluice CLI.
+// Reference: docs/pipeline-spec.md.
+
+// Parsing and validation
+export { parseSpec, parseSpecOrThrow, type TParseOptions } from "./parse-spec";
+export { validateSpec, ZValidPipelineSpec, type TValidationResult } from "./validate-spec";
+export { SpecValidationError, formatPath, formatSpecErrors, type TSpecError } from "./errors";
+
+// Schema and types
+export {
+  ZPipelineSpec,
+  ZPipelineSpecShape,
+  ZKafkaSource,
+  ZEventTime,
+  ZDedupe,
+  ZExpectation,
+  ZTransform,
+  ZTrigger,
+  EXPECTATION_ACTIONS,
+  type TPipelineSpec,
+  type TPipelineSpecInput,
+  type TSpecSections,
+  type TKafkaSource,
+  type TEventTime,
+  type TDedupe,
+  type TExpectation,
+  type TTransform,
+  type TTrigger,
+} from "./spec-schema";
+export {
+  ZAggregate,
+  ZWindow,
+  OUTPUT_MODES,
+  type TAggregate,
+  type TWindow,
+  type TOutputMode,
+} from "./aggregate-schema";
+export { ZCdc, SCD2_COLUMNS, type TCdc } from "./cdc-schema";
+export {
+  ZSink,
+  ZPostgresSink,
+  ZWebhookSink,
+  SINK_MODES,
+  type TSinkMode,
+  type TResolvedSink,
+  type TResolvedPostgresSink,
+  type TResolvedWebhookSink,
+} from "./sink-schema";
+export {
+  ZMeasure,
+  MEASURE_FUNCTIONS,
+  parseMeasure,
+  formatMeasure,
+  type TMeasure,
+  type TMeasureFunction,
+} from "./measure";
+export { ZDuration, ZPositiveDuration } from "./spec-primitives";
+
+// Contract and output columns
+export {
+  ZContract,
+  FIELD_TYPES,
+  contractColumns,
+  postgresTypeFor,
+  fieldNameProblem,
+  type TContract,
+  type TContractInput,
+  type TFieldType,
+  type TFieldSpec,
+  type TColumn,
+} from "./contract";
+export {
+  outputColumns,
+  aggregateResultKey,
+  cdcResultKey,
+  measureResultType,
+  WINDOW_COLUMNS,
+} from "./output-columns";
+export { naturalKey } from "./resolve-sink";
+
+// Identifiers and durations
+export {
+  IDENTIFIER_PATTERN,
+  MAX_TABLE_NAME_LENGTH,
+  InvalidIdentifierError,
+  assertIdentifier,
+  identifierProblem,
+  tableNameProblem,
+  quoteIdentifier,
+  quoteQualifiedName,
+  splitQualifiedName,
+} from "./identifier";
+export {
+  parseDuration,
+  formatDuration,
+  canonicalDuration,
+  durationProblem,
+  InvalidDurationError,
+} from "./duration";
+
+// Expressions
+export {
+  compileSpec,
+  specTiming,
+  type TCompiledSpec,
+  type TCompiledExpectation,
+  type TCompiledMeasure,
+  type TSpecTiming,
+} from "./compile-spec";
+export type { TCompiledPredicate, TExpressionKind } from "./expressions";
+export { toCelRow, celRowConverter, type TCelRow } from "./cel-row";
+export { CEL_TYPES } from "./cel-environment";
+
+// Canonical form, hash and diffs
+export { canonicalizeSpec, canonicalJson, specHash } from "./canonical";
+export { diffSpecs, type TSpecChange } from "./diff";
+export {
+  classifyContractChange,
+  type TContractChange,
+  type TContractClassification,
+} from "./contract-change";

@@ -1,0 +1,103 @@
+// parseSpec: text (YAML or JSON) to a validated spec, with every error located at a line and column
+// of the text, so the CLI and the console's editor can point at it.
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
+import {
+  SpecValidationError,
+  formatPath,
+  type TPathSegment,
+  type TSpecError,
+  type TSpecIssue,
+} from "./errors";
+import type { TPipelineSpec } from "./spec-schema";
+import { checkSpec, type TValidationResult } from "./validate-spec";
+
+export interface TParseOptions {
+  /** yaml (default) also reads JSON, which is a subset of YAML; json insists on strict JSON. */
+  format?: "yaml" | "json";
+}
+
+export function parseSpec(text: string, options: TParseOptions = {}): TValidationResult {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  let value: unknown;
+  if (options.format === "json") {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { ok: false, errors: [jsonSyntaxError(text, error as Error)] };
+    }
+  } else {
+    if (doc.errors.length > 0) {
+      return {
+        ok: false,
+        errors: doc.errors.map((e) => ({
+          path: "",
+          message: `YAML syntax error: ${e.message.split("\n")[0]}`,
+          ...(e.linePos ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
+        })),
+      };
+    }
+    value = doc.toJS({ maxAliasCount: 50 });
+  }
+  if (value === null || value === undefined)
+    return { ok: false, errors: [{ path: "", message: "the spec is empty" }] };
+  const { spec, issues } = checkSpec(value);
+  if (spec) return { ok: true, spec };
+  // JSON is valid YAML, so the same document gives positions for JSON specs too.
+  const located = doc.errors.length === 0 ? issues.map((i) => locate(i, doc, lines)) : issues.map(unlocated);
+  return { ok: false, errors: located };
+}
+
+/** parseSpec that throws SpecValidationError (with every error) instead of returning them. */
+export function parseSpecOrThrow(text: string, options: TParseOptions = {}): TPipelineSpec {
+  const result = parseSpec(text, options);
+  if (!result.ok) throw new SpecValidationError(result.errors);
+  return result.spec;
+}
+
+function unlocated(i: TSpecIssue): TSpecError {
+  return { path: formatPath(i.path), message: i.message };
+}
+
+/** The position of the deepest node on the issue's path that exists in the document. */
+function locate(i: TSpecIssue, doc: Document, lines: LineCounter): TSpecError {
+  let node: unknown = doc.contents;
+  let offset: number | undefined = rangeStart(node);
+  for (const segment of i.path) {
+    const next = child(node, segment);
+    if (!next) break;
+    offset = rangeStart(next.value) ?? next.keyOffset ?? offset;
+    node = next.value;
+  }
+  if (offset === undefined) return unlocated(i);
+  const { line, col } = lines.linePos(offset);
+  return { ...unlocated(i), line, column: col };
+}
+
+function child(node: unknown, segment: TPathSegment): { value: unknown; keyOffset?: number } | undefined {
+  if (isMap(node)) {
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+    if (!pair) return undefined;
+    return { value: pair.value, keyOffset: rangeStart(pair.key) };
+  }
+  if (isSeq(node) && typeof segment === "number") {
+    const item = node.items[segment];
+    return item === undefined ? undefined : { value: item };
+  }
+  return undefined;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  return range ? range[0] : undefined;
+}
+
+function jsonSyntaxError(text: string, error: Error): TSpecError {
+  const message = `JSON syntax error: ${error.message}`;
+  const lineCol = /line (\d+) column (\d+)/.exec(error.message);
+  if (lineCol) return { path: "", message, line: Number(lineCol[1]), column: Number(lineCol[2]) };
+  const position = /position (\d+)/.exec(error.message);
+  if (!position) return { path: "", message };
+  const before = text.slice(0, Number(position[1])).split("\n");
+  return { path: "", message, line: before.length, column: (before.at(-1) ?? "").length + 1 };
+}

@@ -1,0 +1,55 @@
+// Spec objects for tests: small, valid, and fresh on every call so a test can change one field.
+
+/** A valid append ledger over the demo producer's payment events. */
+export function ledgerSpec(): Record<string, any> {
+  return {
+    name: "payments-ledger",
+    owner: "payments-data",
+    source: { kafka: { topic: "payments" } },
+    contract: {
+      fields: {
+        event_id: "string",
+        type: "string",
+        merchant_id: "string",
+        customer_id: "string",
+        seq: "int",
+        amount: "decimal",
+        currency: "string",
+        card_country: "string?",
+        event_time: "timestamp",
+      },
+    },
+    eventTime: { column: "event_time", watermarkDelay: "10m" },
+    dedupe: { key: ["event_id"], within: "watermark" },
+    expectations: [{ name: "positive_amount", expr: "amount > 0", action: "drop" }],
+    sink: { postgres: { table: "payments_ledger" } },
+  };
+}
+
+/** A valid windowed aggregate (update mode) over the same events. */
+export function settlementsSpec(): Record<string, any> {
+  return {
+    ...ledgerSpec(),
+    name: "merchant-settlements",
+    transform: { filter: "type in ['settlement', 'refund']" },
+    aggregate: {
+      window: { tumbling: "5m" },
+      groupBy: ["merchant_id"],
+      measures: { settled: "sum(amount)", events: "count()" },
+      outputMode: "update",
+    },
+    sink: { postgres: { table: "merchant_settlement_5m" } },
+  };
+}
+
+/** A valid SCD2 CDC pipeline. */
+export function cdcSpec(): Record<string, any> {
+  return {
+    name: "customer-status",
+    owner: "risk",
+    source: { kafka: { topic: "customer-changes" } },
+    contract: { fields: { customer_id: "string", status: "string", op: "string", version: "int" } },
+    cdc: { key: ["customer_id"], sequenceBy: "version", deleteWhen: "op == 'D'", scdType: 2 },
+    sink: { postgres: { table: "customer_status" } },
+  };
+}
