@@ -22,13 +22,20 @@ afterAll(async () => {
 describe("authenticateUser", () => {
   it("the right password signs in and never returns the password hash", async () => {
     const user = await authenticateUser(db, { email: " Operator@Sluice.local ", password: "correct-horse" });
-    expect(user).toEqual({ id: expect.any(String), email: "operator@sluice.local", name: "Oona Operator", role: "operator" });
+    expect(user).toEqual({
+      id: expect.any(String),
+      email: "operator@sluice.local",
+      name: "Oona Operator",
+      role: "operator",
+    });
     expect(JSON.stringify(user)).not.toContain("scrypt");
   });
 
   it("a wrong password and an unknown email both return null", async () => {
     expect(await authenticateUser(db, { email: "operator@sluice.local", password: "nope" })).toBeNull();
-    expect(await authenticateUser(db, { email: "nobody@sluice.local", password: "correct-horse" })).toBeNull();
+    expect(
+      await authenticateUser(db, { email: "nobody@sluice.local", password: "correct-horse" }),
+    ).toBeNull();
   });
 
   it("getSessionUser reads the current role, so a demotion takes effect on the next request", async () => {

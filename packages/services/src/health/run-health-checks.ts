@@ -25,11 +25,18 @@ export async function runHealthChecks<K extends string>(
   const now = options.now ?? (() => performance.now());
   const names = Object.keys(probes) as K[];
   const results = await Promise.all(names.map((name) => runOne(probes[name], timeoutMs, now)));
-  const checks = Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<K, THealthCheckResult>;
+  const checks = Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<
+    K,
+    THealthCheckResult
+  >;
   return { status: results.every((r) => r.ok) ? "ok" : "degraded", checks };
 }
 
-async function runOne(probe: THealthProbe, timeoutMs: number, now: () => number): Promise<THealthCheckResult> {
+async function runOne(
+  probe: THealthProbe,
+  timeoutMs: number,
+  now: () => number,
+): Promise<THealthCheckResult> {
   const started = now();
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -14,5 +14,9 @@ export async function findTeams(db: PrismaClient): Promise<TTeamSummary[]> {
     orderBy: { name: "asc" },
     select: { id: true, slug: true, name: true, _count: { select: { members: true, pipelines: true } } },
   });
-  return rows.map(({ _count, ...t }) => ({ ...t, memberCount: _count.members, pipelineCount: _count.pipelines }));
+  return rows.map(({ _count, ...t }) => ({
+    ...t,
+    memberCount: _count.members,
+    pipelineCount: _count.pipelines,
+  }));
 }

@@ -1,0 +1,145 @@
+// The console end to end in a real browser against a running console and the seeded demo data:
+// sign-in (wrong and right password), the fleet page with data served by tRPC from Postgres, the
+// navigation, sign-out, and the public health endpoint.
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "./browser";
+import { assertConsoleReachable, baseUrl } from "./console-url";
+
+const OPERATOR = { email: "operator@sluice.local", name: "Oona Operator", role: "operator" };
+const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
+const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+async function signIn(email: string, password: string): Promise<void> {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+describe("Sluice console", () => {
+  before(async () => {
+    await assertConsoleReachable();
+    browser = await launchBrowser();
+    context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  test("GET /api/health answers JSON with a reachability check per service and no secrets", async () => {
+    const res = await fetch(`${baseUrl}/api/health`);
+    assert.ok([200, 503].includes(res.status), `unexpected status ${res.status}`);
+    assert.match(res.headers.get("content-type") ?? "", /application\/json/);
+    const body = (await res.json()) as {
+      status: string;
+      checks: Record<string, { ok: boolean; latencyMs: number }>;
+    };
+    assert.equal(res.status === 200, body.status === "ok");
+    assert.deepEqual(Object.keys(body.checks).sort(), ["kafka", "postgres", "redis"]);
+    for (const check of Object.values(body.checks)) {
+      assert.equal(typeof check.ok, "boolean");
+      assert.equal(typeof check.latencyMs, "number");
+    }
+    assert.doesNotMatch(
+      JSON.stringify(body),
+      /:\/\/[^/\s]*@/,
+      "health output must not contain URL credentials",
+    );
+  });
+
+  test("a signed-out visitor is sent to sign-in, keeping where they were going", async () => {
+    await page.goto("/alerts");
+    await page.waitForURL(/\/sign-in\?next=%2Falerts$/);
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+  });
+
+  test("a wrong password shows an error and does not sign in", async () => {
+    await page.goto("/sign-in");
+    await signIn(OPERATOR.email, "not-the-password");
+    // (Next.js' route announcer is also role=alert, so look for ours by its text.)
+    await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
+    assert.match(page.url(), /\/sign-in/);
+    const cookies = await context.cookies();
+    assert.ok(!cookies.some((c) => c.name === "sluice_session"), "no session cookie after a failed sign-in");
+  });
+
+  test("the operator signs in and sees the Pipelines page with teams served through tRPC", async () => {
+    await page.goto("/sign-in");
+    const teamList = page.waitForResponse(
+      (r) => r.url().includes("/api/trpc/") && r.url().includes("team.list"),
+    );
+    await signIn(OPERATOR.email, DEMO_PASSWORD);
+    await page.waitForURL(/\/pipelines$/);
+    assert.equal((await teamList).status(), 200);
+
+    await page.getByRole("heading", { level: 1, name: "Pipelines" }).waitFor();
+    const teams = page.getByTestId("teams-table");
+    await teams.getByText("Payments Data").waitFor();
+    await teams.getByText("Risk & Fraud").waitFor();
+
+    // Either the seeded pipelines or the empty state that says how to register one.
+    const fleet = page
+      .getByTestId("pipelines-table")
+      .or(page.getByRole("heading", { name: "No pipelines yet" }));
+    await fleet.first().waitFor();
+
+    const user = page.getByTestId("signed-in-user");
+    await user.getByText(OPERATOR.name).waitFor();
+    await user.getByText(OPERATOR.role, { exact: true }).waitFor();
+    await page.getByTestId("service-status").getByText("Postgres").waitFor();
+
+    const session = (await context.cookies()).find((c) => c.name === "sluice_session");
+    assert.ok(session, "session cookie set");
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, "Lax");
+
+    mkdirSync(resultsDir, { recursive: true });
+    await page.screenshot({ path: path.join(resultsDir, "pipelines.png"), fullPage: true });
+  });
+
+  test("the navigation reaches Alerts, Change requests and Audit, each with an honest empty state, and back", async () => {
+    const areas = [
+      { link: "Alerts", url: /\/alerts$/, empty: "No alerts yet" },
+      { link: "Change requests", url: /\/change-requests$/, empty: "No change requests" },
+      { link: "Audit", url: /\/audit$/, empty: "No audit entries yet" },
+    ];
+    const nav = page.getByRole("navigation", { name: "Console" });
+    for (const area of areas) {
+      await nav.getByRole("link", { name: area.link }).click();
+      await page.waitForURL(area.url);
+      await page.getByRole("heading", { level: 1, name: area.link }).waitFor();
+      await page.getByRole("heading", { level: 2, name: area.empty }).waitFor();
+      assert.equal(await nav.getByRole("link", { name: area.link }).getAttribute("aria-current"), "page");
+    }
+    // The change-requests page speaks to the signed-in role.
+    await nav.getByRole("link", { name: "Change requests" }).click();
+    await page.getByText("you will be able to approve or reject").waitFor();
+
+    await nav.getByRole("link", { name: "Pipelines" }).click();
+    await page.waitForURL(/\/pipelines$/);
+    await page.getByTestId("teams-table").getByText("Payments Data").waitFor();
+  });
+
+  test("tRPC refuses procedures without a session", async () => {
+    const res = await fetch(`${baseUrl}/api/trpc/pipeline.list`);
+    assert.equal(res.status, 401);
+  });
+
+  test("signing out ends the session", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/sign-in$/);
+    await page.goto("/pipelines");
+    await page.waitForURL(/\/sign-in\?next=%2Fpipelines$/);
+  });
+});
