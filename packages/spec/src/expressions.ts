@@ -89,7 +89,7 @@ export function expressionProblem(
   const result = env.checking.check(prepared.text);
   if (!result.valid) return describeError(expr, result.error as TCelError, prepared.toOriginalOffset, env);
   if (result.type !== "bool" && result.type !== "dyn") {
-    return `${JSON.stringify(expr)} returns ${result.type}, but a ${kind} must return true or false: compare it, e.g. ${exampleFor(kind)}`;
+    return `${JSON.stringify(expr)} returns ${result.type}, but ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} must return true or false: compare it, e.g. ${exampleFor(kind)}`;
   }
   return undefined;
 }

@@ -30,11 +30,10 @@ export function parseSpec(text: string, options: TParseOptions = {}): TValidatio
     if (doc.errors.length > 0) {
       return {
         ok: false,
-        errors: doc.errors.map((e) => ({
-          path: "",
-          message: `YAML syntax error: ${e.message.split("\n")[0]}`,
-          ...(e.linePos ? { line: e.linePos[0].line, column: e.linePos[0].col } : {}),
-        })),
+        errors: doc.errors.map((e) => {
+          const { line, col } = lines.linePos(e.pos[0]);
+          return { path: "", message: `YAML syntax error: ${e.message.split("\n")[0]}`, line, column: col };
+        }),
       };
     }
     value = doc.toJS({ maxAliasCount: 50 });
@@ -44,8 +43,11 @@ export function parseSpec(text: string, options: TParseOptions = {}): TValidatio
   const { spec, issues } = checkSpec(value);
   if (spec) return { ok: true, spec };
   // JSON is valid YAML, so the same document gives positions for JSON specs too.
-  const located = doc.errors.length === 0 ? issues.map((i) => locate(i, doc, lines)) : issues.map(unlocated);
-  return { ok: false, errors: located };
+  if (doc.errors.length > 0) return { ok: false, errors: issues.map(unlocated) };
+  // In the order of the text, so the CLI reads top to bottom; errors without a position keep theirs.
+  const located = issues.map((i) => locate(i, doc, lines));
+  const key = (e: TSpecError) => (e.line ?? 0) * 1e6 + (e.column ?? 0);
+  return { ok: false, errors: located.sort((a, b) => key(a) - key(b)) };
 }
 
 /** parseSpec that throws SpecValidationError (with every error) instead of returning them. */
@@ -93,11 +95,20 @@ function rangeStart(node: unknown): number | undefined {
 }
 
 function jsonSyntaxError(text: string, error: Error): TSpecError {
-  const message = `JSON syntax error: ${error.message}`;
+  const message = `JSON syntax error: ${error.message.replace(/\s+/g, " ")}`;
   const lineCol = /line (\d+) column (\d+)/.exec(error.message);
   if (lineCol) return { path: "", message, line: Number(lineCol[1]), column: Number(lineCol[2]) };
-  const position = /position (\d+)/.exec(error.message);
-  if (!position) return { path: "", message };
-  const before = text.slice(0, Number(position[1])).split("\n");
+  const offset = jsonErrorOffset(text, error.message);
+  if (offset === undefined) return { path: "", message };
+  const before = text.slice(0, offset).split("\n");
   return { path: "", message, line: before.length, column: (before.at(-1) ?? "").length + 1 };
+}
+
+/** V8 gives either "at position N" or the unexpected token with a snippet of the text around it. */
+function jsonErrorOffset(text: string, message: string): number | undefined {
+  const position = /position (\d+)/.exec(message);
+  if (position) return Number(position[1]);
+  const token = /^Unexpected token '(.)', (?:\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON/.exec(message);
+  const at = token?.[2] ? text.indexOf(token[2]) : -1;
+  return token?.[1] && token[2] && at >= 0 ? at + token[2].indexOf(token[1]) : undefined;
 }

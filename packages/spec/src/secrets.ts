@@ -10,6 +10,7 @@ const SECRET_WORDS = new Set(
 );
 const SECRET_PAIRS = new Set(["api key", "access key", "private key", "secret key", "client secret"]);
 const CREDENTIALS_IN_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]+@/i;
+const PASSWORD_IN_ANY_URL = /\b[a-z][a-z0-9+.-]*:\/\/[^/@\s:]+:[^/@\s]+@/i;
 const SECRET_VALUE = /^(bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}$/i;
 
 /** Is this header, query-parameter or setting name one that usually holds a secret? (apiKey, X-Auth-Token, password) */
@@ -55,7 +56,7 @@ const SETTINGS_THAT_NAME_KEYS = new Set(["idempotencyKey", "idempotencyHeader", 
 
 export function findSecretsInSpec(value: unknown, path: TPathSegment[] = []): TSpecIssue[] {
   if (typeof value === "string") {
-    if (CREDENTIALS_IN_URL.test(value) && !isWebhookUrl(path)) {
+    if (PASSWORD_IN_ANY_URL.test(value) && !isWebhookUrl(path)) {
       return [
         issue(
           path,

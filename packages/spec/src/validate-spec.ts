@@ -12,7 +12,8 @@ import { runRules, type TRuleInput } from "./rule";
 import { rowRules } from "./rules-rows";
 import { sinkRules } from "./rules-sink";
 import { findSecretsInSpec } from "./secrets";
-import { specExpressions } from "./spec-expressions";
+import { rawSpecExpressions } from "./spec-expressions";
+import { ZFieldSpec, fieldNameProblem, type TContract, type TFieldSpec } from "./contract";
 import { SPEC_SECTIONS, ZPipelineSpecShape, type TPipelineSpec } from "./spec-schema";
 import { fromZodIssues, schemaKeys } from "./zod-issues";
 
@@ -70,17 +71,10 @@ export function checkSpec(input: unknown): { spec?: TPipelineSpec; issues: TSpec
   }
   issues.push(...runRules(RULES, input_, (key) => !failed.has(key)));
 
-  if (!failed.has("contract") && input_.contract) {
-    const env = celEnvironmentFor(input_.contract);
-    const ok = <K extends keyof TRuleInput>(key: K) => (failed.has(key) ? undefined : input_[key]);
-    const sections = {
-      transform: ok("transform"),
-      expectations: ok("expectations"),
-      aggregate: ok("aggregate"),
-      cdc: ok("cdc"),
-    };
-    const cdcShorthand = typeof raw.cdc === "object" && raw.cdc !== null && "deleteWhen" in raw.cdc;
-    for (const e of specExpressions(sections, cdcShorthand)) {
+  const contract = failed.has("contract") ? salvageContract(raw.contract) : input_.contract;
+  if (contract) {
+    const env = celEnvironmentFor(contract);
+    for (const e of rawSpecExpressions(raw)) {
       const problem = expressionProblem(e.expr, env, e.kind);
       if (problem) issues.push(issue(e.path, problem));
     }
@@ -88,6 +82,22 @@ export function checkSpec(input: unknown): { spec?: TPipelineSpec; issues: TSpec
 
   const unique = dedupeIssues(issues);
   return unique.length > 0 ? { issues: unique } : { spec: input_ as TPipelineSpec, issues: [] };
+}
+
+/**
+ * The usable part of an invalid contract, so expressions are still checked: valid fields keep their
+ * type, fields with an invalid type become dyn (no false "unknown field"), invalid names are left out.
+ */
+function salvageContract(raw: unknown): Pick<TContract, "fields"> | undefined {
+  const fields = (raw as { fields?: unknown } | null | undefined)?.fields;
+  if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return undefined;
+  const salvaged: Record<string, TFieldSpec> = {};
+  for (const [name, spec] of Object.entries(fields)) {
+    if (fieldNameProblem(name)) continue;
+    const parsed = ZFieldSpec.safeParse(spec);
+    salvaged[name] = parsed.success ? parsed.data : { type: "json", optional: true };
+  }
+  return { fields: salvaged };
 }
 
 function unknownKey(key: string): z.core.$ZodIssue {
