@@ -1,0 +1,148 @@
+// The pure middle of a micro-batch: decode → contract → expectations → filter → late → dedup.
+// It decides each row's single outcome; the only I/O, looking up dedup state, is injected.
+import type { TColumn, TCompiledSpec } from "@sluice/spec";
+import type { SourceRecord } from "../source/source";
+import { contractChecker } from "./contract";
+import { decodeJson } from "./decode";
+import { dedupKey } from "./dedup";
+import { emptyOutcomes, type OutcomeCounts } from "./outcomes";
+import { isLate } from "./watermark";
+
+export interface SinkRow {
+  values: Record<string, unknown>;
+  rescued: Record<string, unknown> | null;
+  partition: number;
+  offset: number;
+  ingestTime: Date;
+}
+
+export interface DeadLetterRow {
+  outcome: "dead_letter" | "quarantined" | "late";
+  reason: string;
+  record: SourceRecord;
+  payload: Record<string, unknown> | null;
+}
+
+export interface ExpectationFailure {
+  rule: string;
+  rowCount: number;
+  samples: Record<string, unknown>[];
+}
+
+export interface ProcessedBatch {
+  sinkRows: SinkRow[];
+  deadLetters: DeadLetterRow[];
+  /** Keys to add to dedup state, with the time they expire by. */
+  dedupInserts: { key: string; time: Date }[];
+  outcomes: OutcomeCounts;
+  /** Violations of `warn` expectations: rows kept, violations counted. */
+  warnings: Record<string, number>;
+  /** Violations of `fail` expectations: when non-empty, the batch must not commit. */
+  failures: ExpectationFailure[];
+  /** Highest event time among rows that passed the contract (drives the watermark). */
+  maxEventTime: Date | null;
+  /** Highest dedup time (event time, or ingest time without eventTime) among rows read. */
+  maxDedupTime: Date | null;
+}
+
+export interface ProcessOptions {
+  compiled: TCompiledSpec;
+  columns: TColumn[];
+  /** The watermark committed by the previous batch. */
+  watermark: Date | null;
+  /** Which of these dedup keys are already in the state (seen in earlier batches). */
+  lookupSeenKeys(keys: string[]): Promise<Set<string>>;
+}
+
+const MAX_FAILURE_SAMPLES = 5;
+
+export async function processBatch(records: SourceRecord[], opts: ProcessOptions): Promise<ProcessedBatch> {
+  const { compiled, watermark } = opts;
+  const { spec } = compiled;
+  const contract = contractChecker(spec, opts.columns);
+  const eventColumn = spec.eventTime?.column;
+  const dedupColumns = spec.dedupe?.key;
+
+  const outcomes = emptyOutcomes();
+  const warnings: Record<string, number> = {};
+  const failures = new Map<string, ExpectationFailure>();
+  const deadLetters: DeadLetterRow[] = [];
+  const candidates: { row: SinkRow; key?: string; time: Date }[] = [];
+  let maxEventTime: Date | null = null;
+  let maxDedupTime: Date | null = null;
+
+  for (const record of records) {
+    const decoded = decodeJson(record);
+    if (!decoded.ok) {
+      outcomes.deadLetter++;
+      deadLetters.push({ outcome: "dead_letter", reason: decoded.reason, record, payload: null });
+      continue;
+    }
+    const checked = contract.check(decoded.value);
+    if (checked.kind !== "row") {
+      const outcome = checked.kind === "quarantine" ? "quarantined" : "dead_letter";
+      outcomes[checked.kind === "quarantine" ? "quarantined" : "deadLetter"]++;
+      deadLetters.push({ outcome, reason: checked.reason, record, payload: decoded.value });
+      continue;
+    }
+    const { row } = checked;
+    const eventTime = eventColumn ? (row[eventColumn] as Date) : null;
+    if (eventTime && (!maxEventTime || eventTime > maxEventTime)) maxEventTime = eventTime;
+
+    const cel = compiled.expectations.length > 0 || compiled.filter ? compiled.toCelRow(row) : undefined;
+    let droppedBy: string | undefined;
+    for (const e of compiled.expectations) {
+      if (e.test(cel!)) continue;
+      if (e.action === "warn") warnings[e.name] = (warnings[e.name] ?? 0) + 1;
+      else if (e.action === "fail") {
+        const f = failures.get(e.name) ?? { rule: e.name, rowCount: 0, samples: [] };
+        f.rowCount++;
+        if (f.samples.length < MAX_FAILURE_SAMPLES) f.samples.push({ ...decoded.value, _partition: record.partition, _offset: record.offset });
+        failures.set(e.name, f);
+      } else droppedBy ??= e.name;
+    }
+    if (droppedBy) {
+      outcomes.dropped[droppedBy] = (outcomes.dropped[droppedBy] ?? 0) + 1;
+      continue;
+    }
+    if (compiled.filter && !compiled.filter.test(cel!)) {
+      outcomes.filtered++;
+      continue;
+    }
+    if (eventTime && isLate(eventTime, watermark)) {
+      outcomes.late++;
+      if (spec.lateData === "deadLetter") {
+        const reason = `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}`;
+        deadLetters.push({ outcome: "late", reason, record, payload: decoded.value });
+      }
+      continue;
+    }
+    const time = eventTime ?? new Date(record.timestamp);
+    if (!maxDedupTime || time > maxDedupTime) maxDedupTime = time;
+    candidates.push({
+      row: { values: row, rescued: checked.rescued, partition: record.partition, offset: record.offset, ingestTime: new Date(record.timestamp) },
+      ...(dedupColumns ? { key: dedupKey(row, dedupColumns) } : {}),
+      time,
+    });
+  }
+
+  const sinkRows: SinkRow[] = [];
+  const dedupInserts: { key: string; time: Date }[] = [];
+  if (dedupColumns) {
+    const seen = await opts.lookupSeenKeys([...new Set(candidates.map((c) => c.key!))]);
+    for (const c of candidates) {
+      if (seen.has(c.key!)) {
+        outcomes.duplicate++;
+        continue;
+      }
+      seen.add(c.key!);
+      dedupInserts.push({ key: c.key!, time: c.time });
+      sinkRows.push(c.row);
+    }
+  } else {
+    for (const c of candidates) sinkRows.push(c.row);
+  }
+  outcomes.sink = sinkRows.length;
+
+  return { sinkRows, deadLetters, dedupInserts, outcomes, warnings, failures: [...failures.values()], maxEventTime, maxDedupTime };
+}

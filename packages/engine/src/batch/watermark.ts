@@ -1,0 +1,13 @@
+// Event time, not processing time: the watermark is max(event time seen) − watermarkDelay. It only
+// moves forward. The watermark a batch uses is the one committed by the batch before it, so re-running
+// a batch over the same offsets gives the same result (deterministic replay).
+
+export function nextWatermark(previous: Date | null, maxEventTime: Date | null, delayMs: number): Date | null {
+  if (!maxEventTime) return previous;
+  const candidate = new Date(maxEventTime.getTime() - delayMs);
+  return previous && previous >= candidate ? previous : candidate;
+}
+
+export function isLate(eventTime: Date, watermark: Date | null): boolean {
+  return watermark !== null && eventTime < watermark;
+}

@@ -1,0 +1,11 @@
+// @sluice/engine: the streaming engine as a library. It receives its resources (pg pool, kafkajs
+// client, logger) and never reads the environment.
+export { PipelineRunner, type BatchResult, type EngineResources, type EngineLogger, type RunnerOptions } from "./runner/pipeline-runner";
+export { formatProgressLine, type BatchProgress } from "./runner/progress";
+export { registerPipelineVersion, type RegisteredVersion } from "./store/register-version";
+export { loadCheckpoint, type Checkpoint } from "./store/checkpoint-store";
+export { KafkaSource } from "./source/kafka-source";
+export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "./source/source";
+export { planBatch } from "./plan/plan-batch";
+export { EngineError, FencedError, ExpectationFailedError, ConfigurationError, RetriableError, InvariantError } from "./errors";
+export type { OutcomeCounts } from "./batch/outcomes";

@@ -1,0 +1,200 @@
+// Runs micro-batches of one pipeline version, one at a time:
+//   plan (offset log) → read (exact ranges) → process (decode, contract, expectations, filter, late,
+//   dedup) → commit (one fenced transaction).
+// Every step that can be interrupted is safe to interrupt: a batch planned but not committed is
+// re-run over the same offsets, and a commit either happens entirely or not at all.
+import type { Kafka } from "kafkajs";
+import type pg from "pg";
+import { compileSpec, contractColumns, outputColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/spec";
+import { dedupHorizon } from "../batch/dedup";
+import { processBatch } from "../batch/process-batch";
+import { nextWatermark } from "../batch/watermark";
+import { ConfigurationError, ExpectationFailedError } from "../errors";
+import { backlogAfter, planBatch } from "../plan/plan-batch";
+import { KafkaSource } from "../source/kafka-source";
+import type { OffsetRange, PartitionOffsets, RecordSource } from "../source/source";
+import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, type Checkpoint } from "../store/checkpoint-store";
+import { commitBatch } from "../store/commit-batch";
+import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
+import { ensureSinkTable, sinkTableFor, type SinkTable } from "../store/sink-table";
+import { buildProgress, type BatchProgress } from "./progress";
+
+export interface EngineLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What the engine needs from outside; it never reads env or knows about HTTP. */
+export interface EngineResources {
+  pool: pg.Pool;
+  kafka: Kafka;
+  logger: EngineLogger;
+  now?: () => Date;
+}
+
+export interface RunnerOptions {
+  pipelineVersionId: string;
+  spec: TPipelineSpec;
+  /** Who holds the lease, for people reading the checkpoint row (e.g. "host:pid"). */
+  owner: string;
+  /** Replace the Kafka source (tests, other clients). */
+  source?: RecordSource;
+}
+
+export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress };
+
+export class PipelineRunner {
+  private lastTriggerAt: number | undefined;
+
+  private constructor(
+    private readonly res: EngineResources,
+    private readonly opts: RunnerOptions,
+    private readonly compiled: TCompiledSpec,
+    private readonly sink: SinkTable,
+    private readonly source: RecordSource,
+    private readonly epoch: number,
+  ) {}
+
+  /** Prepare the sink table and checkpoint, and take the lease (fencing off any other runner). */
+  static async open(res: EngineResources, opts: RunnerOptions): Promise<PipelineRunner> {
+    const { spec } = opts;
+    if (!spec.sink.postgres) throw new ConfigurationError(`pipeline "${spec.name}": only postgres sinks are supported by this engine version`);
+    if (spec.aggregate || spec.cdc) throw new ConfigurationError(`pipeline "${spec.name}": windowed aggregation and CDC are not supported by this engine version yet`);
+    const compiled = compileSpec(spec);
+    const pg = spec.sink.postgres;
+    const sink = sinkTableFor(pg.table, outputColumns(spec), pg.key, pg.mode);
+    await ensureSinkTable(res.pool, sink);
+    await ensureCheckpoint(res.pool, opts.pipelineVersionId);
+    const epoch = await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
+    const source = opts.source ?? new KafkaSource({ kafka: res.kafka, topic: spec.source.kafka.topic, groupPrefix: opts.pipelineVersionId });
+    return new PipelineRunner(res, opts, compiled, sink, source, epoch);
+  }
+
+  get leaseEpoch(): number {
+    return this.epoch;
+  }
+
+  async close(): Promise<void> {
+    await this.source.close();
+  }
+
+  /** Run the next micro-batch. Throws FencedError if another runner took over. */
+  async runBatch(): Promise<BatchResult> {
+    const { pool } = this.res;
+    const { pipelineVersionId } = this.opts;
+    const { spec } = this.compiled;
+    const now = () => (this.res.now ? this.res.now() : new Date());
+    const triggerAt = Date.now();
+
+    // 1–2. checkpoint, then the planned-but-uncommitted batch's range, or a new plan recorded first.
+    let t = Date.now();
+    const cp = await loadCheckpoint(pool, pipelineVersionId);
+    const batchId = cp.lastBatchId + 1;
+    const partitions = await this.source.partitionOffsets();
+    const replan = await findPlannedBatch(pool, pipelineVersionId, batchId);
+    let ranges: OffsetRange[];
+    let skipped: Record<string, number> = {};
+    if (replan) {
+      ranges = replan;
+    } else {
+      const plan = planBatch({
+        committedEnd: cp.endOffsets,
+        partitions,
+        startingOffsets: spec.source.kafka.startingOffsets,
+        maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
+      });
+      if (plan.ranges.every((r) => r.to === r.from)) return { kind: "empty", backlog: 0 };
+      skipped = plan.skipped;
+      ranges = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
+    }
+    const planMs = Date.now() - t;
+
+    // 3. read exactly that range.
+    t = Date.now();
+    const records = await this.source.read(ranges);
+    const readMs = Date.now() - t;
+
+    // 4. decode, contract, expectations, filter, late data, dedup.
+    t = Date.now();
+    const processed = await processBatch(records, {
+      compiled: this.compiled,
+      columns: contractColumns(spec),
+      watermark: cp.watermark,
+      lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
+    });
+    if (processed.failures.length > 0) {
+      for (const f of processed.failures) await recordBatchFailure(pool, pipelineVersionId, batchId, f);
+      const f = processed.failures[0]!;
+      throw new ExpectationFailedError(
+        `batch ${batchId} stopped by expectation "${f.rule}" (action: fail): ${f.rowCount} row(s) violate it; nothing was committed. ` +
+          `Fix the data or the spec, then run again: the batch re-runs over the same offsets.`,
+        f.rule,
+        f.rowCount,
+      );
+    }
+    const { watermark, eventTimeMax, evictBefore } = this.advanceTime(cp, processed.maxEventTime, processed.maxDedupTime);
+    const processMs = Date.now() - t;
+
+    // 5. one fenced transaction.
+    t = Date.now();
+    const sincePrevious = this.lastTriggerAt === undefined ? undefined : triggerAt - this.lastTriggerAt;
+    const committed = await commitBatch(pool, {
+      pipelineVersionId,
+      batchId,
+      epoch: this.epoch,
+      topic: spec.source.kafka.topic,
+      sink: this.sink,
+      ranges,
+      inputRows: records.length,
+      processed,
+      watermark,
+      eventTimeMax,
+      evictBefore,
+      progress: (outcomes, state) =>
+        buildProgress({
+          batchId,
+          pipelineVersionId,
+          ranges,
+          partitions,
+          skippedOffsets: skipped,
+          inputRows: records.length,
+          phases: { plan: planMs, read: readMs, process: processMs, commit: Date.now() - t },
+          sincePreviousTriggerMs: sincePrevious,
+          watermark,
+          eventTimeMax: eventTimeMax.eventTime ? new Date(eventTimeMax.eventTime) : null,
+          state,
+          outcomes,
+          warnings: processed.warnings,
+          replayed: replan !== undefined,
+          now: now(),
+        }) as unknown as Record<string, unknown>,
+    });
+    this.lastTriggerAt = triggerAt;
+    return { kind: "committed", progress: committed.progress as unknown as BatchProgress };
+  }
+
+  /** Offsets not yet read on the topic, from the committed checkpoint. */
+  async backlog(): Promise<number> {
+    const cp = await loadCheckpoint(this.res.pool, this.opts.pipelineVersionId);
+    const partitions: PartitionOffsets[] = await this.source.partitionOffsets();
+    const plan = planBatch({ committedEnd: cp.endOffsets, partitions, startingOffsets: this.compiled.spec.source.kafka.startingOffsets, maxOffsetsPerTrigger: Number.MAX_SAFE_INTEGER });
+    return backlogAfter(plan.ranges.map((r) => ({ ...r, to: r.from })), partitions);
+  }
+
+  private advanceTime(cp: Checkpoint, batchMaxEvent: Date | null, batchMaxDedup: Date | null) {
+    const later = (a: string | undefined, b: Date | null) => {
+      const prev = a ? new Date(a) : null;
+      return !b ? prev : !prev || b > prev ? b : prev;
+    };
+    const maxEvent = later(cp.eventTimeMax.eventTime, batchMaxEvent);
+    const maxDedup = later(cp.eventTimeMax.dedupTime, batchMaxDedup);
+    const { timing } = this.compiled;
+    const watermark = timing.watermarkDelayMs === undefined ? null : nextWatermark(cp.watermark, maxEvent, timing.watermarkDelayMs);
+    const evictBefore = this.compiled.spec.dedupe
+      ? dedupHorizon({ watermark, maxSeen: maxDedup, ...(timing.dedupeWithinMs !== undefined ? { withinMs: timing.dedupeWithinMs } : {}) })
+      : null;
+    const eventTimeMax = { ...(maxEvent ? { eventTime: maxEvent.toISOString() } : {}), ...(maxDedup ? { dedupTime: maxDedup.toISOString() } : {}) };
+    return { watermark, eventTimeMax, evictBefore };
+  }
+}

@@ -1,0 +1,91 @@
+// The per-batch progress record, shaped like Spark's StreamingQueryProgress, stored in batch_log and
+// shown by `sluice status` and the console.
+import type { OutcomeCounts } from "../batch/outcomes";
+import type { OffsetRange, PartitionOffsets } from "../source/source";
+
+export interface PhaseDurations {
+  plan: number;
+  read: number;
+  process: number;
+  commit: number;
+}
+
+export interface BatchProgress {
+  batchId: number;
+  pipelineVersionId: string;
+  timestamp: string;
+  inputRows: number;
+  inputRowsPerSecond: number;
+  processedRowsPerSecond: number;
+  durationMs: PhaseDurations & { total: number };
+  sources: { partition: number; startOffset: number; endOffset: number; latestOffset: number }[];
+  backlog: number;
+  skippedOffsets: Record<string, number>;
+  watermark: string | null;
+  eventTimeMax: string | null;
+  stateRows: number;
+  stateBytes: number;
+  outcomes: OutcomeCounts;
+  /** Violations per expectation (warn: kept; drop: dropped). */
+  expectations: Record<string, number>;
+  replayed: boolean;
+}
+
+export interface ProgressInput {
+  batchId: number;
+  pipelineVersionId: string;
+  ranges: OffsetRange[];
+  partitions: PartitionOffsets[];
+  skippedOffsets: Record<string, number>;
+  inputRows: number;
+  phases: PhaseDurations;
+  /** Milliseconds since the previous batch started (for the input rate); undefined for the first. */
+  sincePreviousTriggerMs: number | undefined;
+  watermark: Date | null;
+  eventTimeMax: Date | null;
+  state: { rows: number; bytes: number };
+  outcomes: OutcomeCounts;
+  warnings: Record<string, number>;
+  replayed: boolean;
+  now: Date;
+}
+
+const perSecond = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
+
+export function buildProgress(p: ProgressInput): BatchProgress {
+  const latest = new Map(p.partitions.map((x) => [x.partition, x.high]));
+  const total = p.phases.plan + p.phases.read + p.phases.process + p.phases.commit;
+  const expectations: Record<string, number> = { ...p.warnings };
+  for (const [name, n] of Object.entries(p.outcomes.dropped)) expectations[name] = (expectations[name] ?? 0) + n;
+  return {
+    batchId: p.batchId,
+    pipelineVersionId: p.pipelineVersionId,
+    timestamp: p.now.toISOString(),
+    inputRows: p.inputRows,
+    inputRowsPerSecond: perSecond(p.inputRows, p.sincePreviousTriggerMs ?? total),
+    processedRowsPerSecond: perSecond(p.inputRows, total),
+    durationMs: { ...p.phases, total },
+    sources: p.ranges.map((r) => ({ partition: r.partition, startOffset: r.from, endOffset: r.to, latestOffset: latest.get(r.partition) ?? r.to })),
+    backlog: p.ranges.reduce((sum, r) => sum + Math.max(0, (latest.get(r.partition) ?? r.to) - r.to), 0),
+    skippedOffsets: p.skippedOffsets,
+    watermark: p.watermark?.toISOString() ?? null,
+    eventTimeMax: p.eventTimeMax?.toISOString() ?? null,
+    stateRows: p.state.rows,
+    stateBytes: p.state.bytes,
+    outcomes: p.outcomes,
+    expectations,
+    replayed: p.replayed,
+  };
+}
+
+/** One line per batch for the CLI and logs. */
+export function formatProgressLine(p: BatchProgress): string {
+  const o = p.outcomes;
+  const dropped = Object.values(o.dropped).reduce((a, b) => a + b, 0);
+  return (
+    `batch ${p.batchId}${p.replayed ? " (replayed plan)" : ""}: ${p.inputRows} rows in ${p.durationMs.total} ms ` +
+    `(${p.processedRowsPerSecond}/s) → sink ${o.sink}, duplicate ${o.duplicate}, dropped ${dropped}, filtered ${o.filtered}, ` +
+    `quarantined ${o.quarantined}, dead letter ${o.deadLetter}, late ${o.late} | backlog ${p.backlog} | ` +
+    `watermark ${p.watermark ?? "-"} | state ${p.stateRows} rows`
+  );
+}

@@ -1,0 +1,75 @@
+// The checkpoint, the lease (fencing) and the offset log of a pipeline version.
+import type pg from "pg";
+import type { OffsetRange } from "../source/source";
+import { FencedError } from "../errors";
+
+export interface Checkpoint {
+  lastBatchId: number;
+  endOffsets: Record<string, number>;
+  watermark: Date | null;
+  eventTimeMax: { eventTime?: string; dedupTime?: string };
+  stateRows: number;
+  stateBytes: number;
+  leaseEpoch: number;
+}
+
+export async function ensureCheckpoint(db: pg.Pool, pipelineVersionId: string): Promise<void> {
+  await db.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1) ON CONFLICT DO NOTHING`, [pipelineVersionId]);
+}
+
+/**
+ * Take over the pipeline version: bump the fencing epoch. Any runner holding an older epoch can no
+ * longer plan or commit, so at most one runner's commits are accepted — whatever BullMQ or a user
+ * starting two processes does.
+ */
+export async function acquireLease(db: pg.Pool, pipelineVersionId: string, owner: string): Promise<number> {
+  const res = await db.query<{ lease_epoch: string }>(
+    `UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = $2, lease_at = now() WHERE pipeline_version_id = $1 RETURNING lease_epoch`,
+    [pipelineVersionId, owner],
+  );
+  if (res.rowCount !== 1) throw new Error(`no checkpoint row for pipeline version ${pipelineVersionId}`);
+  return Number(res.rows[0]!.lease_epoch);
+}
+
+export async function loadCheckpoint(db: pg.Pool | pg.PoolClient, pipelineVersionId: string, forUpdate = false): Promise<Checkpoint> {
+  const res = await db.query(
+    `SELECT last_batch_id, end_offsets, watermark, event_time_max, state_rows, state_bytes, lease_epoch, lease_owner
+       FROM checkpoints WHERE pipeline_version_id = $1${forUpdate ? " FOR UPDATE" : ""}`,
+    [pipelineVersionId],
+  );
+  const r = res.rows[0];
+  if (!r) throw new Error(`no checkpoint row for pipeline version ${pipelineVersionId}`);
+  return {
+    lastBatchId: Number(r.last_batch_id),
+    endOffsets: r.end_offsets,
+    watermark: r.watermark,
+    eventTimeMax: r.event_time_max,
+    stateRows: Number(r.state_rows),
+    stateBytes: Number(r.state_bytes),
+    leaseEpoch: Number(r.lease_epoch),
+  };
+}
+
+/** The planned ranges of a batch, if it was planned (and perhaps not committed) before. */
+export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, batchId: number): Promise<OffsetRange[] | undefined> {
+  const res = await db.query<{ ranges: OffsetRange[] }>(`SELECT ranges FROM offset_log WHERE pipeline_version_id = $1 AND batch_id = $2`, [pipelineVersionId, batchId]);
+  return res.rows[0]?.ranges;
+}
+
+/**
+ * Record a batch's plan before reading (deterministic replay). Fenced: only the current lease holder
+ * may plan, and only the batch after the last committed one. If another runner recorded a plan for
+ * the same batch first, that plan wins and is returned.
+ */
+export async function recordPlan(db: pg.Pool, pipelineVersionId: string, batchId: number, epoch: number, ranges: OffsetRange[]): Promise<OffsetRange[]> {
+  await db.query(
+    `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges)
+     SELECT $1, $2::bigint, $3::jsonb FROM checkpoints
+      WHERE pipeline_version_id = $1 AND lease_epoch = $4 AND last_batch_id = $2::bigint - 1
+     ON CONFLICT DO NOTHING`,
+    [pipelineVersionId, batchId, JSON.stringify(ranges), epoch],
+  );
+  const stored = await findPlannedBatch(db, pipelineVersionId, batchId);
+  if (!stored) throw new FencedError(`pipeline version ${pipelineVersionId}: another runner took over before batch ${batchId} was planned`);
+  return stored;
+}

@@ -1,0 +1,74 @@
+// The Postgres sink table: created from the pipeline's output columns, or validated when it exists.
+// Names come from the validated spec and are always quoted with quoteIdentifier — never raw.
+import type pg from "pg";
+import { postgresTypeFor, quoteIdentifier, splitQualifiedName, type TColumn } from "@sluice/spec";
+import { ConfigurationError } from "../errors";
+
+/** Columns Sluice adds to every sink row: where it came from and which batch wrote it. */
+export const METADATA_COLUMNS: { name: string; sqlType: string }[] = [
+  { name: "_rescued", sqlType: "jsonb" },
+  { name: "_topic", sqlType: "text" },
+  { name: "_partition", sqlType: "integer" },
+  { name: "_offset", sqlType: "bigint" },
+  { name: "_ingest_time", sqlType: "timestamptz" },
+  { name: "_batch_id", sqlType: "bigint" },
+  { name: "_pipeline_version", sqlType: "text" },
+];
+
+export interface SinkTable {
+  /** Quoted, schema-qualified name, safe to put in SQL. */
+  sql: string;
+  display: string;
+  columns: TColumn[];
+  /** Primary key columns; absent for a keyless append (then the source position is unique). */
+  key: string[] | undefined;
+  mode: "append" | "upsert";
+}
+
+export function sinkTableFor(table: string, columns: TColumn[], key: string[] | undefined, mode: "append" | "upsert"): SinkTable {
+  const { schema, table: name } = splitQualifiedName(table);
+  const sql = schema ? `${quoteIdentifier(schema)}.${quoteIdentifier(name)}` : quoteIdentifier(name);
+  return { sql, display: table, columns, key, mode };
+}
+
+// information_schema's data_type for each SQL type we create.
+const INFO_TYPE: Record<string, string> = {
+  text: "text",
+  bigint: "bigint",
+  integer: "integer",
+  numeric: "numeric",
+  "double precision": "double precision",
+  boolean: "boolean",
+  timestamptz: "timestamp with time zone",
+  jsonb: "jsonb",
+};
+
+export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable): Promise<void> {
+  const { schema, table: name } = splitQualifiedName(t.display);
+  const existing = await db.query<{ column_name: string; data_type: string }>(
+    `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`,
+    [schema ?? "public", name],
+  );
+  const wanted = [...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })), ...METADATA_COLUMNS.map((c) => ({ ...c, notNull: c.name !== "_rescued" }))];
+
+  if (existing.rowCount === 0) {
+    const cols = wanted.map((c) => `${quoteIdentifier(c.name)} ${c.sqlType}${c.notNull ? " NOT NULL" : ""}`);
+    const unique = t.key ? `PRIMARY KEY (${t.key.map(quoteIdentifier).join(", ")})` : `UNIQUE ("_pipeline_version", "_topic", "_partition", "_offset")`;
+    if (schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+    await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (${[...cols, unique].join(", ")})`);
+    return;
+  }
+  const have = new Map(existing.rows.map((r) => [r.column_name, r.data_type]));
+  const problems = wanted.flatMap((c) => {
+    const type = have.get(c.name);
+    if (type === undefined) return [`column "${c.name}" (${c.sqlType}) is missing`];
+    if (type !== INFO_TYPE[c.sqlType]) return [`column "${c.name}" is ${type}, the pipeline writes ${c.sqlType}`];
+    return [];
+  });
+  if (problems.length > 0) {
+    throw new ConfigurationError(
+      `sink table ${t.display} exists but does not match the pipeline's output: ${problems.join("; ")}. ` +
+        `Alter the table, or point sink.postgres.table at a new table.`,
+    );
+  }
+}

@@ -1,0 +1,17 @@
+// Reads of dedup state, and the record of a batch that stopped the pipeline.
+import type pg from "pg";
+import type { ExpectationFailure } from "../batch/process-batch";
+
+export async function lookupSeenKeys(db: pg.Pool, pipelineVersionId: string, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const res = await db.query<{ key: string }>(`SELECT key FROM dedup_state WHERE pipeline_version_id = $1 AND key = ANY($2::text[])`, [pipelineVersionId, keys]);
+  return new Set(res.rows.map((r) => r.key));
+}
+
+/** Written outside the (uncommitted) batch so the console can show which rule stopped the pipeline. */
+export async function recordBatchFailure(db: pg.Pool, pipelineVersionId: string, batchId: number, f: ExpectationFailure): Promise<void> {
+  await db.query(
+    `INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, rule, row_count, message, samples) VALUES ($1, $2, 'expectation', $3, $4, $5, $6)`,
+    [pipelineVersionId, batchId, f.rule, f.rowCount, `expectation "${f.rule}" failed for ${f.rowCount} row(s)`, JSON.stringify(f.samples)],
+  );
+}

@@ -1,0 +1,68 @@
+// Writes a batch's sink rows in the batch transaction. An append ledger keyed by event id ignores
+// keys already present (a replay cannot insert twice; those rows are counted as duplicates);
+// upsert replaces the row with the same key (the last one in the batch wins).
+import type pg from "pg";
+import { postgresTypeFor, quoteIdentifier } from "@sluice/spec";
+import type { SinkRow } from "../batch/process-batch";
+import { unnestSelect, type UnnestColumn } from "./bulk";
+import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
+
+export interface SinkWriteMeta {
+  topic: string;
+  batchId: number;
+  pipelineVersionId: string;
+}
+
+/** Returns how many rows were written; the rest hit an existing key of an append ledger. */
+export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, rows: SinkRow[], meta: SinkWriteMeta): Promise<number> {
+  if (rows.length === 0) return 0;
+  const batchRows = table.mode === "upsert" && table.key ? lastPerKey(rows, table.key) : rows;
+
+  const columns: UnnestColumn[] = [
+    ...table.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), values: batchRows.map((r) => r.values[c.name]) })),
+    ...METADATA_COLUMNS.map((c) => ({ name: c.name, sqlType: c.sqlType, values: batchRows.map((r) => metadataValue(c.name, r, meta)) })),
+  ];
+  const { sql: select, params } = unnestSelect(columns);
+  const names = columns.map((c) => quoteIdentifier(c.name)).join(", ");
+  const conflict = onConflict(table, columns);
+  const res = await client.query(`INSERT INTO ${table.sql} (${names}) ${select} ${conflict}`, params);
+  // Upserted rows that collapsed onto one key in this batch still reached the sink.
+  return (res.rowCount ?? 0) + (rows.length - batchRows.length);
+}
+
+function onConflict(table: SinkTable, columns: UnnestColumn[]): string {
+  if (!table.key) return "ON CONFLICT DO NOTHING";
+  const key = table.key.map(quoteIdentifier).join(", ");
+  if (table.mode === "append") return `ON CONFLICT (${key}) DO NOTHING`;
+  const keySet = new Set(table.key);
+  const updates = columns.filter((c) => !keySet.has(c.name)).map((c) => `${quoteIdentifier(c.name)} = EXCLUDED.${quoteIdentifier(c.name)}`);
+  return `ON CONFLICT (${key}) DO UPDATE SET ${updates.join(", ")}`;
+}
+
+function metadataValue(name: string, row: SinkRow, meta: SinkWriteMeta): unknown {
+  switch (name) {
+    case "_rescued":
+      return row.rescued;
+    case "_topic":
+      return meta.topic;
+    case "_partition":
+      return row.partition;
+    case "_offset":
+      return row.offset;
+    case "_ingest_time":
+      return row.ingestTime;
+    case "_batch_id":
+      return meta.batchId;
+    case "_pipeline_version":
+      return meta.pipelineVersionId;
+    default:
+      throw new Error(`unknown metadata column ${name}`);
+  }
+}
+
+// ON CONFLICT DO UPDATE cannot touch the same row twice in one statement: keep the last row per key.
+function lastPerKey(rows: SinkRow[], key: string[]): SinkRow[] {
+  const byKey = new Map<string, SinkRow>();
+  for (const row of rows) byKey.set(JSON.stringify(key.map((k) => row.values[k])), row);
+  return [...byKey.values()];
+}
