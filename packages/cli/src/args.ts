@@ -1,0 +1,28 @@
+// Tiny argument parsing for the sluice command: a command, positionals and --flags.
+
+export interface ParsedArgs {
+  command: string | undefined;
+  positionals: string[];
+  flags: Set<string>;
+}
+
+export function parseArgs(argv: string[]): ParsedArgs {
+  const [command, ...rest] = argv;
+  return {
+    command,
+    positionals: rest.filter((a) => !a.startsWith("--")),
+    flags: new Set(rest.filter((a) => a.startsWith("--")).map((a) => a.slice(2))),
+  };
+}
+
+export const USAGE = `usage: sluice <command>
+
+  sluice validate <spec.yaml|json>     check a pipeline spec; prints every error with its path
+  sluice run <spec.yaml|json> [--once | --until-caught-up]
+                                       run the pipeline in the foreground against DATABASE_URL and
+                                       KAFKA_BROKERS: registers the version if new, resumes from its
+                                       checkpoint if not, prints one progress line per batch
+  sluice status <pipeline>             the pipeline's versions, checkpoint, recent batches, failures
+
+exit codes: 0 ok, 1 invalid spec or configuration, 2 transient failure, 3 fenced off by another
+runner, 4 stopped by a fail expectation`;

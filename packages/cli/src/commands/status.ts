@@ -1,0 +1,43 @@
+// `sluice status <pipeline>`: what a person debugging a pipeline asks first.
+import { connect } from "../connect";
+
+export async function statusCommand(name: string): Promise<number> {
+  const { pool, close } = connect();
+  try {
+    const versions = await pool.query(
+      `SELECT v.id, v.version, c.last_batch_id, c.end_offsets, c.watermark, c.state_rows, c.state_bytes, c.lease_owner, c.lease_epoch
+         FROM pipelines p JOIN pipeline_versions v ON v.pipeline_id = p.id LEFT JOIN checkpoints c ON c.pipeline_version_id = v.id
+        WHERE p.name = $1 ORDER BY v.version DESC`,
+      [name],
+    );
+    if (versions.rowCount === 0) {
+      console.error(`no pipeline named "${name}" — register one with: npx sluice run <spec.yaml>`);
+      return 1;
+    }
+    for (const v of versions.rows) {
+      console.log(
+        `version ${v.version} [${v.id}]: last batch ${v.last_batch_id ?? "-"}, offsets ${JSON.stringify(v.end_offsets ?? {})}, ` +
+          `watermark ${v.watermark?.toISOString() ?? "-"}, state ${v.state_rows ?? 0} rows / ${v.state_bytes ?? 0} bytes, ` +
+          `lease ${v.lease_owner ?? "-"} (epoch ${v.lease_epoch ?? 0})`,
+      );
+    }
+    const latest = versions.rows[0].id;
+    const batches = await pool.query(
+      `SELECT batch_id, committed_at, input_rows, outcomes, progress->'durationMs'->>'total' AS ms, progress->>'backlog' AS backlog
+         FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id DESC LIMIT 5`,
+      [latest],
+    );
+    console.log(batches.rowCount ? "recent batches (table batch_log):" : "no committed batches yet");
+    for (const b of batches.rows) {
+      console.log(`  batch ${b.batch_id} at ${b.committed_at.toISOString()}: ${b.input_rows} rows in ${b.ms} ms, backlog ${b.backlog}, outcomes ${JSON.stringify(b.outcomes)}`);
+    }
+    const failure = await pool.query(`SELECT batch_id, message, samples, created_at FROM batch_failures WHERE pipeline_version_id = $1 ORDER BY id DESC LIMIT 1`, [latest]);
+    const f = failure.rows[0];
+    if (f) console.log(`last failure (table batch_failures): batch ${f.batch_id} at ${f.created_at.toISOString()}: ${f.message}; sample ${JSON.stringify(f.samples[0] ?? null)}`);
+    const dl = await pool.query(`SELECT outcome, count(*) AS n FROM dead_letters WHERE pipeline_version_id = $1 GROUP BY outcome ORDER BY outcome`, [latest]);
+    if (dl.rowCount) console.log(`dead letters (table dead_letters): ${dl.rows.map((r) => `${r.outcome} ${r.n}`).join(", ")}`);
+    return 0;
+  } finally {
+    await close();
+  }
+}

@@ -1,0 +1,31 @@
+// The sluice command line: validate, run and inspect pipelines. See README "The sluice command".
+import { parseArgs, USAGE } from "./args";
+import { runCommand } from "./commands/run";
+import { statusCommand } from "./commands/status";
+import { validateCommand } from "./commands/validate";
+
+async function main(argv: string[]): Promise<number> {
+  const { command, positionals, flags } = parseArgs(argv);
+  const target = positionals[0];
+  if (!command || command === "help" || flags.has("help") || !target) {
+    console.error(USAGE);
+    return command === "help" || flags.has("help") ? 0 : 1;
+  }
+  switch (command) {
+    case "validate":
+      return validateCommand(target);
+    case "run":
+      if (flags.has("once") && flags.has("until-caught-up")) {
+        console.error("choose one of --once and --until-caught-up");
+        return 1;
+      }
+      return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous");
+    case "status":
+      return statusCommand(target);
+    default:
+      console.error(`unknown command "${command}"\n\n${USAGE}`);
+      return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
