@@ -1,7 +1,11 @@
 // Spec objects for tests: small, valid, and fresh on every call so a test can change one field.
 
+/** Untyped on purpose: tests reach into a spec to break one field at a time, as a user's file would. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TLooseSpec = Record<string, any>;
+
 /** A valid append ledger over the demo producer's payment events. */
-export function ledgerSpec(): Record<string, any> {
+export function ledgerSpec(): TLooseSpec {
   return {
     name: "payments-ledger",
     owner: "payments-data",
@@ -27,7 +31,7 @@ export function ledgerSpec(): Record<string, any> {
 }
 
 /** A valid windowed aggregate (update mode) over the same events. */
-export function settlementsSpec(): Record<string, any> {
+export function settlementsSpec(): TLooseSpec {
   return {
     ...ledgerSpec(),
     name: "merchant-settlements",
@@ -43,7 +47,7 @@ export function settlementsSpec(): Record<string, any> {
 }
 
 /** A valid SCD2 CDC pipeline. */
-export function cdcSpec(): Record<string, any> {
+export function cdcSpec(): TLooseSpec {
   return {
     name: "customer-status",
     owner: "risk",
