@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ledgerSpec } from "./test-specs";
 import { validateSpec, ZValidPipelineSpec } from "./validate-spec";
+import { ZPipelineSpec } from "./spec-schema";
 import type { TSpecError } from "./errors";
 
 function errorsOf(spec: unknown): TSpecError[] {
@@ -200,6 +201,11 @@ describe("validateSpec: structure and defaults", () => {
     const spec = ledgerSpec();
     spec.format = "avro";
     expect(errorsOf(spec)).toContainEqual({ path: "format", message: expect.stringMatching(/json/) });
+  });
+
+  it("ZPipelineSpec (structure only) fills the same defaults as validateSpec", () => {
+    const result = validateSpec(ledgerSpec());
+    expect(ZPipelineSpec.parse(ledgerSpec())).toEqual(result.ok && result.spec);
   });
 
   it("works as a zod schema for tRPC inputs, with the same paths", () => {
