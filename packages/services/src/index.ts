@@ -1,5 +1,6 @@
 export { hashPassword, verifyPassword } from "./auth/password";
 export { seedDemo, DEMO_TEAMS, DEMO_USERS } from "./demo/seed-demo";
+export { loadDemoPipelineSpecs } from "./demo/demo-pipelines";
 export { ROLES, hasRole, type TRole } from "./auth/roles";
 export { authenticateUser } from "./auth/authenticate-user";
 export { getSessionUser, type TSessionUser } from "./users/get-session-user";

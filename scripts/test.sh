@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test: static checks, unit tests, integration tests against the real Postgres, Redis and
+# Kafka (started here if needed), and the browser end-to-end test against a freshly built console
+# on its own database. Exits non-zero when anything fails.
+set -euo pipefail
+source "$(dirname "$0")/setup.sh"
+sluice_setup
+cd "$sluice_root"
+
+failed=()
+step() { # step NAME COMMAND...
+  local name="$1"; shift
+  sluice_log "── $name"
+  if "$@"; then sluice_log "ok: $name"; else sluice_log "FAILED: $name"; failed+=("$name"); fi
+}
+
+step typecheck npx turbo run typecheck --output-logs=errors-only
+step lint npx eslint . --max-warnings 0
+step "unit tests" npx vitest run --project unit
+step "integration tests" npx vitest run --project integration
+step "end-to-end tests" bash scripts/e2e.sh
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  sluice_log "failed steps: ${failed[*]}"
+  exit 1
+fi
+sluice_log "all test steps passed"
