@@ -55,7 +55,7 @@ kafka_ensure_jars() {
   local tmp="$KAFKA_LIB.tmp.$$" log="$SLUICE_CACHE_DIR/kafka/$KAFKA_VERSION/mvn.log"
   mkdir -p "${KAFKA_LIB%/*}"
   rm -rf "$tmp"
-  note kafka "resolving Kafka $KAFKA_VERSION from Maven Central into $KAFKA_LIB (once per machine, ~30 s)"
+  note kafka "resolving Kafka $KAFKA_VERSION from Maven Central into $KAFKA_LIB (first start in this checkout, ~30 s)"
   if ! mvn -q -B -f "$KAFKA_POM" dependency:copy-dependencies -DoutputDirectory="$tmp" >"$log" 2>&1; then
     rm -rf "$tmp"
     die kafka "mvn could not resolve Kafka $KAFKA_VERSION (log: $log): $(tail -n 3 "$log" | tr '\n' ' ')" \
