@@ -32,7 +32,11 @@ export function parseSpec(text: string, options: TParseOptions = {}): TValidatio
         ok: false,
         errors: doc.errors.map((e) => {
           const { line, col } = lines.linePos(e.pos[0]);
-          return { path: "", message: `YAML syntax error: ${e.message.split("\n")[0]}`, line, column: col };
+          const message =
+            e.code === "MULTIPLE_DOCS"
+              ? "a spec file holds one document: remove the --- separator and the documents after it"
+              : e.message.split("\n")[0];
+          return { path: "", message: `YAML syntax error: ${message}`, line, column: col };
         }),
       };
     }
