@@ -14,7 +14,8 @@ step() { # step NAME COMMAND...
   if "$@"; then sluice_log "ok: $name"; else sluice_log "FAILED: $name"; failed+=("$name"); fi
 }
 
-step typecheck npx turbo run typecheck --output-logs=errors-only
+step typecheck npx turbo run typecheck --continue --output-logs=errors-only
+step "typecheck scripts" npx tsc --noEmit -p tsconfig.json
 step lint npx eslint . --max-warnings 0
 step "unit tests" npx vitest run --project unit
 step "integration tests" npx vitest run --project integration
