@@ -53,7 +53,7 @@ export async function main(argv: string[], stop: AbortSignal): Promise<number> {
   let result: ProduceResult;
   try {
     console.log(`connecting to ${config.brokers.join(",")}...`);
-    const topic = await producer.ensureTopic(config.partitions);
+    const topic = await producer.ensureTopic(config.partitions, stop);
     const pace = config.rate === undefined ? "as fast as possible" : `${config.rate}/s`;
     const amount = config.count === undefined ? "until Ctrl-C" : `${config.count} messages`;
     console.log(
@@ -74,8 +74,12 @@ export async function main(argv: string[], stop: AbortSignal): Promise<number> {
             ...progress,
           });
   } catch (e) {
-    console.error(`sluice-producer: ${(e as Error).message}`);
     await producer.disconnect().catch(() => undefined);
+    if (stop.aborted) {
+      console.log(`stopped before Kafka answered: ${(e as Error).message}`);
+      return 0;
+    }
+    console.error(`sluice-producer: ${(e as Error).message}`);
     return 1;
   }
   await producer.disconnect();

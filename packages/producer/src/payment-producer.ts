@@ -26,6 +26,12 @@ export interface PaymentProducerOptions extends PaymentStreamOptions, KafkaClien
   headers?: Record<string, string> | false;
   /** Where progress lines go. Default console.log. */
   log?: (line: string) => void;
+  /**
+   * After a stop signal, how long to still wait for a send in flight and for the final flush, in ms.
+   * Bounds how long stopping takes while Kafka is failing (kafkajs would otherwise retry for about a
+   * minute). A send given up on this way is not in the manifest (Kafka may or may not have it). Default 5000.
+   */
+  stopGraceMs?: number;
 }
 
 export interface ProgressStats {
@@ -90,6 +96,7 @@ export class PaymentProducer {
   private readonly batchSize: number;
   private readonly headers: Readonly<Record<string, string>> | null;
   private readonly log: (line: string) => void;
+  private readonly stopGraceMs: number;
   private connected = false;
 
   constructor(options: PaymentProducerOptions) {
@@ -106,6 +113,7 @@ export class PaymentProducer {
     this.builder = new ManifestBuilder(options.manifest ?? "full");
     this.headers = options.headers === false ? null : (options.headers ?? DEFAULT_HEADERS);
     this.log = options.log ?? ((line) => console.log(line));
+    this.stopGraceMs = options.stopGraceMs ?? 5000;
     this.producer = this.kafka.producer({
       // Duplicates are the point: application-level retries are simulated, and Kafka must not dedupe.
       idempotent: false,
@@ -119,8 +127,9 @@ export class PaymentProducer {
   }
 
   /** Create the topic if missing (see ensureTopic). */
-  ensureTopic(partitions?: number): Promise<{ created: boolean; partitions: number }> {
-    return ensureTopic(this.kafka, this.topic, { partitions });
+  /** Create the topic if missing (see ensureTopic). With `signal`, gives up stopGraceMs after it aborts. */
+  ensureTopic(partitions?: number, signal?: AbortSignal): Promise<{ created: boolean; partitions: number }> {
+    return this.withinGrace(ensureTopic(this.kafka, this.topic, { partitions }), signal);
   }
 
   async connect(): Promise<void> {
@@ -129,10 +138,21 @@ export class PaymentProducer {
     this.connected = true;
   }
 
+  /** Safe to call at any time, also after a connect that was given up on. */
   async disconnect(): Promise<void> {
-    if (!this.connected) return;
     this.connected = false;
     await this.producer.disconnect();
+  }
+
+  /** Connect, unless stopped first: false if `signal` aborted before Kafka answered. */
+  private async connectUnlessStopped(signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.withinGrace(this.connect(), signal);
+      return true;
+    } catch (e) {
+      if (signal?.aborted) return false;
+      throw e;
+    }
   }
 
   /** Everything acked so far. */
@@ -149,28 +169,36 @@ export class PaymentProducer {
     const { count, signal } = options;
     if (!Number.isInteger(count) || count < 0)
       throw new OptionsError(`count must be an integer >= 0, got ${String(count)}`);
-    await this.connect();
     const progress = this.progressReporter(options, 0);
+    if (!(await this.connectUnlessStopped(signal))) return progress.finish(0, true);
     let taken = 0;
     let sent = 0;
     let inflight: { done: Promise<unknown>; batch: StreamMessage[] } | null = null;
     const settle = async () => {
       if (!inflight) return;
-      await inflight.done;
-      for (const m of inflight.batch) this.builder.record(m);
-      sent += inflight.batch.length;
+      const { done, batch } = inflight;
       inflight = null;
+      await this.withinGrace(done, signal);
+      for (const m of batch) this.builder.record(m);
+      sent += batch.length;
       progress.maybeReport();
     };
-    while (taken < count && !signal?.aborted) {
-      const n = Math.min(this.batchSize, count - taken);
-      const batch: StreamMessage[] = new Array(n);
-      for (let i = 0; i < n; i++) batch[i] = this.stream.next(count - taken++) as StreamMessage;
+    try {
+      while (taken < count && !signal?.aborted) {
+        const n = Math.min(this.batchSize, count - taken);
+        const batch: StreamMessage[] = new Array(n);
+        for (let i = 0; i < n; i++) batch[i] = this.stream.next(count - taken++) as StreamMessage;
+        await settle();
+        inflight = { done: this.send(batch), batch };
+      }
       await settle();
-      inflight = { done: this.send(batch), batch };
+    } catch (e) {
+      // Asked to stop while Kafka was failing: stop without the batch in flight rather than throw.
+      if (!signal?.aborted) throw e;
+      this.log(`stopped without confirming the batch in flight: ${(e as Error).message}`);
+      return progress.finish(sent, true);
     }
-    await settle();
-    if (signal?.aborted) sent += await this.flushHeld();
+    if (signal?.aborted) sent += await this.flushHeld(signal);
     return progress.finish(sent, signal?.aborted ?? false);
   }
 
@@ -186,8 +214,8 @@ export class PaymentProducer {
     if (count !== undefined && (!Number.isInteger(count) || count < 0)) {
       throw new OptionsError(`count must be an integer >= 0, got ${String(count)}`);
     }
-    await this.connect();
     const progress = this.progressReporter(options, 5000);
+    if (!(await this.connectUnlessStopped(signal))) return progress.finish(0, true);
     let start = performance.now();
     let sent = 0;
     const limit = count ?? Number.POSITIVE_INFINITY;
@@ -214,7 +242,7 @@ export class PaymentProducer {
       sent += n;
       progress.maybeReport();
     }
-    sent += await this.flushHeld();
+    sent += await this.flushHeld(signal);
     const result = progress.finish(sent, signal?.aborted ?? false);
     progress.report();
     return result;
@@ -230,7 +258,7 @@ export class PaymentProducer {
   private async sendUntilDone(batch: StreamMessage[], signal?: AbortSignal): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.send(batch);
+        await this.withinGrace(this.send(batch), signal);
         return true;
       } catch (e) {
         if (signal?.aborted) return false;
@@ -241,12 +269,43 @@ export class PaymentProducer {
     }
   }
 
-  private async flushHeld(): Promise<number> {
+  /**
+   * Send the events held back for reordering (stopping). When stopping on a signal this gets the
+   * grace period, and a failure is logged rather than thrown: the stop should not hang on a dead broker.
+   */
+  private async flushHeld(signal?: AbortSignal): Promise<number> {
     const rest = this.stream.drain();
     if (rest.length === 0) return 0;
-    await this.send(rest);
+    try {
+      await this.withinGrace(this.send(rest), signal);
+    } catch (e) {
+      if (!signal?.aborted) throw e;
+      this.log(`could not send ${rest.length} events held back for reordering: ${(e as Error).message}`);
+      return 0;
+    }
     for (const m of rest) this.builder.record(m);
     return rest.length;
+  }
+
+  /** `work`, but once `signal` has aborted it gets at most stopGraceMs more before this rejects. */
+  private withinGrace<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (!signal) return work;
+    work.catch(() => undefined); // if we stop waiting, a later rejection is expected, not unhandled
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        timer = setTimeout(
+          () => reject(new Error(`no ack within ${this.stopGraceMs} ms of stopping`)),
+          this.stopGraceMs,
+        );
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      work.then(resolve, reject).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      });
+    });
   }
 
   private progressReporter(options: ProgressOptions, defaultIntervalMs: number) {
