@@ -6,11 +6,15 @@ export type Decoded = { ok: true; value: Record<string, unknown> } | { ok: false
 export function decodeJson(record: SourceRecord): Decoded {
   if (record.value === null || record.value.length === 0) return { ok: false, reason: "empty payload (tombstone or null value)" };
   let value: unknown;
+  const text = record.value.toString("utf8");
   try {
-    value = JSON.parse(record.value.toString("utf8"));
+    value = JSON.parse(text);
   } catch (err) {
     return { ok: false, reason: `not valid JSON: ${(err as Error).message}` };
   }
+  // Postgres text and jsonb cannot hold U+0000: such a row would make its batch fail to commit on
+  // every re-run and stop the pipeline for good. (A raw NUL byte is already invalid JSON.)
+  if (text.includes("\\u0000")) return { ok: false, reason: `contains a \\u0000 (NUL) character, which Postgres text and jsonb cannot store` };
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { ok: false, reason: `expected a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}` };
   }

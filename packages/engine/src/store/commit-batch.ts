@@ -114,16 +114,21 @@ async function evictDedupState(client: pg.PoolClient, pv: string, before: Date):
   return { rows: Number(res.rows[0]!.n), bytes: Number(res.rows[0]!.bytes) };
 }
 
+// Postgres text cannot hold NUL. A reason can quote the raw input (V8's JSON.parse error shows a
+// snippet of it) and a key is arbitrary bytes, so a binary payload would otherwise make the whole
+// batch fail to commit — forever, since it re-runs over the same offsets. The raw bytes stay in `raw`.
+const pgText = (s: string) => s.replaceAll("\u0000", "\\u0000");
+
 async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows: DeadLetterRow[]): Promise<void> {
   if (rows.length === 0) return;
   const raw = rows.map((r) => r.record.value ?? Buffer.alloc(0));
   const { sql, params } = unnestSelect(
     [
       { name: "outcome", sqlType: "text", values: rows.map((r) => r.outcome) },
-      { name: "reason", sqlType: "text", values: rows.map((r) => r.reason) },
+      { name: "reason", sqlType: "text", values: rows.map((r) => pgText(r.reason)) },
       { name: "partition", sqlType: "integer", values: rows.map((r) => r.record.partition) },
       { name: "offset", sqlType: "bigint", values: rows.map((r) => r.record.offset) },
-      { name: "key", sqlType: "text", values: rows.map((r) => r.record.key?.toString("utf8") ?? null) },
+      { name: "key", sqlType: "text", values: rows.map((r) => (r.record.key ? pgText(r.record.key.toString("utf8")) : null)) },
       { name: "raw", sqlType: "bytea", values: raw.map((b) => b.subarray(0, MAX_RAW_BYTES)) },
       { name: "truncated", sqlType: "boolean", values: raw.map((b) => b.length > MAX_RAW_BYTES) },
       { name: "payload", sqlType: "jsonb", values: rows.map((r) => r.payload) },

@@ -1,0 +1,106 @@
+// The `sluice` command as a real child process, for tests that kill it, race two of it, or read its
+// exit code: `node --import tsx packages/cli/src/main.ts <args>` against a test database and topic.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { testServices } from "@sluice/testing";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const CLI_MAIN = path.join(REPO_ROOT, "packages/cli/src/main.ts");
+
+export interface SluiceProcess {
+  child: ChildProcess;
+  /** Every stdout line so far (progress lines: "batch 3: ..."). */
+  stdout: string[];
+  stderr: string[];
+  /** Resolves with the exit code, or the signal name when killed. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves when stdout has printed `n` lines matching `pattern` (or the process exits first: false). */
+  waitForLines(pattern: RegExp, n: number): Promise<boolean>;
+}
+
+export function spawnSluice(
+  args: string[],
+  env: { databaseUrl: string; kafkaBrokers?: string[] },
+): SluiceProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", CLI_MAIN, ...args], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: env.databaseUrl,
+      KAFKA_BROKERS: (env.kafkaBrokers ?? testServices.kafkaBrokers).join(","),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const waiters: { pattern: RegExp; n: number; resolve: (ok: boolean) => void }[] = [];
+  const matching = (pattern: RegExp) => stdout.filter((l) => pattern.test(l)).length;
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    stdout.push(line);
+    for (const w of [...waiters]) {
+      if (matching(w.pattern) >= w.n) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(true);
+      }
+    }
+  });
+  createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("close", (code, signal) => {
+      for (const w of waiters.splice(0)) w.resolve(false);
+      resolve({ code, signal });
+    });
+  });
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    child,
+    stdout,
+    stderr,
+    exited,
+    waitForLines(pattern, n) {
+      if (matching(pattern) >= n) return Promise.resolve(true);
+      if (done) return Promise.resolve(false);
+      return new Promise((resolve) => waiters.push({ pattern, n, resolve }));
+    },
+  };
+}
+
+/** Run `sluice <args>` to completion. */
+export async function runSluice(
+  args: string[],
+  env: { databaseUrl: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = spawnSluice(args, env);
+  const { code } = await p.exited;
+  return { code, stdout: p.stdout.join("\n"), stderr: p.stderr.join("\n") };
+}
+
+/** A temporary directory for spec files; `cleanup()` removes it. */
+export async function specDir(): Promise<{
+  write(name: string, spec: Record<string, unknown>): Promise<string>;
+  cleanup(): Promise<void>;
+}> {
+  const dir = await mkdtemp(path.join(tmpdir(), "sluice-spec-"));
+  return {
+    async write(name, spec) {
+      const file = path.join(dir, `${name}.json`);
+      await writeFile(file, JSON.stringify(spec, null, 2));
+      return file;
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** "batch 12 (replayed plan): ..." → 12 */
+export const PROGRESS_LINE = /^batch (\d+)\b/;
+export function committedBatchIds(lines: string[]): number[] {
+  return lines.flatMap((l) => {
+    const m = PROGRESS_LINE.exec(l);
+    return m ? [Number(m[1])] : [];
+  });
+}
