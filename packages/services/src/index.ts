@@ -14,3 +14,25 @@ export {
   type THealthProbe,
   type THealthReport,
 } from "./health/run-health-checks";
+export { runPhase, applyRunCommand, RunCommandError, RUN_COMMANDS, type TRunCommand, type TRunPhase, type TRunStatus, type TDesiredState } from "./runs/run-state";
+export {
+  runPipelineCommand,
+  startPipelineRun,
+  pausePipelineRun,
+  resumePipelineRun,
+  stopPipelineRun,
+  restartPipelineRun,
+  ZRunCommandInput,
+  type TRunCommandInput,
+  type TRunCommandResult,
+  type TBatchScheduler,
+} from "./runs/run-pipeline-command";
+export { claimBatchTurn, type TBatchTurnClaim, type TBatchTurnRef } from "./runs/claim-batch-turn";
+export { finishBatchTurn, nextBatchDelay, type TBatchTurnFinish, type TBatchOutcome } from "./runs/finish-batch-turn";
+export { failBatchTurn, type TBatchError, type TBatchTurnFailure } from "./runs/fail-batch-turn";
+export { stopSupersededRun } from "./runs/stop-superseded-run";
+export { findScheduledRuns, getScheduledRun, type TScheduledRun } from "./runs/find-scheduled-runs";
+export { getPipelineRun, type TPipelineRunView } from "./runs/get-pipeline-run";
+export { WORKER_HEARTBEAT_TIMEOUT_MS } from "./runs/run-record";
+export { recordWorkerHeartbeat, markWorkerStopped, type TWorkerIdentity } from "./workers/record-worker-heartbeat";
+export { findWorkers, type TWorkerSummary } from "./workers/find-workers";

@@ -1,0 +1,65 @@
+// Lifecycle commands on a pipeline version — start, pause, resume, stop, restart — used by the console,
+// the CLI and the quick start. Each one locks the run row, applies the state machine (run-state.ts),
+// records who/when/why, and (optionally) wakes the scheduler so the first batch does not wait for the
+// workers' reconciler.
+import { z } from "zod";
+import type { PrismaClient } from "@sluice/db";
+import { inTransaction, lockRun, recordTransition } from "./run-record";
+import { applyRunCommand, RUN_COMMANDS, runPhase, type TRunCommand, type TRunPhase } from "./run-state";
+
+export const ZRunCommandInput = z.object({
+  pipelineVersionId: z.string().min(1).max(100),
+  command: z.enum(RUN_COMMANDS as [TRunCommand, ...TRunCommand[]]),
+  /** "user:<email>" for people; "system:<what>" for automation. */
+  actor: z.string().min(1).max(200),
+  reason: z.string().max(2000).default(""),
+});
+export type TRunCommandInput = z.input<typeof ZRunCommandInput>;
+
+/** Queues the batch job of a scheduling turn; implemented by the workers package with BullMQ. */
+export interface TBatchScheduler {
+  scheduleTurn(turn: { pipelineVersionId: string; seq: number; delayMs: number }): Promise<void>;
+}
+
+export interface TRunCommandResult {
+  pipelineVersionId: string;
+  changed: boolean;
+  phase: TRunPhase;
+  seq: number;
+}
+
+export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInput, opts: { scheduler?: TBatchScheduler } = {}): Promise<TRunCommandResult> {
+  const { pipelineVersionId, command, actor, reason } = ZRunCommandInput.parse(input);
+  const result = await inTransaction(db, async (tx) => {
+    const run = await lockRun(tx, pipelineVersionId);
+    const effect = applyRunCommand(command, run.status, run.desired, run.batchInFlight);
+    if (effect.noop) return { pipelineVersionId, changed: false, phase: runPhase(run.status, run.desired), seq: run.seq };
+    const seq = effect.newTurn ? run.seq + 1 : run.seq;
+    const settled = run.status === "running" && effect.status !== "running";
+    await tx.pipelineRun.update({
+      where: { pipelineVersionId },
+      data: {
+        desiredState: effect.desired,
+        status: effect.status,
+        scheduleSeq: seq,
+        updatedAt: new Date(),
+        ...(effect.newTurn ? { nextBatchAt: new Date(), consecutiveFailures: 0 } : {}),
+        ...(settled ? { batchStartedAt: null, batchWorkerId: null, nextBatchAt: null } : {}),
+        ...(effect.clearFailure ? { lastError: null, lastErrorAt: null, failedBatchId: null } : {}),
+      },
+    });
+    if (effect.clearFailure) await tx.$executeRaw`UPDATE pipeline_runs SET failure_sample = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
+    await recordTransition(tx, pipelineVersionId, { action: command, from: run.status, to: effect.status, desired: effect.desired, actor, reason });
+    return { pipelineVersionId, changed: true, phase: runPhase(effect.status, effect.desired), seq, newTurn: effect.newTurn };
+  });
+  if ("newTurn" in result && result.newTurn && opts.scheduler) {
+    await opts.scheduler.scheduleTurn({ pipelineVersionId, seq: result.seq, delayMs: 0 });
+  }
+  return { pipelineVersionId: result.pipelineVersionId, changed: result.changed, phase: result.phase, seq: result.seq };
+}
+
+export const startPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "start" }, o);
+export const pausePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "pause" }, o);
+export const resumePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "resume" }, o);
+export const stopPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "stop" }, o);
+export const restartPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "restart" }, o);
