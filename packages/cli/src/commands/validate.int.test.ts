@@ -1,0 +1,70 @@
+// Guarantee: a bad spec is rejected at validation, before anything runs, with a message that names the
+// offending field's path (issue 3, "Bad specs"). Drives the real `sluice validate` command as a child
+// process on the three deliberately bad example specs, and checks exit code 1.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const EXAMPLES = path.join(REPO_ROOT, "packages/spec/examples");
+
+function sluiceValidate(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(REPO_ROOT, "packages/cli/src/main.ts"),
+        "validate",
+        path.join(EXAMPLES, file),
+      ],
+      { cwd: REPO_ROOT },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("sluice validate rejects bad specs with the path of the offending field", () => {
+  it.concurrent("a table name with SQL in it: exit 1, names sink.postgres.table and the line", async () => {
+    const r = await sluiceValidate("bad-sql-in-table-name.yaml");
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(
+      /bad-sql-in-table-name\.yaml:7:\d+ sink\.postgres\.table: "payments; DROP TABLE users; --" is not a valid table name/,
+    );
+  });
+
+  it.concurrent(
+    "an unknown field in an expression: exit 1, names expectations[1].expr and the field",
+    async () => {
+      const r = await sluiceValidate("bad-unknown-field-in-expression.yaml");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/:9:\d+ expectations\[1\]\.expr: unknown field "merchant_id"/);
+      // The message says what would work instead.
+      expect(r.stderr).toMatch(
+        /expressions can use the contract's fields \(amount, currency, event_id, event_time\)/,
+      );
+    },
+  );
+
+  it.concurrent(
+    "a type error in an expectation: exit 1, names expectations[1].expr and the mismatched types",
+    async () => {
+      const r = await sluiceValidate("bad-type-error-in-expectation.yaml");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /:9:\d+ expectations\[1\]\.expr: type error: no such overload: double > string/,
+      );
+      // The first expectation is fine: only the bad one is reported.
+      expect(r.stderr).not.toMatch(/expectations\[0\]/);
+    },
+  );
+
+  it.concurrent("a good spec passes: exit 0", async () => {
+    const r = await sluiceValidate("payments-ledger.yaml");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/valid pipeline "payments-ledger"/);
+  });
+});
