@@ -8,6 +8,10 @@ export interface WorkerMetrics {
   jobsCompleted: Counter<"job">;
   jobsFailed: Counter<"job">;
   activeJobs: Gauge;
+  heartbeats: Counter;
+  lastHeartbeat: Gauge;
+  warmRunners: Gauge;
+  reconciled: Counter<"action">;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -30,6 +34,27 @@ export function createWorkerMetrics(): WorkerMetrics {
     activeJobs: new Gauge({
       name: "sluice_worker_active_jobs",
       help: "Jobs running in this worker now",
+      registers: [registry],
+    }),
+    heartbeats: new Counter({
+      name: "sluice_worker_heartbeats_total",
+      help: "Heartbeats this worker wrote to the worker registry (table workers)",
+      registers: [registry],
+    }),
+    lastHeartbeat: new Gauge({
+      name: "sluice_worker_last_heartbeat_timestamp_seconds",
+      help: "When this worker last wrote its heartbeat",
+      registers: [registry],
+    }),
+    warmRunners: new Gauge({
+      name: "sluice_worker_warm_runners",
+      help: "Pipeline versions with a warm runner (Kafka consumer) in this worker",
+      registers: [registry],
+    }),
+    reconciled: new Counter({
+      name: "sluice_worker_reconciled_jobs_total",
+      help: "Batch jobs the reconciler rebuilt from Postgres, by action (added, retried, replaced)",
+      labelNames: ["action"],
       registers: [registry],
     }),
   };

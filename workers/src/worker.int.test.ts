@@ -4,8 +4,9 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { testServices, uniqueName } from "@sluice/testing";
+import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
 import { JOB_SYSTEM_ECHO } from "./jobs/job-definitions";
 import { handleSystemEcho } from "./jobs/system-echo";
 import { createLogger } from "./logger";
@@ -17,7 +18,10 @@ const connection = new Redis(testServices.redisUrl, { maxRetriesPerRequest: null
 const queue = new Queue(queueName, { connection });
 const events = new QueueEvents(queueName, { connection: { url: testServices.redisUrl } });
 
+let database: TestDatabase | undefined;
+
 afterAll(async () => {
+  await database?.drop();
   await queue.obliterate({ force: true });
   await Promise.all([queue.close(), events.close()]);
   await connection.quit();
@@ -50,9 +54,10 @@ describe("worker skeleton on real Redis", () => {
     }
   });
 
-  it("the worker process serves /metrics and exits 0 on SIGTERM", async () => {
+  it("the worker process serves /metrics, registers itself, and exits 0 on SIGTERM", async () => {
+    database = await createTestDatabase("worker_process");
     const child = spawn(process.execPath, ["--import", "tsx", "workers/src/main.ts"], {
-      env: { ...process.env, WORKER_QUEUE: queueName, WORKER_METRICS_PORT: "19464", LOG_LEVEL: "info" },
+      env: { ...process.env, DATABASE_URL: database.url, WORKER_QUEUE: queueName, WORKER_METRICS_PORT: "19464", LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -66,5 +71,10 @@ describe("worker skeleton on real Redis", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
     expect(out).toContain("worker stopped");
+    // The worker registry has its row, marked stopped by the clean shutdown.
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    const rows = await db.query(`SELECT pid, queue, stopped_at FROM workers`).finally(() => db.end());
+    expect(rows.rows).toEqual([{ pid: child.pid, queue: queueName, stopped_at: expect.any(Date) }]);
   });
 });

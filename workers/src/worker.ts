@@ -15,11 +15,19 @@ export interface SluiceWorkerOptions {
   handlers: Record<string, JobHandler>;
   logger: Logger;
   metrics: WorkerMetrics;
+  /** A job whose lock is not renewed for this long is stalled and handed to another worker. Default 30 s. */
+  lockDurationMs?: number;
+  /** How often a job may stall (its worker died) before BullMQ gives up on it. Default 1. */
+  maxStalledCount?: number;
+  /** Delay before retry n of a job whose backoff type is not a built-in one. */
+  backoffStrategy?: (attemptsMade: number) => number;
 }
 
 export interface SluiceWorker {
-  /** Stop taking jobs, let in-flight ones finish, close connections. */
-  close(): Promise<void>;
+  /** Stop taking jobs, let in-flight ones finish, close connections. `force`: do not wait for them. */
+  close(force?: boolean): Promise<void>;
+  /** Jobs running now. */
+  activeJobs(): number;
 }
 
 export function startSluiceWorker(opts: SluiceWorkerOptions): SluiceWorker {
@@ -27,9 +35,11 @@ export function startSluiceWorker(opts: SluiceWorkerOptions): SluiceWorker {
   // BullMQ requires maxRetriesPerRequest: null on connections used for blocking commands.
   const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
 
+  let active = 0;
   const worker = new Worker(
     opts.queue,
     async (job) => {
+      active++;
       metrics.activeJobs.inc();
       const started = Date.now();
       try {
@@ -44,17 +54,25 @@ export function startSluiceWorker(opts: SluiceWorkerOptions): SluiceWorker {
         logger.error({ job: job.name, jobId: job.id, err }, "job failed");
         throw err;
       } finally {
+        active--;
         metrics.activeJobs.dec();
       }
     },
-    { connection, concurrency: opts.concurrency },
+    {
+      connection,
+      concurrency: opts.concurrency,
+      ...(opts.lockDurationMs ? { lockDuration: opts.lockDurationMs, stalledInterval: Math.max(1000, Math.round(opts.lockDurationMs / 2)) } : {}),
+      ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
+      ...(opts.backoffStrategy ? { settings: { backoffStrategy: opts.backoffStrategy } } : {}),
+    },
   );
   worker.on("error", (err) => logger.error({ err }, "worker error"));
 
   return {
-    async close() {
-      await worker.close();
+    async close(force = false) {
+      await worker.close(force);
       await connection.quit().catch(() => connection.disconnect());
     },
+    activeJobs: () => active,
   };
 }

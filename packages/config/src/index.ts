@@ -17,6 +17,21 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   WORKER_QUEUE: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).default("sluice.batches"),
+  /** Consecutive failed batches (transient errors) before a pipeline version enters `failed`. */
+  WORKER_MAX_CONSECUTIVE_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /** First retry delay of a failed batch; doubles per attempt, capped at 30 s. */
+  WORKER_RETRY_BASE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /** How often each worker compares the queue with the run state in Postgres (and rebuilds lost jobs). */
+  WORKER_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(200).max(600_000).default(5000),
+  WORKER_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(200).max(60_000).default(5000),
+  /** A job whose worker stops renewing its lock for this long is stalled and re-run by another worker. */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
+  /** SIGTERM: how long in-flight batches may take to commit before they are abandoned (safely, before commit). */
+  WORKER_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  /** Close a warm runner (its Kafka consumer) after this long without a batch. */
+  WORKER_IDLE_RUNNER_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /** Postgres connections per worker process (engine and control plane share them). */
+  WORKER_PG_POOL_MAX: z.coerce.number().int().min(2).max(100).default(6),
 });
 export type TWorkerEnv = z.infer<typeof ZWorkerEnv>;
 

@@ -5,3 +5,20 @@ import { z } from "zod";
 export const JOB_SYSTEM_ECHO = "system.echo";
 export const ZSystemEchoPayload = z.object({ message: z.string().max(1000) });
 export type TSystemEchoPayload = z.infer<typeof ZSystemEchoPayload>;
+
+/**
+ * One micro-batch of one pipeline version. `seq` is the scheduling turn (pipeline_runs.schedule_seq)
+ * the job was queued for; the job id is derived from (version, turn), so queueing a turn twice is a
+ * no-op. `dueAt` is when it was meant to start (for the scheduling-lag metric).
+ */
+export const JOB_BATCH_RUN = "batch.run";
+export const ZBatchRunPayload = z.object({
+  pipelineVersionId: z.string().min(1).max(100),
+  seq: z.number().int().min(0),
+  dueAt: z.number().int(),
+});
+export type TBatchRunPayload = z.infer<typeof ZBatchRunPayload>;
+
+export function batchRunJobId(pipelineVersionId: string, seq: number): string {
+  return `${JOB_BATCH_RUN}.${pipelineVersionId}.${seq}`;
+}

@@ -1,0 +1,76 @@
+// The BullMQ side of scheduling: queueing a scheduling turn's batch job (idempotent: the job id is
+// derived from the version and the turn) and checking that the current turn of a running version has
+// a job that can run — the reconciler's unit of work. Redis holds no truth: everything here can be
+// rebuilt from pipeline_runs.
+import { Queue, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import type { TBatchScheduler, TScheduledRun } from "@sluice/services";
+import { batchRunJobId, JOB_BATCH_RUN, type TBatchRunPayload } from "../jobs/job-definitions";
+
+/** Retries are decided by the handler against Postgres (failBatchTurn); BullMQ only spaces them. */
+export const BATCH_BACKOFF_TYPE = "sluice.batch";
+const JOB_OPTIONS: JobsOptions = {
+  attempts: 1_000_000,
+  backoff: { type: BATCH_BACKOFF_TYPE },
+  // Kept a while so a reconciler that read an older turn finds the finished job and re-checks,
+  // instead of queueing that turn again.
+  removeOnComplete: { age: 3600, count: 20_000 },
+  removeOnFail: { age: 24 * 3600 },
+};
+
+/** Delay before the n-th retry of a failed batch: base·2^(n−1), capped at 30 s, with ±20% jitter. */
+export function batchRetryDelay(attemptsMade: number, baseMs: number): number {
+  const delay = Math.min(30_000, baseMs * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(delay * (0.8 + Math.random() * 0.4));
+}
+
+export type TEnsureTurnResult = "present" | "added" | "retried" | "replaced" | "moved-on";
+
+export class BatchQueue implements TBatchScheduler {
+  readonly queue: Queue<TBatchRunPayload>;
+
+  constructor(name: string, connection: Redis) {
+    this.queue = new Queue<TBatchRunPayload>(name, { connection });
+  }
+
+  async scheduleTurn(turn: { pipelineVersionId: string; seq: number; delayMs: number }): Promise<void> {
+    const delay = Math.max(0, Math.round(turn.delayMs));
+    await this.queue.add(
+      JOB_BATCH_RUN,
+      { pipelineVersionId: turn.pipelineVersionId, seq: turn.seq, dueAt: Date.now() + delay },
+      { ...JOB_OPTIONS, jobId: batchRunJobId(turn.pipelineVersionId, turn.seq), delay },
+    );
+  }
+
+  /**
+   * Make sure the current turn of a running version has a job that will run. `recheck` re-reads the
+   * turn from Postgres, for when the job already finished (the turn may have moved on meanwhile).
+   */
+  async ensureTurn(run: TScheduledRun, recheck: () => Promise<TScheduledRun | null>): Promise<TEnsureTurnResult> {
+    const id = batchRunJobId(run.pipelineVersionId, run.seq);
+    const delayMs = run.nextBatchAt ? run.nextBatchAt.getTime() - Date.now() : 0;
+    const state = await this.queue.getJobState(id);
+    if (state === "unknown") {
+      await this.scheduleTurn({ pipelineVersionId: run.pipelineVersionId, seq: run.seq, delayMs });
+      return "added";
+    }
+    if (state === "failed") {
+      // Only when BullMQ gave up (e.g. the job stalled too often): Postgres still says run it.
+      const job = await this.queue.getJob(id);
+      await job?.retry("failed");
+      return "retried";
+    }
+    if (state === "completed") {
+      const current = await recheck();
+      if (!current || current.seq !== run.seq) return "moved-on";
+      await (await this.queue.getJob(id))?.remove();
+      await this.scheduleTurn({ pipelineVersionId: run.pipelineVersionId, seq: run.seq, delayMs });
+      return "replaced";
+    }
+    return "present";
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}

@@ -1,0 +1,127 @@
+// The `batch.run` job: one micro-batch of one pipeline version, then the hand-over to the next turn.
+//
+//   claim the turn (Postgres) → take a warm runner holding the lease → runBatch (the engine plans,
+//   reads, processes and commits in one fenced transaction) → finish the turn (compare-and-set on
+//   schedule_seq) → queue the next turn's job with its delay.
+//
+// BullMQ delivers at least once; nothing here relies on it for correctness. A job of an older turn
+// does nothing, a batch re-run after a crash re-uses its recorded plan, and a runner that lost the
+// lease cannot commit.
+import type { Job } from "bullmq";
+import type pg from "pg";
+import type { PrismaClient } from "@sluice/db";
+import { EngineError, ExpectationFailedError, FencedError, loadCheckpoint, type BatchResult } from "@sluice/engine";
+import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
+import { ZBatchRunPayload } from "../jobs/job-definitions";
+import type { Logger } from "../logger";
+import type { BatchQueue } from "./batch-queue";
+import type { PipelineMetrics } from "./pipeline-metrics";
+import { SupersededError, VersionBusyError, type LoadedVersion, type RunnerPool } from "./runner-pool";
+
+export interface BatchRunDeps {
+  db: PrismaClient;
+  pool: pg.Pool;
+  runners: RunnerPool;
+  queue: BatchQueue;
+  metrics: PipelineMetrics;
+  logger: Logger;
+  workerId: string;
+  maxConsecutiveFailures: number;
+}
+
+export type BatchRunResult =
+  | { skipped: "stale" | "settled" | "idle" | "superseded" | "failed" }
+  | { batchId: number | null; rows: number; backlog: number; next: string };
+
+const labelsOf = (v: LoadedVersion) => ({ pipeline: v.pipeline, version: String(v.version) });
+
+export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: Job) => Promise<BatchRunResult> {
+  const { db, runners, queue, metrics, workerId } = deps;
+
+  async function ensureCurrentTurn(pipelineVersionId: string): Promise<void> {
+    const run = await getScheduledRun(db, pipelineVersionId);
+    if (run) await queue.ensureTurn(run, () => getScheduledRun(db, pipelineVersionId));
+  }
+
+  return async (data) => {
+    const payload = ZBatchRunPayload.parse(data);
+    const turn: TBatchTurnRef = { pipelineVersionId: payload.pipelineVersionId, seq: payload.seq, workerId };
+    const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
+
+    const claim = await claimBatchTurn(db, turn);
+    if (claim.kind === "stale") {
+      // This job's turn is over (or was never current): make sure the current one has its job.
+      if (claim.running) await ensureCurrentTurn(turn.pipelineVersionId);
+      return { skipped: "stale" };
+    }
+    if (claim.kind === "settled") log.info({ status: claim.status }, `pipeline version ${claim.status}`);
+    if (claim.kind !== "run") return { skipped: claim.kind === "settled" ? "settled" : "idle" };
+
+    const startedAt = new Date();
+    let lease: Awaited<ReturnType<RunnerPool["acquire"]>> | undefined;
+    let result: BatchResult;
+    try {
+      lease = await runners.acquire(turn.pipelineVersionId);
+      metrics.recordStartLag(labelsOf(lease.version), (startedAt.getTime() - payload.dueAt) / 1000);
+      result = await lease.runner.runBatch();
+    } catch (err) {
+      // A fenced batch or a `fail` expectation leaves the consumer fine; other errors may have left
+      // it mid-read, so it is closed and the next batch starts a fresh one.
+      await lease?.release({ discard: !(err instanceof ExpectationFailedError || err instanceof FencedError) });
+      return handleBatchError(err, turn, lease?.version);
+    }
+    await lease.release();
+    const labels = labelsOf(lease.version);
+    if (result.kind === "committed") metrics.recordBatch(labels, result.progress, new Date());
+    else metrics.recordEmpty(labels);
+
+    const progress = result.kind === "committed" ? result.progress : undefined;
+    const committed = progress !== undefined;
+    const backlog = progress?.backlog ?? 0;
+    const next = await finishBatchTurn(db, turn, { committed, backlog, triggerEveryMs: lease.version.triggerEveryMs, startedAt });
+    if (next.kind === "next") await queue.scheduleTurn({ pipelineVersionId: turn.pipelineVersionId, seq: next.seq, delayMs: next.delayMs });
+    if (next.kind === "settled" || next.kind === "drained") log.info({ next: next.kind }, `pipeline version ${next.kind === "drained" ? "drained (availableNow): stopped" : next.kind}`);
+    return {
+      batchId: progress?.batchId ?? null,
+      rows: progress?.inputRows ?? 0,
+      backlog,
+      next: next.kind === "next" ? `turn ${next.seq} in ${next.delayMs} ms` : next.kind,
+    };
+  };
+
+  async function handleBatchError(err: unknown, turn: TBatchTurnRef, version: LoadedVersion | undefined): Promise<BatchRunResult> {
+    const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
+    const labels = version ? labelsOf(version) : undefined;
+    if (err instanceof SupersededError) {
+      await stopSupersededRun(db, turn, err.message);
+      log.warn({ reason: err.message }, "pipeline version superseded: stopped");
+      return { skipped: "superseded" };
+    }
+    // Another runner committed in between (a duplicate delivery, or a `sluice run` by hand): retry the
+    // turn later without counting it as a failure; the retry re-checks the turn and the lease.
+    if (err instanceof FencedError || err instanceof VersionBusyError) {
+      if (labels) metrics.recordFailure(labels, "fenced");
+      log.warn({ err: (err as Error).message }, "batch fenced off by another runner; the turn will be retried");
+      throw err;
+    }
+    const permanent = err instanceof EngineError && !err.retriable;
+    if (labels) metrics.recordFailure(labels, permanent ? "permanent" : "retriable");
+    const message = err instanceof Error ? err.message : String(err);
+    const batchId = await loadCheckpoint(deps.pool, turn.pipelineVersionId).then(
+      (cp) => cp.lastBatchId + 1,
+      () => -1,
+    );
+    const outcome = await failBatchTurn(
+      db,
+      turn,
+      { message, permanent, batchId, ...(err instanceof ExpectationFailedError ? { rule: err.rule } : {}) },
+      deps.maxConsecutiveFailures,
+    );
+    if (outcome.kind === "retry") {
+      log.warn({ err: message, consecutiveFailures: outcome.consecutiveFailures }, "batch failed; retrying with backoff");
+      throw err;
+    }
+    if (outcome.kind === "failed") log.error({ err: message, batchId, consecutiveFailures: outcome.consecutiveFailures }, "pipeline version failed");
+    return { skipped: outcome.kind === "failed" ? "failed" : outcome.kind === "settled" ? "settled" : "stale" };
+  }
+}

@@ -1,0 +1,153 @@
+// Warm runners, one per pipeline version this worker process has run recently.
+//
+// Joining a Kafka consumer group is the expensive part of opening a runner, so each version keeps its
+// KafkaSource (a consumer in a group of its own) warm between batches. Whether this worker may commit
+// is a separate, cheap question: the lease epoch in `checkpoints`. Before each batch the pool compares
+// the runner's epoch with the stored one; if another worker (or a `sluice run`) ran the version since,
+// it re-takes the lease by opening a new PipelineRunner on the same warm source — one UPDATE and a
+// catalog check, no group join. So when BullMQ hands consecutive batches of a version to different
+// workers, each hand-over costs a few milliseconds, and because batches of a version run one at a time
+// (one job per scheduling turn), two workers never fight over the lease: re-taking it is sequential.
+// "Latest runner wins" still fences anything that slips through (a stalled job re-run while its first
+// worker is alive): the loser's plan or commit throws FencedError and nothing of it is committed.
+import type { Kafka } from "kafkajs";
+import type pg from "pg";
+import { ConfigurationError, KafkaSource, PipelineRunner, type EngineLogger } from "@sluice/engine";
+import { specTiming, validateSpec, type TPipelineSpec } from "@sluice/spec";
+
+export interface LoadedVersion {
+  pipelineVersionId: string;
+  pipeline: string;
+  version: number;
+  spec: TPipelineSpec;
+  /** undefined for `trigger: availableNow`. */
+  triggerEveryMs: number | undefined;
+}
+
+export type OpenReason = "cold" | "lease-moved";
+
+interface Entry {
+  version: LoadedVersion;
+  source: KafkaSource;
+  runner: PipelineRunner | undefined;
+  lastUsed: number;
+  busy: boolean;
+}
+
+/** The version was superseded by a newer one that continued its checkpoint; it must not run again. */
+export class SupersededError extends Error {}
+
+/** Another job of the same version is running in this process (a stalled job delivered twice). */
+export class VersionBusyError extends Error {}
+
+export interface RunnerPoolOptions {
+  pool: pg.Pool;
+  kafka: Kafka;
+  logger: EngineLogger;
+  /** Lease owner written to checkpoints: the worker id. */
+  owner: string;
+  onOpen?: (v: LoadedVersion, reason: OpenReason, ms: number) => void;
+}
+
+export class RunnerPool {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly opts: RunnerPoolOptions) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  versions(): LoadedVersion[] {
+    return [...this.entries.values()].map((e) => e.version);
+  }
+
+  /**
+   * A runner holding the current lease of the version, for exactly one batch; call `release` after.
+   * Throws SupersededError, VersionBusyError, or what opening the runner throws.
+   */
+  async acquire(pipelineVersionId: string): Promise<{ runner: PipelineRunner; version: LoadedVersion; release(opts?: { discard?: boolean }): Promise<void> }> {
+    let entry = this.entries.get(pipelineVersionId);
+    if (entry?.busy) throw new VersionBusyError(`a batch of pipeline version ${pipelineVersionId} is already running in this worker`);
+    if (!entry) {
+      const version = await loadVersion(this.opts.pool, pipelineVersionId);
+      const source = new KafkaSource({ kafka: this.opts.kafka, topic: version.spec.source.kafka.topic, groupPrefix: pipelineVersionId });
+      entry = { version, source, runner: undefined, lastUsed: Date.now(), busy: false };
+      this.entries.set(pipelineVersionId, entry);
+    }
+    entry.busy = true;
+    try {
+      const lease = await this.opts.pool.query<{ lease_epoch: string; lease_owner: string | null }>(
+        `SELECT lease_epoch, lease_owner FROM checkpoints WHERE pipeline_version_id = $1`,
+        [pipelineVersionId],
+      );
+      const row = lease.rows[0];
+      if (row?.lease_owner === "superseded") throw new SupersededError(`pipeline version ${pipelineVersionId} was superseded by a newer version that continues its checkpoint`);
+      if (!entry.runner || !row || Number(row.lease_epoch) !== entry.runner.leaseEpoch) {
+        const reason: OpenReason = entry.runner ? "lease-moved" : "cold";
+        const started = Date.now();
+        entry.runner = await PipelineRunner.open(
+          { pool: this.opts.pool, kafka: this.opts.kafka, logger: this.opts.logger },
+          { pipelineVersionId, spec: entry.version.spec, owner: this.opts.owner, source: entry.source },
+        );
+        this.opts.onOpen?.(entry.version, reason, Date.now() - started);
+      }
+    } catch (err) {
+      entry.busy = false;
+      throw err;
+    }
+    const e = entry;
+    return {
+      runner: e.runner!,
+      version: e.version,
+      release: async ({ discard } = {}) => {
+        e.busy = false;
+        e.lastUsed = Date.now();
+        if (discard) {
+          // After an error the consumer may be in a bad state: start it afresh next time.
+          e.runner = undefined;
+          this.entries.delete(pipelineVersionId);
+          await e.source.close().catch(() => undefined);
+        }
+      },
+    };
+  }
+
+  /** Close the Kafka consumers of versions idle for longer than `idleMs`. */
+  async evictIdle(idleMs: number): Promise<LoadedVersion[]> {
+    const now = Date.now();
+    const idle = [...this.entries.values()].filter((e) => !e.busy && now - e.lastUsed > idleMs);
+    for (const e of idle) this.entries.delete(e.version.pipelineVersionId);
+    await Promise.all(idle.map((e) => e.source.close().catch(() => undefined)));
+    return idle.map((e) => e.version);
+  }
+
+  /** Versions whose warm runner lost the lease to another process (for dropping stale gauges). */
+  async leaseHolders(): Promise<Map<string, boolean>> {
+    const ids = [...this.entries.keys()];
+    if (ids.length === 0) return new Map();
+    const res = await this.opts.pool.query<{ pipeline_version_id: string; lease_owner: string | null }>(
+      `SELECT pipeline_version_id, lease_owner FROM checkpoints WHERE pipeline_version_id = ANY($1)`,
+      [ids],
+    );
+    return new Map(res.rows.map((r) => [r.pipeline_version_id, r.lease_owner === this.opts.owner]));
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(all.map((e) => e.source.close().catch(() => undefined)));
+  }
+}
+
+export async function loadVersion(pool: pg.Pool, pipelineVersionId: string): Promise<LoadedVersion> {
+  const res = await pool.query<{ version: number; spec: unknown; name: string }>(
+    `SELECT v.version, v.spec, p.name FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE v.id = $1`,
+    [pipelineVersionId],
+  );
+  const row = res.rows[0];
+  if (!row) throw new Error(`no pipeline version ${pipelineVersionId}`);
+  const checked = validateSpec(row.spec);
+  if (!checked.ok) throw new ConfigurationError(`stored spec of ${row.name} version ${row.version} is invalid: ${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+  return { pipelineVersionId, pipeline: row.name, version: row.version, spec: checked.spec, triggerEveryMs: specTiming(checked.spec).triggerEveryMs };
+}
