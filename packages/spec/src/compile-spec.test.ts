@@ -53,6 +53,7 @@ describe("compileSpec", () => {
   it("exposes the spec's durations in milliseconds", () => {
     expect(compileSpec(valid(settlementsSpec())).timing).toEqual({
       watermarkDelayMs: 600_000,
+      idleTimeoutMs: 60_000,
       windowSizeMs: 300_000,
       windowSlideMs: 300_000,
       allowedLatenessMs: 0,

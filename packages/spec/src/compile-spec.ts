@@ -23,6 +23,8 @@ export interface TCompiledMeasure extends TMeasure {
 /** Durations of the spec in milliseconds, so the engine never parses duration text itself. */
 export interface TSpecTiming {
   watermarkDelayMs?: number;
+  /** How long a partition may read nothing before it stops holding the watermark back. */
+  idleTimeoutMs?: number;
   /** Absent when dedupe is bounded by the watermark (or there is no dedupe). */
   dedupeWithinMs?: number;
   windowSizeMs?: number;
@@ -80,11 +82,17 @@ export function compileSpec(spec: TPipelineSpec): TCompiledSpec {
   };
 }
 
+/** A partition that reads nothing for this long stops holding the watermark back. */
+export const DEFAULT_IDLE_TIMEOUT = "1m";
+
 export function specTiming(spec: TPipelineSpec): TSpecTiming {
   const window = spec.aggregate?.window;
   const size = window ? parseDuration(window.tumbling ?? window.sliding.size) : undefined;
   const timing: TSpecTiming = { allowedLatenessMs: parseDuration(spec.aggregate?.allowedLateness ?? 0) };
-  if (spec.eventTime) timing.watermarkDelayMs = parseDuration(spec.eventTime.watermarkDelay);
+  if (spec.eventTime) {
+    timing.watermarkDelayMs = parseDuration(spec.eventTime.watermarkDelay);
+    timing.idleTimeoutMs = parseDuration(spec.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT);
+  }
   if (spec.dedupe && spec.dedupe.within !== "watermark")
     timing.dedupeWithinMs = parseDuration(spec.dedupe.within);
   if (size !== undefined) {

@@ -102,6 +102,7 @@ export {
 export {
   compileSpec,
   specTiming,
+  DEFAULT_IDLE_TIMEOUT,
   type TCompiledSpec,
   type TCompiledExpectation,
   type TCompiledMeasure,

@@ -44,6 +44,11 @@ export const ZEventTime = z.strictObject({
   column: ZColumnRef,
   /** watermark = max(event time seen) − watermarkDelay. */
   watermarkDelay: ZDuration,
+  /**
+   * The watermark is the minimum over partitions of (max event time − delay); a partition that has
+   * read no new records for this long stops holding it back (default 1m).
+   */
+  idleTimeout: ZPositiveDuration.optional(),
 });
 
 export const ZDedupe = z.strictObject({

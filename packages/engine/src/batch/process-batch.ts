@@ -6,7 +6,7 @@ import { contractChecker } from "./contract";
 import { decodeJson } from "./decode";
 import { dedupKey } from "./dedup";
 import { emptyOutcomes, type OutcomeCounts } from "./outcomes";
-import { isLate } from "./watermark";
+import { isLate, lateHorizon } from "./watermark";
 
 export interface SinkRow {
   values: Record<string, unknown>;
@@ -41,6 +41,12 @@ export interface ProcessedBatch {
   failures: ExpectationFailure[];
   /** Highest event time among rows that passed the contract (drives the watermark). */
   maxEventTime: Date | null;
+  /** The same per partition (the watermark follows the slowest active partition). */
+  maxEventTimeByPartition: Map<number, Date>;
+  /** Partitions this batch read at least one record from (they are not idle). */
+  partitionsWithData: Set<number>;
+  /** Rows behind the watermark but within allowedLateness that still reached the result (not an outcome: they are in `sink`). */
+  lateAccepted: number;
   /** Highest dedup time (event time, or ingest time without eventTime) among rows read. */
   maxDedupTime: Date | null;
 }
@@ -58,6 +64,8 @@ const MAX_FAILURE_SAMPLES = 5;
 
 export async function processBatch(records: SourceRecord[], opts: ProcessOptions): Promise<ProcessedBatch> {
   const { compiled, watermark } = opts;
+  // Behind the watermark but within allowedLateness a row still updates its window; before this it is late.
+  const lateBefore = lateHorizon(watermark, compiled.timing.allowedLatenessMs);
   const { spec } = compiled;
   const contract = contractChecker(spec, opts.columns);
   const eventColumn = spec.eventTime?.column;
@@ -67,11 +75,14 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   const warnings: Record<string, number> = {};
   const failures = new Map<string, ExpectationFailure>();
   const deadLetters: DeadLetterRow[] = [];
-  const candidates: { row: SinkRow; key?: string; time: Date }[] = [];
+  const candidates: { row: SinkRow; key?: string; time: Date; behindWatermark: boolean }[] = [];
+  const maxEventTimeByPartition = new Map<number, Date>();
+  const partitionsWithData = new Set<number>();
   let maxEventTime: Date | null = null;
   let maxDedupTime: Date | null = null;
 
   for (const record of records) {
+    partitionsWithData.add(record.partition);
     const decoded = decodeJson(record);
     if (!decoded.ok) {
       outcomes.deadLetter++;
@@ -88,6 +99,10 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     const { row } = checked;
     const eventTime = eventColumn ? (row[eventColumn] as Date) : null;
     if (eventTime && (!maxEventTime || eventTime > maxEventTime)) maxEventTime = eventTime;
+    if (eventTime) {
+      const partitionMax = maxEventTimeByPartition.get(record.partition);
+      if (!partitionMax || eventTime > partitionMax) maxEventTimeByPartition.set(record.partition, eventTime);
+    }
 
     const cel = compiled.expectations.length > 0 || compiled.filter ? compiled.toCelRow(row) : undefined;
     let droppedBy: string | undefined;
@@ -109,10 +124,11 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
       outcomes.filtered++;
       continue;
     }
-    if (eventTime && isLate(eventTime, watermark)) {
+    if (eventTime && isLate(eventTime, lateBefore)) {
       outcomes.late++;
       if (spec.lateData === "deadLetter") {
-        const reason = `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}`;
+        const lateness = lateBefore && watermark && lateBefore < watermark ? ` minus allowedLateness (${lateBefore.toISOString()})` : "";
+        const reason = `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}${lateness}`;
         deadLetters.push({ outcome: "late", reason, record, payload: decoded.value });
       }
       continue;
@@ -123,11 +139,13 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
       row: { values: row, rescued: checked.rescued, partition: record.partition, offset: record.offset, ingestTime: new Date(record.timestamp) },
       ...(dedupColumns ? { key: dedupKey(row, dedupColumns) } : {}),
       time,
+      behindWatermark: eventTime !== null && isLate(eventTime, watermark),
     });
   }
 
   const sinkRows: SinkRow[] = [];
   const dedupInserts: { key: string; time: Date }[] = [];
+  let lateAccepted = 0;
   if (dedupColumns) {
     const seen = await opts.lookupSeenKeys([...new Set(candidates.map((c) => c.key!))]);
     for (const c of candidates) {
@@ -138,11 +156,15 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
       seen.add(c.key!);
       dedupInserts.push({ key: c.key!, time: c.time });
       sinkRows.push(c.row);
+      if (c.behindWatermark) lateAccepted++;
     }
   } else {
-    for (const c of candidates) sinkRows.push(c.row);
+    for (const c of candidates) {
+      sinkRows.push(c.row);
+      if (c.behindWatermark) lateAccepted++;
+    }
   }
   outcomes.sink = sinkRows.length;
 
-  return { sinkRows, deadLetters, dedupInserts, outcomes, warnings, failures: [...failures.values()], maxEventTime, maxDedupTime };
+  return { sinkRows, deadLetters, dedupInserts, outcomes, warnings, failures: [...failures.values()], maxEventTime, maxDedupTime, maxEventTimeByPartition, partitionsWithData, lateAccepted };
 }

@@ -1,22 +1,24 @@
 // Runs micro-batches of one pipeline version, one at a time:
 //   plan (offset log) → read (exact ranges) → process (decode, contract, expectations, filter, late,
-//   dedup) → commit (one fenced transaction).
+//   dedup) → window / CDC / webhook (operator/) → commit (one fenced transaction).
 // Every step that can be interrupted is safe to interrupt: a batch planned but not committed is
 // re-run over the same offsets, and a commit either happens entirely or not at all.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
-import { compileSpec, contractColumns, outputColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/spec";
+import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/spec";
 import { dedupHorizon } from "../batch/dedup";
-import { processBatch } from "../batch/process-batch";
-import { nextWatermark } from "../batch/watermark";
-import { ConfigurationError, ExpectationFailedError } from "../errors";
+import { advancePartitionClocks, combinedEventTime } from "../batch/partition-watermark";
+import { processBatch, type ProcessedBatch } from "../batch/process-batch";
+import { lateHorizon, nextWatermark } from "../batch/watermark";
+import { ExpectationFailedError } from "../errors";
+import { openResult, type OpenedResult } from "../operator/open-result";
+import { applyPrepared } from "../operator/result-operator";
 import { backlogAfter, planBatch } from "../plan/plan-batch";
 import { KafkaSource } from "../source/kafka-source";
 import type { OffsetRange, PartitionOffsets, RecordSource } from "../source/source";
 import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, type Checkpoint } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
 import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
-import { ensureSinkTable, sinkTableFor, type SinkTable } from "../store/sink-table";
 import { buildProgress, type BatchProgress } from "./progress";
 
 export interface EngineLogger {
@@ -51,24 +53,20 @@ export class PipelineRunner {
     private readonly res: EngineResources,
     private readonly opts: RunnerOptions,
     private readonly compiled: TCompiledSpec,
-    private readonly sink: SinkTable,
+    private readonly result: OpenedResult,
     private readonly source: RecordSource,
     private readonly epoch: number,
   ) {}
 
-  /** Prepare the sink table and checkpoint, and take the lease (fencing off any other runner). */
+  /** Prepare the sink table (or the window / CDC / webhook operator) and checkpoint, and take the lease (fencing off any other runner). */
   static async open(res: EngineResources, opts: RunnerOptions): Promise<PipelineRunner> {
     const { spec } = opts;
-    if (!spec.sink.postgres) throw new ConfigurationError(`pipeline "${spec.name}": only postgres sinks are supported by this engine version`);
-    if (spec.aggregate || spec.cdc) throw new ConfigurationError(`pipeline "${spec.name}": windowed aggregation and CDC are not supported by this engine version yet`);
     const compiled = compileSpec(spec);
-    const pg = spec.sink.postgres;
-    const sink = sinkTableFor(pg.table, outputColumns(spec), pg.key, pg.mode);
-    await ensureSinkTable(res.pool, sink);
+    const result = await openResult({ pool: res.pool, pipelineVersionId: opts.pipelineVersionId }, compiled);
     await ensureCheckpoint(res.pool, opts.pipelineVersionId);
     const epoch = await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
     const source = opts.source ?? new KafkaSource({ kafka: res.kafka, topic: spec.source.kafka.topic, groupPrefix: opts.pipelineVersionId });
-    return new PipelineRunner(res, opts, compiled, sink, source, epoch);
+    return new PipelineRunner(res, opts, compiled, result, source, epoch);
   }
 
   get leaseEpoch(): number {
@@ -133,7 +131,11 @@ export class PipelineRunner {
         f.rowCount,
       );
     }
-    const { watermark, eventTimeMax, evictBefore } = this.advanceTime(cp, processed.maxEventTime, processed.maxDedupTime);
+    const { watermark, eventTimeMax, evictBefore, partitionEventTime } = this.advanceTime(cp, processed, now());
+    // Windows, CDC or a webhook: prepared before the transaction, written inside it.
+    const { operator } = this.result;
+    const prepared = operator ? await operator.prepare({ batchId, epoch: this.epoch, rows: processed.sinkRows, watermark }) : undefined;
+    const outcome = prepared ? applyPrepared(processed, prepared) : processed;
     const processMs = Date.now() - t;
 
     // 5. one fenced transaction.
@@ -144,10 +146,11 @@ export class PipelineRunner {
       batchId,
       epoch: this.epoch,
       topic: spec.source.kafka.topic,
-      sink: this.sink,
+      ...(this.result.sink ? { sink: this.result.sink } : {}),
+      ...(prepared ? { operatorWrite: (client: pg.PoolClient) => prepared.write(client) } : {}),
       ranges,
       inputRows: records.length,
-      processed,
+      processed: outcome,
       watermark,
       eventTimeMax,
       evictBefore,
@@ -168,6 +171,9 @@ export class PipelineRunner {
           warnings: processed.warnings,
           replayed: replan !== undefined,
           now: now(),
+          lateAccepted: processed.lateAccepted,
+          partitionEventTime,
+          ...(prepared ? { operator: prepared.report } : {}),
         }) as unknown as Record<string, unknown>,
     });
     this.lastTriggerAt = triggerAt;
@@ -182,19 +188,30 @@ export class PipelineRunner {
     return backlogAfter(plan.ranges.map((r) => ({ ...r, to: r.from })), partitions);
   }
 
-  private advanceTime(cp: Checkpoint, batchMaxEvent: Date | null, batchMaxDedup: Date | null) {
+  /**
+   * The watermark this batch commits: per partition max event time, combined as the minimum over
+   * partitions that are not idle (batch/partition-watermark.ts), minus watermarkDelay, never moving back.
+   */
+  private advanceTime(cp: Checkpoint, processed: ProcessedBatch, now: Date) {
     const later = (a: string | undefined, b: Date | null) => {
       const prev = a ? new Date(a) : null;
       return !b ? prev : !prev || b > prev ? b : prev;
     };
-    const maxEvent = later(cp.eventTimeMax.eventTime, batchMaxEvent);
-    const maxDedup = later(cp.eventTimeMax.dedupTime, batchMaxDedup);
+    const maxEvent = later(cp.eventTimeMax.eventTime, processed.maxEventTime);
+    const maxDedup = later(cp.eventTimeMax.dedupTime, processed.maxDedupTime);
     const { timing } = this.compiled;
-    const watermark = timing.watermarkDelayMs === undefined ? null : nextWatermark(cp.watermark, maxEvent, timing.watermarkDelayMs);
+    const partitions = advancePartitionClocks(cp.eventTimeMax.partitions, processed, now);
+    const combined = combinedEventTime(partitions, now, timing.idleTimeoutMs ?? 60_000);
+    const watermark = timing.watermarkDelayMs === undefined ? null : nextWatermark(cp.watermark, combined.eventTime, timing.watermarkDelayMs);
+    // Rows within allowedLateness are still accepted, so their dedup keys must outlive the watermark by as much.
     const evictBefore = this.compiled.spec.dedupe
-      ? dedupHorizon({ watermark, maxSeen: maxDedup, ...(timing.dedupeWithinMs !== undefined ? { withinMs: timing.dedupeWithinMs } : {}) })
+      ? dedupHorizon({ watermark: lateHorizon(watermark, timing.allowedLatenessMs), maxSeen: maxDedup, ...(timing.dedupeWithinMs !== undefined ? { withinMs: timing.dedupeWithinMs } : {}) })
       : null;
-    const eventTimeMax = { ...(maxEvent ? { eventTime: maxEvent.toISOString() } : {}), ...(maxDedup ? { dedupTime: maxDedup.toISOString() } : {}) };
-    return { watermark, eventTimeMax, evictBefore };
+    const eventTimeMax = {
+      ...(maxEvent ? { eventTime: maxEvent.toISOString() } : {}),
+      ...(maxDedup ? { dedupTime: maxDedup.toISOString() } : {}),
+      ...(Object.keys(partitions).length > 0 ? { partitions } : {}),
+    };
+    return { watermark, eventTimeMax, evictBefore, partitionEventTime: combined.partitions };
   }
 }

@@ -1,6 +1,8 @@
 // The per-batch progress record, shaped like Spark's StreamingQueryProgress, stored in batch_log and
 // shown by `sluice status` and the console.
 import type { OutcomeCounts } from "../batch/outcomes";
+import type { PartitionEventTime } from "../batch/partition-watermark";
+import type { OperatorReport } from "../operator/result-operator";
 import type { OffsetRange, PartitionOffsets } from "../source/source";
 
 export interface PhaseDurations {
@@ -29,6 +31,12 @@ export interface BatchProgress {
   /** Violations per expectation (warn: kept; drop: dropped). */
   expectations: Record<string, number>;
   replayed: boolean;
+  /** Rows behind the watermark but within allowedLateness that still updated their window (counted in sink). */
+  lateAccepted?: number;
+  /** Per partition: max event time, last data, and whether it is idle (idle partitions do not hold the watermark). */
+  partitionEventTime?: PartitionEventTime[];
+  /** Windows / CDC / webhook: what the operator did in this batch. */
+  operator?: OperatorReport;
 }
 
 export interface ProgressInput {
@@ -48,6 +56,9 @@ export interface ProgressInput {
   warnings: Record<string, number>;
   replayed: boolean;
   now: Date;
+  lateAccepted?: number;
+  partitionEventTime?: PartitionEventTime[];
+  operator?: OperatorReport;
 }
 
 const perSecond = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
@@ -75,6 +86,9 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     outcomes: p.outcomes,
     expectations,
     replayed: p.replayed,
+    ...(p.lateAccepted ? { lateAccepted: p.lateAccepted } : {}),
+    ...(p.partitionEventTime && p.partitionEventTime.length > 0 ? { partitionEventTime: p.partitionEventTime } : {}),
+    ...(p.operator ? { operator: p.operator } : {}),
   };
 }
 
@@ -85,7 +99,8 @@ export function formatProgressLine(p: BatchProgress): string {
   return (
     `batch ${p.batchId}${p.replayed ? " (replayed plan)" : ""}: ${p.inputRows} rows in ${p.durationMs.total} ms ` +
     `(${p.processedRowsPerSecond}/s) → sink ${o.sink}, duplicate ${o.duplicate}, dropped ${dropped}, filtered ${o.filtered}, ` +
-    `quarantined ${o.quarantined}, dead letter ${o.deadLetter}, late ${o.late} | backlog ${p.backlog} | ` +
+    `quarantined ${o.quarantined}, dead letter ${o.deadLetter}, late ${o.late}${p.lateAccepted ? ` (+${p.lateAccepted} late accepted)` : ""}` +
+    `${o.stale ? `, stale ${o.stale}` : ""} | backlog ${p.backlog} | ` +
     `watermark ${p.watermark ?? "-"} | state ${p.stateRows} rows`
   );
 }

@@ -1,13 +1,15 @@
 // The checkpoint, the lease (fencing) and the offset log of a pipeline version.
 import type pg from "pg";
 import type { OffsetRange } from "../source/source";
+import type { PartitionClocks } from "../batch/partition-watermark";
 import { FencedError } from "../errors";
 
 export interface Checkpoint {
   lastBatchId: number;
   endOffsets: Record<string, number>;
   watermark: Date | null;
-  eventTimeMax: { eventTime?: string; dedupTime?: string };
+  /** Highest event time and dedup time seen, and per partition its max event time and last data (the watermark follows them). */
+  eventTimeMax: { eventTime?: string; dedupTime?: string; partitions?: PartitionClocks };
   stateRows: number;
   stateBytes: number;
   leaseEpoch: number;

@@ -4,7 +4,8 @@
 import type pg from "pg";
 import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";
 import { assertBalanced, type OutcomeCounts } from "../batch/outcomes";
-import { FencedError } from "../errors";
+import { FencedError, InvariantError } from "../errors";
+import type { Checkpoint } from "./checkpoint-store";
 import type { OffsetRange } from "../source/source";
 import { unnestSelect } from "./bulk";
 import type { SinkTable } from "./sink-table";
@@ -18,12 +19,15 @@ export interface CommitInput {
   batchId: number;
   epoch: number;
   topic: string;
-  sink: SinkTable;
+  /** The ledger's sink table; absent when an operator writes the result. */
+  sink?: SinkTable;
+  /** A stateful operator (windows, CDC, webhook) writes its state and result instead; returns the change in state size. */
+  operatorWrite?: (client: pg.PoolClient) => Promise<{ rows: number; bytes: number }>;
   ranges: OffsetRange[];
   inputRows: number;
   processed: ProcessedBatch;
   watermark: Date | null;
-  eventTimeMax: { eventTime?: string; dedupTime?: string };
+  eventTimeMax: Checkpoint["eventTimeMax"];
   /** Dedup state with a time before this is evicted. */
   evictBefore: Date | null;
   /** Builds the progress record from the final outcome counts (sink conflicts are known only here). */
@@ -54,17 +58,25 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     }
 
     const outcomes = structuredClone(input.processed.outcomes);
-    const written = await writeSinkRows(client, input.sink, input.processed.sinkRows, input);
-    // Rows whose key an append ledger already holds are duplicates, not sink rows.
-    outcomes.duplicate += outcomes.sink - written;
-    outcomes.sink = written;
+    let operatorState = { rows: 0, bytes: 0 };
+    if (input.operatorWrite) operatorState = await input.operatorWrite(client);
+    else {
+      if (!input.sink) throw new InvariantError(`batch ${input.batchId}: neither a sink table nor an operator to write the result`);
+      const written = await writeSinkRows(client, input.sink, input.processed.sinkRows, input);
+      // Rows whose key an append ledger already holds are duplicates, not sink rows.
+      outcomes.duplicate += outcomes.sink - written;
+      outcomes.sink = written;
+    }
     assertBalanced(input.inputRows, outcomes);
 
     const added = await insertDedupState(client, input.pipelineVersionId, input.processed.dedupInserts);
     const evicted = input.evictBefore ? await evictDedupState(client, input.pipelineVersionId, input.evictBefore) : { rows: 0, bytes: 0 };
     await insertDeadLetters(client, input, input.processed.deadLetters);
 
-    const state = { rows: Number(cp.state_rows) + added.rows - evicted.rows, bytes: Number(cp.state_bytes) + added.bytes - evicted.bytes };
+    const state = {
+      rows: Number(cp.state_rows) + added.rows - evicted.rows + operatorState.rows,
+      bytes: Number(cp.state_bytes) + added.bytes - evicted.bytes + operatorState.bytes,
+    };
     const progress = input.progress(outcomes, state);
     await client.query(
       `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,

@@ -23,7 +23,15 @@ export interface SinkTable {
   /** Primary key columns; absent for a keyless append (then the source position is unique). */
   key: string[] | undefined;
   mode: "append" | "upsert";
+  /** Sluice's own columns; default METADATA_COLUMNS (source position). Aggregates use RESULT_METADATA_COLUMNS. */
+  metadata?: { name: string; sqlType: string }[];
 }
+
+/** An aggregate's rows come from many source rows: they carry the batch and version that last wrote them. */
+export const RESULT_METADATA_COLUMNS: { name: string; sqlType: string }[] = [
+  { name: "_batch_id", sqlType: "bigint" },
+  { name: "_pipeline_version", sqlType: "text" },
+];
 
 export function sinkTableFor(table: string, columns: TColumn[], key: string[] | undefined, mode: "append" | "upsert"): SinkTable {
   const { schema, table: name } = splitQualifiedName(table);
@@ -49,7 +57,7 @@ export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable)
     `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`,
     [schema ?? "public", name],
   );
-  const wanted = [...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })), ...METADATA_COLUMNS.map((c) => ({ ...c, notNull: c.name !== "_rescued" }))];
+  const wanted = [...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })), ...(t.metadata ?? METADATA_COLUMNS).map((c) => ({ ...c, notNull: c.name !== "_rescued" }))];
 
   if (existing.rowCount === 0) {
     const cols = wanted.map((c) => `${quoteIdentifier(c.name)} ${c.sqlType}${c.notNull ? " NOT NULL" : ""}`);
