@@ -75,3 +75,12 @@ export {
   type ProgressStats,
   type ProgressOptions,
 } from "./payment-producer";
+export {
+  customerChangeFeed,
+  changesInOrder,
+  produceCustomerChanges,
+  CUSTOMER_STATUSES,
+  type CustomerChange,
+  type CustomerChangeOptions,
+  type ProduceCustomerChangesOptions,
+} from "./customer-changes";

@@ -5,6 +5,7 @@ import type pg from "pg";
 import { outputColumns, type TCompiledSpec } from "@sluice/spec";
 import { ConfigurationError } from "../errors";
 import { ensureSinkTable, RESULT_METADATA_COLUMNS, sinkTableFor, type SinkTable } from "../store/sink-table";
+import { CdcOperator } from "../cdc/cdc-operator";
 import { WindowOperator } from "../window/window-operator";
 import type { ResultOperator } from "./result-operator";
 
@@ -28,7 +29,12 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
     await ensureSinkTable(ctx.pool, table);
     return { operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "table", table }) };
   }
-  if (spec.cdc) throw new ConfigurationError(`pipeline "${spec.name}": CDC is not supported by this engine version yet`);
+  if (spec.cdc) {
+    if (!pgSink) throw new ConfigurationError(`pipeline "${spec.name}": cdc applies changes to a table: use a postgres sink`);
+    const table = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
+    await ensureSinkTable(ctx.pool, table);
+    return { operator: new CdcOperator(ctx.pool, ctx.pipelineVersionId, compiled, table, spec.source.kafka.topic) };
+  }
   if (!pgSink) throw new ConfigurationError(`pipeline "${spec.name}": webhook sinks are not supported by this engine version yet`);
   const sink = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
   await ensureSinkTable(ctx.pool, sink);

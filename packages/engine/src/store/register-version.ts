@@ -72,6 +72,14 @@ async function continueCheckpoint(client: pg.PoolClient, from: string, to: strin
     [from, to],
   );
   await client.query(`INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $2, key, event_time FROM dedup_state WHERE pipeline_version_id = $1`, [from, to]);
+  // Window and CDC state continue too (state_rows above counts them). A changed aggregate or cdc
+  // section needs a version with fresh state instead (blue/green): accumulators are per measure.
+  await client.query(
+    `INSERT INTO window_state (pipeline_version_id, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id)
+     SELECT $2, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id FROM window_state WHERE pipeline_version_id = $1`,
+    [from, to],
+  );
+  await client.query(`INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted) SELECT $2, entity_key, sequence, deleted FROM cdc_state WHERE pipeline_version_id = $1`, [from, to]);
   // A planned but uncommitted batch keeps its exact range in the new version.
   await client.query(
     `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges)
