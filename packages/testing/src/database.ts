@@ -5,7 +5,17 @@ import pg from "pg";
 import { uniqueName } from "./names";
 import { databaseUrlFor, testServices } from "./services";
 
-export const TEMPLATE_DATABASE = "sluice_test_template";
+// One template per test run (named by the global setup and handed to test workers through the
+// environment), so concurrent test runs on one machine never drop each other's template.
+const TEMPLATE_ENV = "SLUICE_TEST_TEMPLATE";
+export function templateDatabase(): string {
+  const name = process.env[TEMPLATE_ENV];
+  if (!name) throw new Error(`${TEMPLATE_ENV} is not set: run integration tests through vitest's integration project`);
+  return name;
+}
+
+// CREATE DATABASE ... TEMPLATE fails while anything else is connected to the template.
+const TEMPLATE_BUSY = "55006";
 
 async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrlFor(testServices.databaseUrl, "postgres") });
@@ -17,17 +27,17 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** (Re)create the template database and apply every Prisma migration to it. Run once per test run. */
-export async function prepareTemplateDatabase(repoRoot: string): Promise<void> {
-  await withAdmin(async (c) => {
-    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-  });
+/** Create this run's template database and apply every Prisma migration to it. Returns a cleanup. */
+export async function prepareTemplateDatabase(repoRoot: string): Promise<() => Promise<void>> {
+  const name = uniqueName("sluice_tpl");
+  process.env[TEMPLATE_ENV] = name;
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
   execFileSync("npx", ["prisma", "migrate", "deploy"], {
     cwd: repoRoot,
-    env: { ...process.env, DATABASE_URL: databaseUrlFor(testServices.databaseUrl, TEMPLATE_DATABASE) },
+    env: { ...process.env, DATABASE_URL: databaseUrlFor(testServices.databaseUrl, name) },
     stdio: "pipe",
   });
+  return () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined);
 }
 
 export interface TestDatabase {
@@ -39,7 +49,16 @@ export interface TestDatabase {
 /** A fresh, migrated database for one test file. Call `drop()` in afterAll. */
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const name = uniqueName(`t_${label}`);
-  await withAdmin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`));
+  const template = templateDatabase();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await withAdmin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+      break;
+    } catch (err) {
+      if ((err as { code?: string }).code !== TEMPLATE_BUSY || attempt >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
   return {
     name,
     url: databaseUrlFor(testServices.databaseUrl, name),

@@ -1,3 +1,3 @@
 export { uniqueName } from "./names";
 export { testServices, databaseUrlFor } from "./services";
-export { createTestDatabase, prepareTemplateDatabase, TEMPLATE_DATABASE, type TestDatabase } from "./database";
+export { createTestDatabase, prepareTemplateDatabase, templateDatabase, type TestDatabase } from "./database";
