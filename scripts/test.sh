@@ -17,12 +17,16 @@ step() { # step NAME COMMAND...
 step typecheck npx turbo run typecheck --continue --output-logs=errors-only
 step "typecheck scripts" npx tsc --noEmit -p tsconfig.json
 step lint npx eslint . --max-warnings 0
-step "unit tests" npx vitest run --project unit
-step "integration tests" npx vitest run --project integration
-step "end-to-end tests" bash scripts/e2e.sh
+results="$sluice_root/.data/test-results"
+rm -rf "$results" && mkdir -p "$results"
+step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
+step "integration tests" npx vitest run --project integration --reporter=default --reporter=json --outputFile.json="$results/integration.json"
+step "end-to-end tests" bash -o pipefail -c "bash scripts/e2e.sh | tee '$results/e2e.log'"
 
 if [ "${#failed[@]}" -gt 0 ]; then
   sluice_log "failed steps: ${failed[*]}"
+  node scripts/test-summary.mjs "$results"
   exit 1
 fi
 sluice_log "all test steps passed"
+node scripts/test-summary.mjs "$results"
