@@ -60,4 +60,32 @@ describe("KafkaSource on a real broker", () => {
     }
     expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => `p0-o${i}`));
   });
+
+  it("a range that starts inside the read-ahead but ends past it gets the buffered records and then fresh ones", async () => {
+    const own = new KafkaSource({ kafka, topic, groupPrefix: uniqueName("grp"), readTimeoutMs: 20_000 });
+    try {
+      expect(values(await own.read([{ partition: 2, from: 0, to: 40 }]))).toEqual(Array.from({ length: 40 }, (_, i) => `p2-o${i}`));
+      // Give the read-ahead time to buffer the rest of the partition, then append to it.
+      await new Promise((r) => setTimeout(r, 500));
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic, messages: Array.from({ length: 20 }, (_, i) => ({ partition: 2, value: `p2-o${100 + i}` })), acks: -1 });
+      await producer.disconnect();
+      expect(values(await own.read([{ partition: 2, from: 40, to: 120 }]))).toEqual(Array.from({ length: 80 }, (_, i) => `p2-o${40 + i}`));
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("drops the read-ahead when the next range does not start where the last one ended", async () => {
+    const own = new KafkaSource({ kafka, topic, groupPrefix: uniqueName("grp"), readTimeoutMs: 20_000 });
+    try {
+      await own.read([{ partition: 1, from: 0, to: 10 }]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(values(await own.read([{ partition: 1, from: 20, to: 25 }]))).toEqual(["p1-o20", "p1-o21", "p1-o22", "p1-o23", "p1-o24"]);
+      expect(values(await own.read([{ partition: 1, from: 5, to: 8 }]))).toEqual(["p1-o5", "p1-o6", "p1-o7"]);
+    } finally {
+      await own.close();
+    }
+  });
 });

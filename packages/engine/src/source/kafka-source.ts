@@ -6,6 +6,11 @@
 // partition to its planned start, resume it, collect messages until the planned end, and pause it
 // again. The consumer stays warm between batches; offsets are never committed to Kafka — the
 // checkpoint in Postgres is the only truth about progress.
+//
+// Read-ahead (performance): when a partition's range is done, it keeps fetching up to one more
+// batch's worth of records into a buffer while the engine processes and commits. The next read()
+// uses the buffer only if its range starts exactly where the buffer starts, so a read still returns
+// exactly the planned offsets; otherwise the buffer is dropped and the partition seeks as before.
 import { randomBytes } from "node:crypto";
 import type { Admin, Consumer, EachBatchPayload, Kafka } from "kafkajs";
 import { RetriableError } from "../errors";
@@ -26,6 +31,19 @@ interface PendingPartition {
   records: SourceRecord[];
 }
 
+/** Records fetched past the end of the last read, starting at `from`, for the next one. */
+interface ReadAhead {
+  from: number;
+  /** The offset the consumer fetches next for this partition. */
+  next: number;
+  records: SourceRecord[];
+  /** Stop fetching (pause the partition) once this many records are held. */
+  limit: number;
+}
+
+/** Read ahead at most this many records per partition, whatever the batch size. */
+const MAX_READ_AHEAD = 50_000;
+
 interface PendingRead {
   partitions: Map<number, PendingPartition>;
   remaining: Set<number>;
@@ -41,6 +59,7 @@ export class KafkaSource implements RecordSource {
   private consumer: Consumer | undefined;
   private joined: Promise<void> | undefined;
   private pending: PendingRead | undefined;
+  private readonly ahead = new Map<number, ReadAhead>();
 
   constructor(opts: KafkaSourceOptions) {
     this.kafka = opts.kafka;
@@ -71,12 +90,29 @@ export class KafkaSource implements RecordSource {
     const consumer = await this.ensureConsumer();
 
     const partitions = new Map<number, PendingPartition>();
-    for (const r of wanted) partitions.set(r.partition, { next: r.from, to: r.to, records: [] });
+    const seek: number[] = [];
+    for (const r of wanted) {
+      const state: PendingPartition = { next: r.from, to: r.to, records: [] };
+      partitions.set(r.partition, state);
+      const buffered = this.ahead.get(r.partition);
+      this.ahead.delete(r.partition);
+      if (buffered?.from !== r.from) {
+        seek.push(r.partition);
+        continue;
+      }
+      // The read-ahead starts exactly at this range: take what it holds, fetch the rest (no seek).
+      const upTo = buffered.records.findIndex((rec) => rec.offset >= r.to);
+      state.records = upTo === -1 ? buffered.records : buffered.records.slice(0, upTo);
+      state.next = buffered.next;
+      if (state.next >= r.to) this.ahead.set(r.partition, { ...buffered, from: r.to, records: upTo === -1 ? [] : buffered.records.slice(upTo) });
+    }
+    const remaining = new Set([...partitions].filter(([, st]) => st.next < st.to).map(([p]) => p));
     const done = new Promise<void>((resolve) => {
-      this.pending = { partitions, remaining: new Set(partitions.keys()), resolve };
+      this.pending = { partitions, remaining, resolve };
+      if (remaining.size === 0) resolve();
     });
-    this.seekPending(consumer);
-    consumer.resume([{ topic: this.topic, partitions: [...partitions.keys()] }]);
+    for (const p of seek) consumer.seek({ topic: this.topic, partition: p, offset: String(partitions.get(p)!.next) });
+    if (remaining.size > 0) consumer.resume([{ topic: this.topic, partitions: [...remaining] }]);
 
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -93,7 +129,10 @@ export class KafkaSource implements RecordSource {
     } finally {
       clearTimeout(timer);
       this.pending = undefined;
+      // Only partitions still reading ahead keep fetching.
+      const fetching = [...this.ahead].filter(([, a]) => a.records.length < a.limit).map(([p]) => p);
       consumer.pause([{ topic: this.topic }]);
+      if (fetching.length > 0) consumer.resume([{ topic: this.topic, partitions: fetching }]);
     }
     return wanted.flatMap((r) => partitions.get(r.partition)!.records);
   }
@@ -130,7 +169,9 @@ export class KafkaSource implements RecordSource {
     this.consumer = consumer;
     const joined = new Promise<void>((resolve) => {
       consumer.on(consumer.events.GROUP_JOIN, () => {
-        // After any (re)join the group resets positions; put pending partitions back where we were.
+        // After any (re)join the group resets positions; put pending partitions back where we were,
+        // and drop read-ahead buffers (their partitions seek on their next read).
+        this.ahead.clear();
         this.seekPending(consumer);
         resolve();
       });
@@ -148,28 +189,50 @@ export class KafkaSource implements RecordSource {
     consumer.pause([{ topic: this.topic }]);
   }
 
-  private async onBatch({ batch, resolveOffset }: EachBatchPayload): Promise<void> {
+  private async onBatch({ batch, resolveOffset, isStale }: EachBatchPayload): Promise<void> {
+    const partition = batch.partition;
     const pending = this.pending;
-    const state = pending?.partitions.get(batch.partition);
-    if (!pending || !state || !pending.remaining.has(batch.partition)) {
-      this.consumer?.pause([{ topic: this.topic, partitions: [batch.partition] }]);
+    const state = pending?.remaining.has(partition) ? pending.partitions.get(partition) : undefined;
+    const ahead = state ? undefined : this.ahead.get(partition);
+    if (!state && !ahead) {
+      this.consumer?.pause([{ topic: this.topic, partitions: [partition] }]);
       return;
     }
+    // Stale fetches from before a seek can still arrive: drop a batch fetched before a pending seek
+    // or from past our position (it cannot be contiguous), and skip records before the next offset.
+    const next = state ? state.next : ahead!.next;
+    const fetchedFrom = Number((batch as unknown as { fetchedOffset?: string }).fetchedOffset ?? next);
+    if (isStale() || fetchedFrom > next) return;
+    const overflow: SourceRecord[] = [];
+    let last: string | undefined;
     for (const m of batch.messages) {
       const offset = Number(m.offset);
-      // Stale fetches from before a seek can still arrive: skip what is before or past the range.
-      if (offset < state.next) continue;
-      if (offset >= state.to) break;
-      state.records.push({ partition: batch.partition, offset, key: m.key, value: m.value, timestamp: Number(m.timestamp) });
-      state.next = offset + 1;
-      resolveOffset(m.offset);
+      if (offset < next) continue;
+      const record = { partition, offset, key: m.key, value: m.value, timestamp: Number(m.timestamp) };
+      if (state && offset < state.to) {
+        state.records.push(record);
+        state.next = offset + 1;
+      } else (ahead ? ahead.records : overflow).push(record);
+      last = m.offset;
+    }
+    if (last === undefined) return;
+    // Only the position matters (offsets are never committed): resolve the last record taken.
+    resolveOffset(last);
+    const fetched = Math.max(next, Number(batch.lastOffset()) + 1);
+
+    if (ahead) {
+      ahead.next = fetched;
+      if (ahead.records.length >= ahead.limit) this.consumer?.pause([{ topic: this.topic, partitions: [partition] }]);
+      return;
     }
     // Offsets may have gaps (compaction, transaction markers): the range is done once the batch
-    // reaches past its last offset.
-    if (state.next >= state.to || Number(batch.lastOffset()) >= state.to - 1) {
-      pending.remaining.delete(batch.partition);
-      this.consumer?.pause([{ topic: this.topic, partitions: [batch.partition] }]);
-      if (pending.remaining.size === 0) pending.resolve();
+    // reaches past its last offset. What was fetched beyond it starts the read-ahead.
+    if (state!.next >= state!.to || Number(batch.lastOffset()) >= state!.to - 1) {
+      pending!.remaining.delete(partition);
+      // Read ahead about one batch of this partition.
+      const limit = Math.min(MAX_READ_AHEAD, Math.max(1000, state!.records.length));
+      this.ahead.set(partition, { from: state!.to, next: Math.max(state!.to, fetched), records: overflow, limit });
+      if (pending!.remaining.size === 0) pending!.resolve();
     }
   }
 }

@@ -20,17 +20,27 @@ export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, row
 
   const columns: UnnestColumn[] = [
     ...table.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), values: batchRows.map((r) => r.values[c.name]) })),
-    ...METADATA_COLUMNS.map((c) => ({ name: c.name, sqlType: c.sqlType, values: batchRows.map((r) => metadataValue(c.name, r, meta)) })),
+    ...METADATA_COLUMNS.filter((c) => !PER_BATCH.has(c.name)).map((c) => ({ name: c.name, sqlType: c.sqlType, values: batchRows.map((r) => metadataValue(c.name, r, meta)) })),
   ];
+  // Performance: values that are the same for every row of the batch are sent once, as scalar
+  // parameters after the arrays, instead of as arrays of 20k identical strings.
+  const constants = METADATA_COLUMNS.filter((c) => PER_BATCH.has(c.name));
   const { sql: select, params } = unnestSelect(columns);
-  const names = columns.map((c) => quoteIdentifier(c.name)).join(", ");
-  const conflict = onConflict(table, columns);
-  const res = await client.query(`INSERT INTO ${table.sql} (${names}) ${select} ${conflict}`, params);
+  const constantSql = constants.map((c, i) => `$${params.length + i + 1}::${c.sqlType}`);
+  const all = [...columns, ...constants];
+  const names = all.map((c) => quoteIdentifier(c.name)).join(", ");
+  const conflict = onConflict(table, all);
+  const res = await client.query(`INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}`, [
+    ...params,
+    ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta)),
+  ]);
   // Upserted rows that collapsed onto one key in this batch still reached the sink.
   return (res.rowCount ?? 0) + (rows.length - batchRows.length);
 }
 
-function onConflict(table: SinkTable, columns: UnnestColumn[]): string {
+const PER_BATCH = new Set(["_topic", "_batch_id", "_pipeline_version"]);
+
+function onConflict(table: SinkTable, columns: { name: string }[]): string {
   if (!table.key) return "ON CONFLICT DO NOTHING";
   const key = table.key.map(quoteIdentifier).join(", ");
   if (table.mode === "append") return `ON CONFLICT (${key}) DO NOTHING`;

@@ -1,0 +1,88 @@
+// Guarantee behind every bulk write (sink rows, dedup state, dead letters): what the engine sends as
+// unnest array literals arrives in Postgres unchanged, whatever the value holds — quotes, backslashes,
+// commas, braces, the text "NULL", empty strings, JSON, bytes. Round-trips through the real database.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { unnestSelect } from "./bulk";
+
+let db: TestDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  db = await createTestDatabase("bulk");
+  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+});
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+describe("unnest array literals", () => {
+  it("round-trip text, numbers, booleans, timestamps, jsonb and bytea exactly, nulls included", async () => {
+    const text = [
+      "plain",
+      'with "quotes"',
+      "back\\slash",
+      "a,b",
+      "{braces}",
+      "NULL",
+      "",
+      "  spaced  ",
+      "ünï©ødé ✓",
+      '\\"mixed\\"',
+      null,
+    ];
+    const bigint = [0, -1, 9007199254740991, 42, 7, 8, 9, 10, 11, 12, null];
+    const numeric = [
+      "0",
+      "-12.50",
+      "12345678901234567890.123456789",
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "7",
+      null,
+    ];
+    const bool = [true, false, true, false, true, false, true, false, true, false, null];
+    const time = text.map((_, i) => (i === 10 ? null : new Date(Date.UTC(2025, 0, 1, 0, 0, i, 123))));
+    const json = [
+      { a: 'q"uote' },
+      ["x", 1],
+      "just a string",
+      12.5,
+      { nested: { "back\\slash": [null, true] } },
+      {},
+      [],
+      "NULL",
+      { s: "{,}" },
+      0,
+      null,
+    ];
+    const bytes = text.map((_, i) => (i === 10 ? null : Buffer.from([0, i, 255, 92, 34])));
+
+    const { sql, params } = unnestSelect([
+      { name: "text", sqlType: "text", values: text },
+      { name: "bigint", sqlType: "bigint", values: bigint },
+      { name: "numeric", sqlType: "numeric", values: numeric },
+      { name: "bool", sqlType: "boolean", values: bool },
+      { name: "time", sqlType: "timestamptz", values: time },
+      { name: "json", sqlType: "jsonb", values: json },
+      { name: "bytes", sqlType: "bytea", values: bytes },
+    ]);
+    const res = await pool.query(
+      `SELECT t, b::text AS b, n::text AS n, x, ts, j, by FROM (${sql}) AS u (t, b, n, x, ts, j, by)`,
+      params,
+    );
+    expect(res.rows.map((r) => r.t)).toEqual(text);
+    expect(res.rows.map((r) => (r.b === null ? null : Number(r.b)))).toEqual(bigint);
+    expect(res.rows.map((r) => r.n)).toEqual(numeric);
+    expect(res.rows.map((r) => r.x)).toEqual(bool);
+    expect(res.rows.map((r) => r.ts)).toEqual(time);
+    expect(res.rows.map((r) => r.j)).toEqual(json);
+    expect(res.rows.map((r) => r.by)).toEqual(bytes);
+  });
+});
