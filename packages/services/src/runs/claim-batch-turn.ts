@@ -23,7 +23,13 @@ export interface TBatchTurnRef {
   workerId: string;
 }
 
-export function claimBatchTurn(db: PrismaClient, turn: TBatchTurnRef): Promise<TBatchTurnClaim> {
+export async function claimBatchTurn(db: PrismaClient, turn: TBatchTurnRef): Promise<TBatchTurnClaim> {
+  // Fast path, one statement: the usual case, the current turn of a running version.
+  const claimed = await db.$queryRaw<{ failures: number }[]>`
+    UPDATE pipeline_runs SET batch_started_at = now(), batch_worker_id = ${turn.workerId}, next_batch_at = NULL, updated_at = now()
+     WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq} AND status = 'running' AND desired_state = 'running'
+    RETURNING consecutive_failures AS failures`;
+  if (claimed[0]) return { kind: "run", seq: turn.seq, consecutiveFailures: claimed[0].failures };
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
     if (run.status !== "running") return { kind: "idle", status: run.status };

@@ -36,7 +36,20 @@ export function nextBatchDelay(o: TBatchOutcome): { drained: true } | { drained:
   return { drained: false, delayMs: Math.max(0, o.triggerEveryMs - elapsed) };
 }
 
-export function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, outcome: TBatchOutcome): Promise<TBatchTurnFinish> {
+export async function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, outcome: TBatchOutcome): Promise<TBatchTurnFinish> {
+  // Fast path, one statement: still the current turn of a running version that should keep running.
+  const next = nextBatchDelay(outcome);
+  if (!next.drained) {
+    const lastBatchAt = outcome.committed ? new Date() : null;
+    const advanced = await db.$queryRaw<{ seq: number }[]>`
+      UPDATE pipeline_runs SET schedule_seq = schedule_seq + 1, consecutive_failures = 0, next_batch_at = ${new Date(Date.now() + next.delayMs)},
+             last_batch_at = coalesce(${lastBatchAt}::timestamptz, last_batch_at), updated_at = now(),
+             batch_started_at = CASE WHEN batch_worker_id = ${turn.workerId} THEN NULL ELSE batch_started_at END,
+             batch_worker_id = CASE WHEN batch_worker_id = ${turn.workerId} THEN NULL ELSE batch_worker_id END
+       WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq} AND status = 'running' AND desired_state = 'running'
+      RETURNING schedule_seq AS seq`;
+    if (advanced[0]) return { kind: "next", seq: advanced[0].seq, delayMs: next.delayMs };
+  }
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
     const where = { pipelineVersionId: turn.pipelineVersionId };
@@ -48,7 +61,6 @@ export function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, outcome: 
     }
     await tx.pipelineRun.update({ where, data: done });
     if (run.desired !== "running") return { kind: "settled", status: await settlePending(tx, run, turn.workerId, "after the in-flight batch committed") };
-    const next = nextBatchDelay(outcome);
     if (next.drained) {
       await tx.pipelineRun.update({ where, data: { status: "stopped", desiredState: "stopped", nextBatchAt: null } });
       await recordTransition(tx, turn.pipelineVersionId, {

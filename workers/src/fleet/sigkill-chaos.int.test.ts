@@ -1,0 +1,77 @@
+// Guarantee: worker processes can die at any instant — SIGKILL, no shutdown — and every pipeline still
+// reaches the end of its topic with every event id in its sink exactly once (product.md, semantics 1
+// and 2; issue "Workers": the chaos test).
+//
+// Three worker processes run six pipelines over two topics while producers keep writing. Every few
+// seconds (seeded) a random worker is SIGKILLed and a new one started. Killed batches are picked up
+// again when BullMQ finds their job stalled, and re-run over their recorded plan; the reconciler
+// rebuilds anything lost. Afterwards each sink is audited like an uninterrupted run: every event id
+// once, gap-free balanced batches that tile the topic, each batch equal to its plan.
+// Duration: SLUICE_CHAOS_MS (default 75 s of kills; the issue asks for "a couple of minutes" — scaled
+// down for the 2-core machines, set SLUICE_CHAOS_MS=120000 for the full run).
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prng } from "@sluice/producer";
+import { createFleetHarness, fleetRunSummary, type FleetHarness } from "../testing/fleet-harness";
+import { auditFleet, startFleet, startProducers, waitFleetCaughtUp, type FleetPipeline } from "../testing/pipeline-fleet";
+import { isStarted, type WorkerProcess } from "../testing/worker-process";
+
+const CHAOS_MS = Number(process.env.SLUICE_CHAOS_MS ?? 75_000);
+const WORKERS = 3;
+
+let h: FleetHarness;
+beforeAll(async () => {
+  h = await createFleetHarness("chaos", { extraTopics: 1 });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("worker chaos", () => {
+  it(`3 workers, 6 pipelines, producers running: a random worker SIGKILLed every few seconds for ${CHAOS_MS / 1000} s — every sink ends exactly once`, { timeout: CHAOS_MS + 300_000 }, async () => {
+    const [a, b] = h.topics as [string, string];
+    const producers = await startProducers(h.fx.kafka, [
+      { topic: a, seed: 101, backlog: 4000, ratePerSecond: 100 },
+      { topic: b, seed: 202, backlog: 4000, ratePerSecond: 100 },
+    ]);
+    const workers: WorkerProcess[] = Array.from({ length: WORKERS }, () => h.spawnWorker());
+    await Promise.all(workers.map((w) => w.waitForLog(isStarted)));
+    const fleet: FleetPipeline[] = await startFleet(h.fx.pool, h.db, h.queue, [
+      { name: "chaos-a1", topic: a, maxOffsetsPerTrigger: 300, every: "500ms" },
+      { name: "chaos-a2", topic: a, maxOffsetsPerTrigger: 700, every: "1s" },
+      { name: "chaos-a3", topic: a, maxOffsetsPerTrigger: 1500, every: "2s" },
+      { name: "chaos-b1", topic: b, maxOffsetsPerTrigger: 300, every: "500ms" },
+      { name: "chaos-b2", topic: b, maxOffsetsPerTrigger: 700, every: "1s" },
+      { name: "chaos-b3", topic: b, maxOffsetsPerTrigger: 1500, every: "2s" },
+    ]);
+
+    const rng = Prng.from("worker-chaos-1");
+    const started = Date.now();
+    let kills = 0;
+    while (Date.now() - started < CHAOS_MS) {
+      await sleep(rng.int(2000, 5000));
+      const i = rng.int(0, WORKERS - 1);
+      workers[i]!.child.kill("SIGKILL");
+      await workers[i]!.exited;
+      kills++;
+      await sleep(rng.int(200, 1500));
+      workers[i] = h.spawnWorker();
+    }
+    const manifests = await producers.stop();
+    const drainStarted = Date.now();
+    await waitFleetCaughtUp(h.fx.pool, h.fx.kafka, fleet, 240_000);
+    const drainMs = Date.now() - drainStarted;
+
+    const summary = await fleetRunSummary(h.db);
+    expect(summary.failed).toEqual([]);
+    const { batches, replayed } = await auditFleet(h.fx.pool, h.fx.kafka, fleet, manifests);
+    const messages = [...manifests.values()].reduce((s, m) => s + m.counts.messages, 0);
+    const stalledRecoveries = h.spawned.flatMap((w) => w.logs).filter((l) => l.msg === "runner opened (lease taken)").length;
+    console.log(
+      `[chaos] ${kills} SIGKILLs in ${Math.round((Date.now() - started - drainMs) / 1000)} s; ${messages} messages on 2 topics; ` +
+        `${batches} committed batches over 6 pipelines, ${replayed} re-ran a recorded plan; ${stalledRecoveries} runner (re)opens; ` +
+        `caught up ${drainMs} ms after the producers stopped; every sink exact`,
+    );
+    expect(kills).toBeGreaterThanOrEqual(Math.floor(CHAOS_MS / 5000));
+  });
+});
