@@ -42,3 +42,11 @@ export function loadEnv<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEn
   const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
   throw new Error(`Invalid environment:\n${lines.join("\n")}\nSee README.md "Environment variables".`);
 }
+
+/**
+ * Variables a pipeline spec names for its secrets (a webhook's urlFromEnv / headersFromEnv), looked
+ * up when the pipeline starts: the spec names the variable, the process environment holds the value.
+ */
+export function pipelineEnv(env: NodeJS.ProcessEnv = process.env): (name: string) => string | undefined {
+  return (name) => env[name];
+}

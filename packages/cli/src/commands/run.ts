@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { EngineError, ExpectationFailedError, FencedError, formatProgressLine, PipelineRunner, registerPipelineVersion } from "@sluice/engine";
 import { formatSpecErrors, specTiming } from "@sluice/spec";
+import { pipelineEnv } from "@sluice/config";
 import { connect, stderrLogger } from "../connect";
 import { loadSpecFile } from "../load-spec";
 
@@ -37,7 +38,7 @@ export async function runCommand(file: string, mode: RunMode): Promise<number> {
     console.log(`${spec.name} version ${reg.version} ${how} [${reg.pipelineVersionId}]`);
     runner = await PipelineRunner.open(
       { pool: services.pool, kafka: services.kafka, logger: stderrLogger },
-      { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}` },
+      { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },
     );
 
     let failures = 0;

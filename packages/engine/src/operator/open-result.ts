@@ -2,10 +2,13 @@
 // (written by commit-batch itself), or a stateful operator — event-time windows, CDC apply-changes,
 // or a webhook — that prepares before the commit and writes inside it.
 import type pg from "pg";
-import { outputColumns, type TCompiledSpec } from "@sluice/spec";
+import { outputColumns, parseDuration, type TCompiledSpec, type TResolvedWebhookSink } from "@sluice/spec";
+import { CdcOperator } from "../cdc/cdc-operator";
 import { ConfigurationError } from "../errors";
 import { ensureSinkTable, RESULT_METADATA_COLUMNS, sinkTableFor, type SinkTable } from "../store/sink-table";
-import { CdcOperator } from "../cdc/cdc-operator";
+import { findPipelineId } from "../webhook/delivery-ledger";
+import { WebhookDelivery, type WebhookDeliveryOptions } from "../webhook/webhook-delivery";
+import { WebhookOperator } from "../webhook/webhook-operator";
 import { WindowOperator } from "../window/window-operator";
 import type { ResultOperator } from "./result-operator";
 
@@ -15,16 +18,25 @@ export interface OpenedResult {
   operator?: ResultOperator;
 }
 
+/** Tuning of webhook retries (tests shorten the backoff). */
+export type WebhookTuning = Pick<WebhookDeliveryOptions, "backoffBaseMs" | "maxBackoffMs" | "concurrency">;
+
 export interface ResultContext {
   pool: pg.Pool;
   pipelineVersionId: string;
+  /** Resolves `urlFromEnv` / `headersFromEnv` of a webhook sink; the engine itself never reads the environment. */
+  env?: (name: string) => string | undefined;
+  webhook?: WebhookTuning;
 }
 
 export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): Promise<OpenedResult> {
   const { spec } = compiled;
   const pgSink = spec.sink.postgres;
   if (spec.aggregate) {
-    if (!pgSink) throw new ConfigurationError(`pipeline "${spec.name}": an aggregate with a webhook sink is not supported yet: use a postgres sink`);
+    if (!pgSink) {
+      const hook = await openWebhook(ctx, compiled, spec.sink.webhook!);
+      return { operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "webhook", deliver: async (rows, input) => countsOf(await hook.deliverRows(rows, input)) }) };
+    }
     const table: SinkTable = { ...sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode), metadata: RESULT_METADATA_COLUMNS };
     await ensureSinkTable(ctx.pool, table);
     return { operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "table", table }) };
@@ -35,8 +47,36 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
     await ensureSinkTable(ctx.pool, table);
     return { operator: new CdcOperator(ctx.pool, ctx.pipelineVersionId, compiled, table, spec.source.kafka.topic) };
   }
-  if (!pgSink) throw new ConfigurationError(`pipeline "${spec.name}": webhook sinks are not supported by this engine version yet`);
+  if (!pgSink) return { operator: await openWebhook(ctx, compiled, spec.sink.webhook!) };
   const sink = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
   await ensureSinkTable(ctx.pool, sink);
   return { sink };
 }
+
+async function openWebhook(ctx: ResultContext, compiled: TCompiledSpec, hook: TResolvedWebhookSink): Promise<WebhookOperator> {
+  const name = compiled.spec.name;
+  const fromEnv = (variable: string, what: string) => {
+    const value = ctx.env?.(variable);
+    if (value === undefined || value === "") throw new ConfigurationError(`pipeline "${name}": ${what} comes from the environment variable ${variable}, which is not set: set it for the worker`);
+    return value;
+  };
+  const url = hook.url ?? fromEnv(hook.urlFromEnv!, "the webhook URL");
+  const headers = { ...hook.headers };
+  for (const [header, variable] of Object.entries(hook.headersFromEnv)) headers[header] = fromEnv(variable, `header ${header}`);
+  const pipelineId = await findPipelineId(ctx.pool, ctx.pipelineVersionId);
+  if (!pipelineId) throw new ConfigurationError(`pipeline version ${ctx.pipelineVersionId} is not registered: register it before running (the webhook ledger is kept per pipeline)`);
+  const delivery = new WebhookDelivery(ctx.pool, {
+    target: { url, method: hook.method, headers, timeoutMs: parseDuration(hook.timeout) },
+    idempotencyHeader: hook.idempotencyHeader,
+    maxAttempts: hook.maxAttempts,
+    ...ctx.webhook,
+  });
+  return new WebhookOperator(compiled, pipelineId, ctx.pipelineVersionId, delivery);
+}
+
+const countsOf = (r: { sent: number; alreadyDelivered: number; retries: number; failedKeys: Map<string, string> }) => ({
+  sent: r.sent,
+  alreadyDelivered: r.alreadyDelivered,
+  retries: r.retries,
+  failed: r.failedKeys.size,
+});

@@ -11,7 +11,7 @@ import { advancePartitionClocks, combinedEventTime } from "../batch/partition-wa
 import { processBatch, type ProcessedBatch } from "../batch/process-batch";
 import { lateHorizon, nextWatermark } from "../batch/watermark";
 import { ExpectationFailedError } from "../errors";
-import { openResult, type OpenedResult } from "../operator/open-result";
+import { openResult, type OpenedResult, type WebhookTuning } from "../operator/open-result";
 import { applyPrepared } from "../operator/result-operator";
 import { backlogAfter, planBatch } from "../plan/plan-batch";
 import { KafkaSource } from "../source/kafka-source";
@@ -42,6 +42,10 @@ export interface RunnerOptions {
   owner: string;
   /** Replace the Kafka source (tests, other clients). */
   source?: RecordSource;
+  /** Resolves a webhook sink's `urlFromEnv` / `headersFromEnv` (the process entry point reads the environment, not the engine). */
+  env?: (name: string) => string | undefined;
+  /** Webhook retry tuning: backoff base and cap, requests in flight. */
+  webhook?: WebhookTuning;
 }
 
 export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress };
@@ -62,7 +66,10 @@ export class PipelineRunner {
   static async open(res: EngineResources, opts: RunnerOptions): Promise<PipelineRunner> {
     const { spec } = opts;
     const compiled = compileSpec(spec);
-    const result = await openResult({ pool: res.pool, pipelineVersionId: opts.pipelineVersionId }, compiled);
+    const result = await openResult(
+      { pool: res.pool, pipelineVersionId: opts.pipelineVersionId, ...(opts.env ? { env: opts.env } : {}), ...(opts.webhook ? { webhook: opts.webhook } : {}) },
+      compiled,
+    );
     await ensureCheckpoint(res.pool, opts.pipelineVersionId);
     const epoch = await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
     const source = opts.source ?? new KafkaSource({ kafka: res.kafka, topic: spec.source.kafka.topic, groupPrefix: opts.pipelineVersionId });

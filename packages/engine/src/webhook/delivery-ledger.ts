@@ -1,0 +1,93 @@
+// The webhook delivery ledger (webhook_deliveries): one row per (pipeline, idempotency key), pending →
+// delivered | failed, with attempts and the last error. Every write here is its own transaction,
+// *outside* the batch transaction, so a recorded success survives a batch that rolls back or a worker
+// that dies before committing: the batch re-runs, finds the key delivered, and does not send it again.
+// Every write is fenced on the runner's lease epoch, so a runner that was taken over stops sending.
+import type pg from "pg";
+import { FencedError } from "../errors";
+import { unnestSelect } from "../store/bulk";
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+export interface LedgerEntry {
+  key: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastError: string | null;
+}
+
+export interface LedgerScope {
+  pipelineId: string;
+  pipelineVersionId: string;
+  epoch: number;
+}
+
+const FENCE = `EXISTS (SELECT 1 FROM checkpoints WHERE pipeline_version_id = $2 AND lease_epoch = $3)`;
+
+async function assertLease(db: pg.Pool, s: LedgerScope): Promise<void> {
+  const res = await db.query(`SELECT 1 FROM checkpoints WHERE pipeline_version_id = $1 AND lease_epoch = $2`, [s.pipelineVersionId, s.epoch]);
+  if (res.rowCount === 0) throw new FencedError(`pipeline version ${s.pipelineVersionId}: another runner took over; this one stops sending webhooks`);
+}
+
+/** Records each key as pending unless the ledger knows it already; returns every key's entry. */
+export async function claimDeliveries(db: pg.Pool, s: LedgerScope, batchId: number, deliveries: { key: string; payload: unknown }[]): Promise<Map<string, LedgerEntry>> {
+  if (deliveries.length === 0) return new Map();
+  const { sql, params } = unnestSelect(
+    [
+      { name: "key", sqlType: "text", values: deliveries.map((d) => d.key) },
+      { name: "payload", sqlType: "jsonb", values: deliveries.map((d) => d.payload) },
+    ],
+    5,
+  );
+  await db.query(
+    `INSERT INTO webhook_deliveries (pipeline_id, idempotency_key, payload, pipeline_version_id, batch_id)
+     SELECT $1, u.key, u.payload, $2, $4 FROM (${sql}) AS u (key, payload) WHERE ${FENCE}
+     ON CONFLICT (pipeline_id, idempotency_key) DO NOTHING`,
+    [s.pipelineId, s.pipelineVersionId, s.epoch, batchId, ...params],
+  );
+  await assertLease(db, s);
+  const res = await db.query<{ idempotency_key: string; status: DeliveryStatus; attempts: number; last_error: string | null }>(
+    `SELECT idempotency_key, status, attempts, last_error FROM webhook_deliveries WHERE pipeline_id = $1 AND idempotency_key = ANY($2::text[])`,
+    [s.pipelineId, deliveries.map((d) => d.key)],
+  );
+  return new Map(res.rows.map((r) => [r.idempotency_key, { key: r.idempotency_key, status: r.status, attempts: r.attempts, lastError: r.last_error }]));
+}
+
+/**
+ * Counts an attempt *before* the request goes out. Returns the attempt number, or undefined when the
+ * key is no longer pending (delivered meanwhile): then it must not be sent.
+ */
+export async function beginAttempt(db: pg.Pool, s: LedgerScope, key: string): Promise<number | undefined> {
+  const res = await db.query<{ attempts: number }>(
+    `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now()
+      WHERE pipeline_id = $1 AND idempotency_key = $4 AND status = 'pending' AND ${FENCE}
+      RETURNING attempts`,
+    [s.pipelineId, s.pipelineVersionId, s.epoch, key],
+  );
+  if (res.rows[0]) return res.rows[0].attempts;
+  await assertLease(db, s);
+  return undefined;
+}
+
+/** The success is recorded at once (its own transaction); an earlier attempt's error stays visible. */
+export async function recordDelivered(db: pg.Pool, s: LedgerScope, key: string, statusCode: number): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), last_status_code = $3
+      WHERE pipeline_id = $1 AND idempotency_key = $2 AND status = 'pending'`,
+    [s.pipelineId, key, statusCode],
+  );
+}
+
+/** A failed attempt: the error is kept; with `final`, the delivery is given up (status failed). */
+export async function recordAttemptFailed(db: pg.Pool, s: LedgerScope, key: string, failure: { statusCode: number | null; error: string; final: boolean }): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET last_status_code = $3, last_error = $4, status = CASE WHEN $5 THEN 'failed' ELSE status END
+      WHERE pipeline_id = $1 AND idempotency_key = $2 AND status = 'pending'`,
+    [s.pipelineId, key, failure.statusCode, failure.error.slice(0, 1000), failure.final],
+  );
+}
+
+export async function findPipelineId(db: pg.Pool, pipelineVersionId: string): Promise<string | undefined> {
+  const res = await db.query<{ pipeline_id: string }>(`SELECT pipeline_id FROM pipeline_versions WHERE id = $1`, [pipelineVersionId]);
+  return res.rows[0]?.pipeline_id;
+}

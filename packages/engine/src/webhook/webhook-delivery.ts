@@ -1,0 +1,93 @@
+// Sends a batch's results to a webhook, each once per idempotency key (product.md: external side
+// effects). Before the batch commits: claim every key in the ledger, skip keys already delivered,
+// send the rest with retries and exponential backoff, and record each outcome at once — so a batch
+// re-run after a crash never sends a key whose success was recorded. A crash between a request and
+// its recorded success sends that key again, with the same Idempotency-Key header: the receiver's
+// idempotency is the last line of defense for that one window.
+import { setTimeout as sleep } from "node:timers/promises";
+import type pg from "pg";
+import { beginAttempt, claimDeliveries, recordAttemptFailed, recordDelivered, type LedgerScope } from "./delivery-ledger";
+import { sendRequest, type HttpTarget } from "./http-post";
+
+export interface WebhookDeliveryOptions {
+  target: HttpTarget;
+  idempotencyHeader: string;
+  maxAttempts: number;
+  /** First retry after this long, doubling up to maxBackoffMs. Default 250 ms. */
+  backoffBaseMs?: number;
+  /** Default 10 s. */
+  maxBackoffMs?: number;
+  /** Requests in flight at once. Default 8. */
+  concurrency?: number;
+}
+
+export interface Delivery {
+  key: string;
+  payload: Record<string, unknown>;
+}
+
+export interface DeliveryReport {
+  sent: number;
+  alreadyDelivered: number;
+  retries: number;
+  /** Keys given up (status failed), with the last error. */
+  failed: Map<string, string>;
+}
+
+export class WebhookDelivery {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly opts: WebhookDeliveryOptions,
+  ) {}
+
+  async deliver(scope: LedgerScope, batchId: number, deliveries: Delivery[]): Promise<DeliveryReport> {
+    const unique = [...new Map(deliveries.map((d) => [d.key, d])).values()];
+    const ledger = await claimDeliveries(this.pool, scope, batchId, unique);
+    const report: DeliveryReport = { sent: 0, alreadyDelivered: 0, retries: 0, failed: new Map() };
+    const todo: Delivery[] = [];
+    for (const d of unique) {
+      const entry = ledger.get(d.key)!;
+      if (entry.status === "delivered") report.alreadyDelivered++;
+      else if (entry.status === "failed") report.failed.set(d.key, entry.lastError ?? "delivery failed");
+      else todo.push(d);
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) await this.deliverOne(scope, todo[next++]!, report);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 8, todo.length) }, worker));
+    return report;
+  }
+
+  private async deliverOne(scope: LedgerScope, d: Delivery, report: DeliveryReport): Promise<void> {
+    const { target, idempotencyHeader, maxAttempts } = this.opts;
+    const body = JSON.stringify(d.payload);
+    for (;;) {
+      const attempt = await beginAttempt(this.pool, scope, d.key);
+      if (attempt === undefined) {
+        report.alreadyDelivered++;
+        return;
+      }
+      if (attempt > 1) report.retries++;
+      const outcome = await sendRequest(target, body, { [idempotencyHeader]: d.key });
+      if (outcome.ok) {
+        await recordDelivered(this.pool, scope, d.key, outcome.status);
+        report.sent++;
+        return;
+      }
+      const final = !outcome.retriable || attempt >= maxAttempts;
+      const error = `${outcome.error} (attempt ${attempt} of ${maxAttempts})`;
+      await recordAttemptFailed(this.pool, scope, d.key, { statusCode: outcome.status, error, final });
+      if (final) {
+        report.failed.set(d.key, `webhook delivery failed after ${attempt} attempt(s): ${outcome.error}`);
+        return;
+      }
+      await sleep(Math.min(this.opts.maxBackoffMs ?? 10_000, (this.opts.backoffBaseMs ?? 250) * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/** The header value that identifies an event to the receiver, the same for every version and retry. */
+export function idempotencyKey(pipelineName: string, values: unknown[]): string {
+  return [pipelineName, ...values.map((v) => encodeURIComponent(v instanceof Date ? v.toISOString() : String(v)))].join(":");
+}
