@@ -22,7 +22,13 @@ export const USAGE = `usage: sluice <command>
                                        run the pipeline in the foreground against DATABASE_URL and
                                        KAFKA_BROKERS: registers the version if new, resumes from its
                                        checkpoint if not, prints one progress line per batch
-  sluice status <pipeline>             the pipeline's versions, checkpoint, recent batches, failures
+  sluice status <pipeline>             the pipeline's versions, run state, checkpoint, recent batches, failures
+  sluice start <spec.yaml|pipeline> [reason]
+                                       run the pipeline on the worker processes (registers the spec
+                                       first when given a file); pause, resume, stop and restart
+  sluice pause|resume|stop|restart <pipeline> [reason]
+                                       (after a failure) likewise; each change is recorded with who,
+                                       when and why (table pipeline_run_transitions)
 
 exit codes: 0 ok, 1 invalid spec or configuration, 2 transient failure, 3 fenced off by another
 runner, 4 stopped by a fail expectation`;

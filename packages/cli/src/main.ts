@@ -1,5 +1,6 @@
 // The sluice command line: validate, run and inspect pipelines. See README "The sluice command".
 import { parseArgs, USAGE } from "./args";
+import { lifecycleCommand } from "./commands/lifecycle";
 import { runCommand } from "./commands/run";
 import { statusCommand } from "./commands/status";
 import { validateCommand } from "./commands/validate";
@@ -22,6 +23,12 @@ async function main(argv: string[]): Promise<number> {
       return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous");
     case "status":
       return statusCommand(target);
+    case "start":
+    case "pause":
+    case "resume":
+    case "stop":
+    case "restart":
+      return lifecycleCommand(command, target, positionals.slice(1).join(" "));
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 1;

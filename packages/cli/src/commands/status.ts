@@ -22,6 +22,18 @@ export async function statusCommand(name: string): Promise<number> {
       );
     }
     const latest = versions.rows[0].id;
+    const run = await pool.query(
+      `SELECT status, desired_state, consecutive_failures, last_error, failed_batch_id, batch_worker_id, next_batch_at FROM pipeline_runs WHERE pipeline_version_id = $1`,
+      [latest],
+    );
+    const r = run.rows[0];
+    console.log(
+      r
+        ? `run (table pipeline_runs): ${r.status}${r.desired_state !== r.status && r.status === "running" ? ` (${r.desired_state === "paused" ? "pausing" : "stopping"} after the batch in flight)` : ""}` +
+            `${r.batch_worker_id ? `, batch in flight on ${r.batch_worker_id}` : ""}${r.next_batch_at ? `, next batch ${r.next_batch_at.toISOString()}` : ""}` +
+            `${r.status === "failed" ? `, failed at batch ${r.failed_batch_id}: ${r.last_error}` : r.consecutive_failures > 0 ? `, ${r.consecutive_failures} failed attempt(s), last: ${r.last_error}` : ""}`
+        : "run: not started on the workers (npx sluice start <pipeline>)",
+    );
     const batches = await pool.query(
       `SELECT batch_id, committed_at, input_rows, outcomes, progress->'durationMs'->>'total' AS ms, progress->>'backlog' AS backlog
          FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id DESC LIMIT 5`,

@@ -1,0 +1,86 @@
+// `sluice start|pause|resume|stop|restart <pipeline|spec> [reason]`: lifecycle commands on the
+// pipeline's latest version, run by the worker processes (see README "What runs where"). Given a
+// spec file, `start` registers it first (a changed spec becomes a new version that continues the
+// previous version's checkpoint; the previous version is stopped).
+import { hostname, userInfo } from "node:os";
+import { Redis } from "ioredis";
+import { loadEnv, ZWorkerEnv } from "@sluice/config";
+import { createPrismaClient } from "@sluice/db";
+import { registerPipelineVersion } from "@sluice/engine";
+import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
+import { formatSpecErrors } from "@sluice/spec";
+import { BatchQueue } from "@sluice/workers";
+import { connect } from "../connect";
+import { loadSpecFile } from "../load-spec";
+
+const isSpecFile = (t: string) => /\.(ya?ml|json)$/.test(t);
+
+export async function lifecycleCommand(command: TRunCommand, target: string, reason: string): Promise<number> {
+  const services = connect();
+  const db = createPrismaClient(services.pool);
+  const actor = `cli:${userInfo().username}@${hostname()}`;
+  const scheduler = wakeWorkers();
+  try {
+    let pipelineVersionId: string;
+    let label: string;
+    if (isSpecFile(target)) {
+      const loaded = await loadSpecFile(target);
+      if (!loaded.ok) {
+        console.error(formatSpecErrors(loaded.errors, target));
+        return 1;
+      }
+      const reg = await registerPipelineVersion(services.pool, loaded.spec);
+      pipelineVersionId = reg.pipelineVersionId;
+      label = `${loaded.spec.name} version ${reg.version}`;
+      if (reg.continuedFrom && command === "start") {
+        await stopPipelineRun(db, { pipelineVersionId: reg.continuedFrom.pipelineVersionId, actor, reason: `superseded by version ${reg.version}` }).catch(() => undefined);
+        console.log(`${loaded.spec.name}: version ${reg.version} continues version ${reg.continuedFrom.version}, which is stopped`);
+      }
+    } else {
+      const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name: target } }, orderBy: { version: "desc" }, select: { id: true, version: true } });
+      if (!v) {
+        console.error(`no pipeline named "${target}" — start one from its spec: npx sluice start <spec.yaml>`);
+        return 1;
+      }
+      pipelineVersionId = v.id;
+      label = `${target} version ${v.version}`;
+    }
+    const result = await runPipelineCommand(db, { pipelineVersionId, command, actor, reason }, { scheduler: scheduler.scheduler });
+    console.log(`${label}: ${result.changed ? `${command} → ${result.phase}` : `already ${result.phase}`}`);
+    const run = await getPipelineRun(db, pipelineVersionId, { transitions: 1 });
+    if (run?.phase === "pausing" || run?.phase === "stopping") console.log(`  a batch is in flight; it commits first, then the version is ${run.desiredState}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof RunCommandError) {
+      console.error(`${target}: ${err.message}`);
+      return 1;
+    }
+    console.error(`${target}: ${(err as Error).message}`);
+    return 2;
+  } finally {
+    await scheduler.close();
+    await db.$disconnect();
+    await services.close();
+  }
+}
+
+/**
+ * Queues the first batch at once. If Redis cannot be reached the command still succeeds: the run
+ * state is in Postgres, and the workers' reconciler queues the batch within seconds.
+ */
+function wakeWorkers(): { scheduler: TBatchScheduler; close(): Promise<void> } {
+  const env = loadEnv(ZWorkerEnv);
+  const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  connection.on("error", () => undefined);
+  const queue = new BatchQueue(env.WORKER_QUEUE, connection);
+  return {
+    scheduler: {
+      scheduleTurn: (turn) =>
+        queue.scheduleTurn(turn).catch((err: Error) => console.error(`  (could not reach Redis: ${err.message}; the workers will queue it within seconds)`)),
+    },
+    async close() {
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+    },
+  };
+}
