@@ -1,0 +1,271 @@
+// Benchmark: N identical ledger pipelines run by 1, 2 and 4 worker processes (BullMQ, one batch job
+// per scheduling turn), and the scheduling overhead between one batch's commit and the next batch's
+// start while a backlog remains.
+//
+//   npx tsx bench/src/workers-throughput.ts                       # 4 pipelines × 40k messages, workers 1,2,4
+//   npx tsx bench/src/workers-throughput.ts --pipelines 8 --messages 100000 --workers 1,2,4,8
+//
+// Uses DATABASE_URL's server (a scratch database, dropped afterwards), REDIS_URL (a queue of its own,
+// removed afterwards) and KAFKA_BROKERS (a topic of its own, deleted afterwards). Each round starts
+// fresh pipelines at offset 0 of the same topic, so every round does the same work.
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import { Kafka, logLevel } from "kafkajs";
+import pg from "pg";
+import { z } from "zod";
+import { loadEnv, ZServiceEnv } from "@sluice/config";
+import { createPrismaClient } from "@sluice/db";
+import { registerPipelineVersion } from "@sluice/engine";
+import { producePayments } from "@sluice/producer";
+import { startPipelineRun, stopPipelineRun } from "@sluice/services";
+import { validateSpec } from "@sluice/spec";
+import { BatchQueue } from "@sluice/workers";
+import { createScratchDatabase } from "./scratch-database";
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const ZOptions = z.object({
+  pipelines: z.coerce.number().int().min(1).max(64).default(4),
+  messages: z.coerce.number().int().min(1000).default(40_000),
+  partitions: z.coerce.number().int().min(1).max(64).default(3),
+  maxOffsets: z.coerce.number().int().min(100).default(2000),
+  concurrency: z.coerce.number().int().min(1).max(64).default(2),
+  workers: z
+    .string()
+    .default("1,2,4")
+    .transform((s) => s.split(",").map((n) => Number(n.trim()))),
+});
+const { values } = parseArgs({
+  options: {
+    pipelines: { type: "string" },
+    messages: { type: "string" },
+    partitions: { type: "string" },
+    "max-offsets": { type: "string" },
+    concurrency: { type: "string" },
+    workers: { type: "string" },
+  },
+});
+const opts = ZOptions.parse({ ...values, maxOffsets: values["max-offsets"] });
+const env = loadEnv(ZServiceEnv);
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const pct = (xs: number[], p: number) =>
+  xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! : NaN;
+
+const kafka = new Kafka({
+  brokers: env.KAFKA_BROKERS,
+  clientId: "sluice-bench-workers",
+  logLevel: logLevel.NOTHING,
+});
+const topic = `bench_workers_${Date.now().toString(36)}`;
+const queueName = `bench.workers.${Date.now().toString(36)}`;
+const scratch = await createScratchDatabase(env.DATABASE_URL);
+const pool = new pg.Pool({ connectionString: scratch.url, max: 4 });
+const db = createPrismaClient(pool);
+const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+const queue = new BatchQueue(queueName, redis);
+
+interface Worker {
+  child: ChildProcess;
+  opens: { reason: string; ms: number }[];
+  started: Promise<void>;
+  exited: Promise<void>;
+}
+
+function spawnWorker(): Worker {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "workers/src/main.ts")], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: scratch.url,
+      WORKER_QUEUE: queueName,
+      WORKER_CONCURRENCY: String(opts.concurrency),
+      WORKER_METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const opens: Worker["opens"] = [];
+  let onStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (onStarted = resolve));
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    try {
+      const l = JSON.parse(line) as { msg?: string; reason?: string; ms?: number };
+      if (l.msg === "worker started") onStarted();
+      if (l.msg === "runner opened (lease taken)") opens.push({ reason: l.reason ?? "?", ms: l.ms ?? 0 });
+    } catch {
+      /* not JSON */
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+  return { child, opens, started, exited };
+}
+
+async function caughtUp(pvs: string[], ends: Record<string, number>): Promise<boolean> {
+  const res = await pool.query<{ end_offsets: Record<string, number> }>(
+    `SELECT end_offsets FROM checkpoints WHERE pipeline_version_id = ANY($1)`,
+    [pvs],
+  );
+  return (
+    res.rows.length === pvs.length &&
+    res.rows.every((r) => Object.entries(ends).every(([p, h]) => (r.end_offsets[p] ?? 0) >= h))
+  );
+}
+
+interface Round {
+  workers: number;
+  seconds: number;
+  rowsPerSecond: number;
+  batches: number;
+  handoffMs: number[];
+  opens: Record<string, number>;
+  leaseMovedOpenMs: number[];
+  firstReadMs: number[];
+}
+
+async function round(workers: number, pipelines: number, maxOffsets: number, label: string): Promise<Round> {
+  const procs = Array.from({ length: workers }, spawnWorker);
+  await Promise.all(procs.map((p) => p.started));
+  const pvs: string[] = [];
+  for (let i = 0; i < pipelines; i++) {
+    const checked = validateSpec({
+      name: `wbench-${label}-p${i}`,
+      owner: "bench",
+      source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: maxOffsets } },
+      format: "json",
+      contract: {
+        fields: {
+          event_id: "string",
+          type: "string",
+          merchant_id: "string",
+          customer_id: "string",
+          payment_id: "string",
+          seq: "int",
+          amount: "decimal",
+          currency: "string",
+          card_country: "string",
+          event_time: "timestamp",
+        },
+        onUnknownField: "rescue",
+        onTypeMismatch: "quarantine",
+      },
+      eventTime: { column: "event_time", watermarkDelay: "48h" },
+      dedupe: { key: ["event_id"], within: "watermark" },
+      lateData: "deadLetter",
+      sink: { postgres: { table: `wbench_${label}_p${i}` } },
+      trigger: { every: "1s" },
+    });
+    if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
+    pvs.push((await registerPipelineVersion(pool, checked.spec)).pipelineVersionId);
+  }
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = Object.fromEntries(
+    (await admin.fetchTopicOffsets(topic)).map((o) => [String(o.partition), Number(o.high)]),
+  );
+  await admin.disconnect();
+
+  const t0 = Date.now();
+  for (const pv of pvs)
+    await startPipelineRun(db, { pipelineVersionId: pv, actor: "system:bench" }, { scheduler: queue });
+  while (!(await caughtUp(pvs, ends))) await sleep(100);
+  const seconds = (Date.now() - t0) / 1000;
+
+  for (const pv of pvs) await stopPipelineRun(db, { pipelineVersionId: pv, actor: "system:bench" });
+  for (const p of procs) p.child.kill("SIGTERM");
+  await Promise.all(procs.map((p) => p.exited));
+
+  // Commit of batch n → start of batch n+1, while batch n left a backlog (so n+1 was due at once).
+  const log = await pool.query<{
+    pipeline_version_id: string;
+    batch_id: string;
+    committed_at: Date;
+    progress: { durationMs: { total: number; read: number }; backlog: number };
+  }>(
+    `SELECT pipeline_version_id, batch_id, committed_at, progress FROM batch_log WHERE pipeline_version_id = ANY($1) ORDER BY pipeline_version_id, batch_id`,
+    [pvs],
+  );
+  const handoffMs: number[] = [];
+  const firstReadMs: number[] = [];
+  for (let i = 0; i < log.rows.length; i++) {
+    const cur = log.rows[i]!;
+    if (Number(cur.batch_id) === 0) firstReadMs.push(cur.progress.durationMs.read);
+    const prev = log.rows[i - 1];
+    if (!prev || prev.pipeline_version_id !== cur.pipeline_version_id || prev.progress.backlog === 0)
+      continue;
+    const start = cur.committed_at.getTime() - cur.progress.durationMs.total;
+    handoffMs.push(start - prev.committed_at.getTime());
+  }
+  const opens: Record<string, number> = {};
+  for (const o of procs.flatMap((p) => p.opens)) opens[o.reason] = (opens[o.reason] ?? 0) + 1;
+  const total = Object.values(ends).reduce((a, b) => a + b, 0) * pipelines;
+  return {
+    workers,
+    seconds,
+    rowsPerSecond: total / seconds,
+    batches: log.rows.length,
+    handoffMs,
+    opens,
+    leaseMovedOpenMs: procs.flatMap((p) => p.opens.filter((o) => o.reason === "lease-moved").map((o) => o.ms)),
+    firstReadMs,
+  };
+}
+
+try {
+  const produced = await producePayments({
+    topic,
+    kafka,
+    count: opts.messages,
+    partitions: opts.partitions,
+    seed: "bench-workers",
+    duplicateShare: 0.05,
+    malformedShare: 0.01,
+    outOfOrderShare: 0.05,
+    manifest: "counts",
+    batchSize: 5000,
+    log: () => undefined,
+  });
+  console.log(
+    `produced ${fmt(produced.manifest.counts.messages)} messages to ${topic} (${opts.partitions} partitions); ${opts.pipelines} pipelines per round, ${fmt(opts.maxOffsets)} offsets per batch, concurrency ${opts.concurrency} per worker`,
+  );
+  // Scheduling overhead alone: one pipeline, one worker with free slots, small batches (many hand-offs).
+  const handoffBatch = Math.max(100, Math.floor(opts.messages / 100));
+  const solo = await round(1, 1, handoffBatch, "solo");
+  console.log(
+    `scheduling overhead, 1 pipeline on 1 worker, ${solo.batches} batches of ≤ ${fmt(handoffBatch)} offsets: commit → next batch start ` +
+      `p50 ${pct(solo.handoffMs, 0.5)} ms, p95 ${pct(solo.handoffMs, 0.95)} ms, max ${Math.max(...solo.handoffMs)} ms`,
+  );
+  const rounds: Round[] = [];
+  for (const w of opts.workers) {
+    const r = await round(w, opts.pipelines, opts.maxOffsets, `w${w}`);
+    rounds.push(r);
+    console.log(
+      `  ${w} worker(s): ${r.seconds.toFixed(1)} s, ${fmt(r.rowsPerSecond)} rows/s, ${r.batches} batches, hand-off p50 ${pct(r.handoffMs, 0.5)} ms p95 ${pct(r.handoffMs, 0.95)} ms, opens ${JSON.stringify(r.opens)}`,
+    );
+  }
+  const base = rounds[0]!.rowsPerSecond;
+  console.log(
+    "\n| worker processes | time (s) | rows/s (all pipelines) | vs 1 worker | batches | commit → next start p50 / p95 (ms) | runner opens (cold / lease-moved) | first batch read incl. consumer join p50 (ms) |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const r of rounds) {
+    console.log(
+      `| ${r.workers} | ${r.seconds.toFixed(1)} | ${fmt(r.rowsPerSecond)} | ${(r.rowsPerSecond / base).toFixed(2)}× | ${r.batches} | ${pct(r.handoffMs, 0.5)} / ${pct(r.handoffMs, 0.95)} | ${r.opens.cold ?? 0} / ${r.opens["lease-moved"] ?? 0}${r.leaseMovedOpenMs.length ? ` (${pct(r.leaseMovedOpenMs, 0.5)})` : ""} | ${pct(r.firstReadMs, 0.5)} |`,
+    );
+  }
+} finally {
+  await queue.queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  await redis.quit();
+  await db.$disconnect();
+  await pool.end();
+  await scratch.drop();
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+  await admin.disconnect();
+}
