@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stops what `npm run up` started (console, worker, producer). Services stay up; stop them with
+# Stops what `npm run up` started (console, workers, producer). Services stay up; stop them with
 # `npm run services:stop`.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Quick start: from a fresh clone to a running Sluice (console, worker, demo producer, demo data).
-# Processes run in the background; logs in .data/logs/, stop them with `npm run down`.
+# Quick start: from a fresh clone to a running Sluice (console, two workers, demo producer, demo data).
+# Processes run in the background; logs in .data/logs/, stop them with `npm run down`. The demo
+# pipelines are started through the lifecycle service (`sluice start`) and run by the worker processes;
+# their run state lives in Postgres, so after `npm run down` and `npm run up` they simply continue.
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 sluice_setup
@@ -28,13 +30,16 @@ start() {
 }
 
 start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
-start worker node --import tsx workers/src/main.ts
 start producer node --import tsx packages/producer/src/cli.ts --topic payments --rate "${SLUICE_DEMO_RATE:-50}" \
   --seed 42 --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01
-# Each demo pipeline runs in the foreground of its own `sluice run` (it waits and retries until the
-# producer has created the topic).
+# Two worker processes share the pipelines' batches (BullMQ queue sluice.batches); metrics on 9464, 9465.
+WORKER_METRICS_PORT=9464 start worker-1 node --import tsx workers/src/main.ts
+WORKER_METRICS_PORT=9465 start worker-2 node --import tsx workers/src/main.ts
+
+sluice_log "starting the demo pipelines on the workers"
+npx tsx scripts/wait-for-topic.ts payments 60
 for spec in demo/pipelines/*.yaml; do
-  start "pipeline-$(basename "$spec" .yaml)" node --import tsx packages/cli/src/main.ts run "$spec"
+  node --import tsx packages/cli/src/main.ts start "$spec" "quick start"
 done
 
 # Wait for the console to answer before printing its URL.
@@ -48,7 +53,7 @@ if ! curl -fsS -o /dev/null "http://127.0.0.1:$PORT/sign-in"; then
   exit 1
 fi
 sleep 3
-for name in worker producer $(cd "$pids" && ls pipeline-*.pid 2>/dev/null | sed 's/\.pid$//'); do
+for name in worker-1 worker-2 producer; do
   if ! kill -0 "$(cat "$pids/$name.pid")" 2>/dev/null; then
     sluice_log "$name exited; see $logs/$name.log"; tail -n 30 "$logs/$name.log" >&2; exit 1
   fi
@@ -58,7 +63,8 @@ cat <<MSG
 
   Sluice is running:  http://127.0.0.1:$PORT
   Sign in as operator@sluice.local (or admin@, owner@, viewer@) with password ${SLUICE_DEMO_PASSWORD:-sluice-demo}
-  Demo pipelines: $(ls demo/pipelines | sed 's/\.yaml$//' | paste -sd, -) (status: npx sluice status payments-ledger)
+  Demo pipelines: $(ls demo/pipelines | sed 's/\.yaml$//' | paste -sd, -) on 2 workers (status: npx sluice status payments-ledger;
+                  pause/resume/stop: npx sluice pause payments-ledger "why")
   Logs: .data/logs/*.log      Stop: npm run down
 
 MSG

@@ -9,6 +9,7 @@
 // removed afterwards) and KAFKA_BROKERS (a topic of its own, deleted afterwards). Each round starts
 // fresh pipelines at offset 0 of the same topic, so every round does the same work.
 import { spawn, type ChildProcess } from "node:child_process";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -230,7 +231,7 @@ try {
     log: () => undefined,
   });
   console.log(
-    `produced ${fmt(produced.manifest.counts.messages)} messages to ${topic} (${opts.partitions} partitions); ${opts.pipelines} pipelines per round, ${fmt(opts.maxOffsets)} offsets per batch, concurrency ${opts.concurrency} per worker`,
+    `load average ${loadavg()[0]!.toFixed(1)}; produced ${fmt(produced.manifest.counts.messages)} messages to ${topic} (${opts.partitions} partitions); ${opts.pipelines} pipelines per round, ${fmt(opts.maxOffsets)} offsets per batch, concurrency ${opts.concurrency} per worker`,
   );
   // Scheduling overhead alone: one pipeline, one worker with free slots, small batches (many hand-offs).
   const handoffBatch = Math.max(100, Math.floor(opts.messages / 100));
@@ -244,7 +245,7 @@ try {
     const r = await round(w, opts.pipelines, opts.maxOffsets, `w${w}`);
     rounds.push(r);
     console.log(
-      `  ${w} worker(s): ${r.seconds.toFixed(1)} s, ${fmt(r.rowsPerSecond)} rows/s, ${r.batches} batches, hand-off p50 ${pct(r.handoffMs, 0.5)} ms p95 ${pct(r.handoffMs, 0.95)} ms, opens ${JSON.stringify(r.opens)}`,
+      `  ${w} worker(s), load average ${loadavg()[0]!.toFixed(1)}: ${r.seconds.toFixed(1)} s, ${fmt(r.rowsPerSecond)} rows/s, ${r.batches} batches, hand-off p50 ${pct(r.handoffMs, 0.5)} ms p95 ${pct(r.handoffMs, 0.95)} ms, opens ${JSON.stringify(r.opens)}`,
     );
   }
   const base = rounds[0]!.rowsPerSecond;
