@@ -23,7 +23,8 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_RETRY_BASE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How often each worker compares the queue with the run state in Postgres (and rebuilds lost jobs). */
   WORKER_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(200).max(600_000).default(5000),
-  WORKER_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(200).max(60_000).default(5000),
+  /** Heartbeat period; keep it well under 30 s, after which a worker counts as dead. */
+  WORKER_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(200).max(15_000).default(5000),
   /** A job whose worker stops renewing its lock for this long is stalled and re-run by another worker. */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   /** SIGTERM: how long in-flight batches may take to commit before they are abandoned (safely, before commit). */
