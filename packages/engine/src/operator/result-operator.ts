@@ -31,6 +31,8 @@ export interface PreparedResult {
   /** Writes state and result inside the batch transaction; returns the change in state size. */
   write(client: pg.PoolClient): Promise<StateDelta>;
   report: OperatorReport;
+  /** Called once the batch transaction committed (an operator may then trust a cache of its state). */
+  onCommitted?(): void;
 }
 
 export interface ResultOperator {

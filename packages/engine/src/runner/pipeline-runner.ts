@@ -183,6 +183,7 @@ export class PipelineRunner {
           ...(prepared ? { operator: prepared.report } : {}),
         }) as unknown as Record<string, unknown>,
     });
+    prepared?.onCommitted?.();
     this.lastTriggerAt = triggerAt;
     return { kind: "committed", progress: committed.progress as unknown as BatchProgress };
   }

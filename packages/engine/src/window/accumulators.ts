@@ -2,7 +2,7 @@
 // decimals), min, max, avg (sum and count) and count_distinct (the set of distinct values, bounded
 // because the window is evicted once final). A conditional measure only folds rows whose condition holds.
 import type { TCelRow, TCompiledMeasure, TContract, TFieldType } from "@sluice/spec";
-import { addDecimal, canonicalDecimal, compareDecimal, divideDecimal, formatDecimal, parseDecimal } from "./decimal";
+import { addDecimal, canonicalDecimal, compareDecimal, divideDecimal, formatDecimal, parseDecimal, type Decimal } from "./decimal";
 
 /** JSON-serializable, stored in window_state.accumulators under the measure's name. */
 export type Accumulator =
@@ -24,13 +24,20 @@ interface Ops {
 }
 
 type Numeric = "int" | "decimal" | "double";
+type Num = Decimal | bigint | number;
 const zero = (t: Numeric) => (t === "double" ? 0 : "0");
-function plus(t: Numeric, a: string | number, b: string | number): string | number {
-  if (t === "double") return Number(a) + Number(b);
-  if (t === "int") return (BigInt(a) + BigInt(b)).toString();
-  return formatDecimal(addDecimal(parseDecimal(a), parseDecimal(b)));
+const parseNum = (t: Numeric, v: unknown): Num => (t === "double" ? Number(v) : t === "int" ? BigInt(v as string | number) : parseDecimal(v));
+const addNum = (t: Numeric, a: Num, b: Num): Num =>
+  t === "double" ? (a as number) + (b as number) : t === "int" ? (a as bigint) + (b as bigint) : addDecimal(a as Decimal, b as Decimal);
+const numText = (t: Numeric, n: Num): string | number => (t === "double" ? (n as number) : t === "int" ? (n as bigint).toString() : formatDecimal(n as Decimal));
+
+// While a batch folds rows, sums are kept as numbers beside their accumulator (no text per row);
+// merge() and result() read them and produce plain JSON again.
+const liveSums = new WeakMap<object, Num>();
+const sumOf = (t: Numeric, a: { s: string | number }): Num => liveSums.get(a) ?? parseNum(t, a.s);
+function addToSum(t: Numeric, a: { s: string | number }, v: unknown): void {
+  liveSums.set(a, addNum(t, sumOf(t, a), parseNum(t, v)));
 }
-const toNumeric = (t: Numeric, v: unknown): string | number => (t === "double" ? Number(v) : t === "int" ? BigInt(v as string | number).toString() : String(v));
 
 /** Ordered representation for min/max, and back. */
 function ordered(type: TFieldType): { key(v: unknown): string | number; compare(a: string | number, b: string | number): number; out(v: string | number): unknown } {
@@ -64,11 +71,12 @@ function opsFor(measure: TCompiledMeasure, type: TFieldType | undefined): Ops {
       return { empty: () => ({ n: 0 }), add: (a) => void (a as { n: number }).n++, merge: (a, b) => ({ n: (a as { n: number }).n + (b as { n: number }).n }), result: (a) => (a as { n: number }).n };
     case "sum": {
       const t = type as Numeric;
+      type Sum = { s: string | number };
       return {
         empty: () => ({ s: zero(t) }),
-        add: (a, v) => void ((a as { s: string | number }).s = plus(t, (a as { s: string }).s, toNumeric(t, v))),
-        merge: (a, b) => ({ s: plus(t, (a as { s: string }).s, (b as { s: string }).s) }),
-        result: (a) => (a as { s: string }).s,
+        add: (a, v) => addToSum(t, a as Sum, v),
+        merge: (a, b) => ({ s: numText(t, addNum(t, sumOf(t, a as Sum), sumOf(t, b as Sum))) }),
+        result: (a) => numText(t, sumOf(t, a as Sum)),
       };
     }
     case "avg": {
@@ -77,14 +85,15 @@ function opsFor(measure: TCompiledMeasure, type: TFieldType | undefined): Ops {
       return {
         empty: () => ({ s: zero(t), n: 0 }),
         add: (a, v) => {
-          (a as Avg).s = plus(t, (a as Avg).s, toNumeric(t, v));
+          addToSum(t, a as Avg, v);
           (a as Avg).n++;
         },
-        merge: (a, b) => ({ s: plus(t, (a as Avg).s, (b as Avg).s), n: (a as Avg).n + (b as Avg).n }),
+        merge: (a, b) => ({ s: numText(t, addNum(t, sumOf(t, a as Avg), sumOf(t, b as Avg))), n: (a as Avg).n + (b as Avg).n }),
         result: (a) => {
-          const { s, n } = a as Avg;
+          const n = (a as Avg).n;
           if (n === 0) return null;
-          if (t === "decimal") return formatDecimal(divideDecimal(parseDecimal(s), n, AVG_DECIMAL_SCALE));
+          const s = sumOf(t, a as Avg);
+          if (t === "decimal") return formatDecimal(divideDecimal(s as Decimal, n, AVG_DECIMAL_SCALE));
           return Number(s) / n;
         },
       };
@@ -132,7 +141,11 @@ export type Accumulators = Record<string, Accumulator>;
 /** The measures of one aggregate, prepared once per pipeline version. */
 export interface MeasureSet {
   empty(): Accumulators;
-  /** Folds one row into `acc` (mutates it). `cel` is the row converted for conditions, when any measure has one. */
+  /**
+   * Folds one row into `acc` (mutates it). `cel` is the row converted for conditions, when any measure
+   * has one. A folded accumulator keeps its running sums aside: pass it through merge() (which returns
+   * plain JSON) before storing it.
+   */
   add(acc: Accumulators, row: Readonly<Record<string, unknown>>, cel: TCelRow | undefined): void;
   merge(a: Accumulators, b: Accumulators): Accumulators;
   results(acc: Accumulators): Record<string, unknown>;

@@ -100,7 +100,9 @@ describe("measures", () => {
       n_sum: "10",
       first: new Date("2025-01-01T00:00:30Z"),
     });
-    const merged = set.merge(JSON.parse(JSON.stringify(fold(rows.slice(0, 2)))), fold(rows.slice(2)));
+    // What the first batch stored (merged into empty state, then through JSON), plus a second batch.
+    const stored = JSON.parse(JSON.stringify(set.merge(set.empty(), fold(rows.slice(0, 2)))));
+    const merged = set.merge(stored, fold(rows.slice(2)));
     expect(set.results(merged)).toEqual(all);
   });
 

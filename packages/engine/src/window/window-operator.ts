@@ -18,9 +18,18 @@ export type WindowOutput =
   | { kind: "table"; table: SinkTable }
   | { kind: "webhook"; deliver(rows: ResultRow[], input: OperatorInput): Promise<Record<string, number>> };
 
+/** Up to this many windows, the committed state is also kept in memory (read from Postgres once). */
+const MAX_CACHED_WINDOWS = 100_000;
+
 export class WindowOperator implements ResultOperator {
   readonly kind = "window";
   private readonly measures: MeasureSet;
+  /**
+   * The committed window state after `batchId`, when it fits in memory. Valid only for the next
+   * batch of this runner: a failed commit leaves it untouched, and a batch after anyone else's
+   * commit (a different batch id) reads Postgres again.
+   */
+  private cache: { batchId: number; windows: Map<string, StoredWindow> } | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -35,52 +44,60 @@ export class WindowOperator implements ResultOperator {
     const { pool, pipelineVersionId: pv, compiled, measures } = this;
     const aggregate = compiled.spec.aggregate!;
     const mode = aggregate.outputMode;
-    const { windowSizeMs, windowSlideMs, allowedLatenessMs } = compiled.timing;
+    const { windowSizeMs: size, windowSlideMs: slide, allowedLatenessMs } = compiled.timing;
     const eventColumn = compiled.spec.eventTime?.column;
+    const started = performance.now();
 
     // 1. Fold this batch's rows into per-window deltas.
     const touched = new Map<string, WindowRow>();
+    const groups = new Map<string, unknown[]>();
+    const fold = (groupKey: string, groupValues: unknown[], start: number, end: number, values: Record<string, unknown>, cel: ReturnType<TCompiledSpec["toCelRow"]> | undefined) => {
+      const id = `${start}\u0000${groupKey}`;
+      let w = touched.get(id);
+      if (!w) touched.set(id, (w = { groupKey, groupValues, windowStart: new Date(start), windowEnd: new Date(end), accumulators: measures.empty() }));
+      measures.add(w.accumulators, values, cel);
+    };
     for (const row of input.rows) {
       const values = row.values;
       const cel = measures.hasConditions ? compiled.toCelRow(values) : undefined;
-      const groupValues = aggregate.groupBy.map((c) => jsonValue(values[c]));
       const groupKey = dedupKey(values, aggregate.groupBy);
-      // Keyed running aggregates (no window) keep one state row per group, under window start 0.
-      const bounds = windowSizeMs === undefined ? [{ start: 0, end: 0 }] : windowsContaining((values[eventColumn!] as Date).getTime(), windowSizeMs, windowSlideMs!);
-      for (const b of bounds) {
-        const windowStart = new Date(b.start);
-        const id = windowId(groupKey, windowStart);
-        let w = touched.get(id);
-        if (!w) touched.set(id, (w = { groupKey, groupValues, windowStart, windowEnd: new Date(b.end), accumulators: measures.empty() }));
-        measures.add(w.accumulators, values, cel);
+      let groupValues = groups.get(groupKey);
+      if (!groupValues) groups.set(groupKey, (groupValues = aggregate.groupBy.map((c) => jsonValue(values[c]))));
+      if (size === undefined) {
+        // Keyed running aggregates (no window) keep one state row per group, under window start 0.
+        fold(groupKey, groupValues, 0, 0, values, cel);
+        continue;
       }
+      const t = (values[eventColumn!] as Date).getTime();
+      if (slide === size) {
+        const start = Math.floor(t / size) * size;
+        fold(groupKey, groupValues, start, start + size, values, cel);
+      } else for (const b of windowsContaining(t, size, slide!)) fold(groupKey, groupValues, b.start, b.end, values, cel);
     }
+    const foldMs = Math.round(performance.now() - started);
 
-    // 2. Merge with the stored state of the same windows.
-    const stored = await loadWindows(pool, pv, [...touched.values()]);
+    // 2. Merge with the committed state of the same windows.
+    const state = await this.committedState(input.batchId);
+    const stored = state ? new Map([...touched.keys()].flatMap((id) => (state.has(id) ? [[id, state.get(id)!] as const] : []))) : await loadWindows(pool, pv, [...touched.values()]);
     const merged: StoredWindow[] = [...touched.entries()].map(([id, w]) => {
       const before = stored.get(id);
-      const accumulators = before ? measures.merge(before.accumulators, w.accumulators) : measures.merge(measures.empty(), w.accumulators);
-      const next = { ...w, accumulators };
+      const next = { ...w, accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators) };
       return { ...next, bytes: windowBytes(next) };
     });
 
     // 3. Which windows are final now: end + allowedLateness ≤ the watermark this batch commits.
-    const finalBy = windowSizeMs !== undefined && input.watermark ? new Date(input.watermark.getTime() - allowedLatenessMs) : null;
+    const finalBy = size !== undefined && input.watermark ? new Date(input.watermark.getTime() - allowedLatenessMs) : null;
     const isFinal = (w: WindowRow) => finalBy !== null && w.windowEnd <= finalBy;
     const open = merged.filter((w) => !isFinal(w));
 
     // 4. The result rows this batch writes, by output mode.
     let resultWindows: WindowRow[];
     if (mode === "update") resultWindows = merged;
-    else if (mode === "append") {
-      const finals = new Map(merged.filter(isFinal).map((w) => [windowId(w.groupKey, w.windowStart), w as WindowRow]));
-      if (finalBy) for (const w of await loadWindowsEndingBy(pool, pv, finalBy)) if (!finals.has(windowId(w.groupKey, w.windowStart))) finals.set(windowId(w.groupKey, w.windowStart), w);
-      resultWindows = [...finals.values()];
-    } else {
-      const all = new Map((await loadWindowsEndingBy(pool, pv, null)).map((w) => [windowId(w.groupKey, w.windowStart), w as WindowRow]));
-      for (const w of merged) all.set(windowId(w.groupKey, w.windowStart), w);
-      resultWindows = [...all.values()];
+    else {
+      const all = mode === "append" ? (finalBy ? await this.storedEndingBy(state, finalBy) : []) : await this.storedEndingBy(state, null);
+      const byId = new Map(all.map((w) => [windowId(w.groupKey, w.windowStart), w as WindowRow]));
+      for (const w of mode === "append" ? merged.filter(isFinal) : merged) byId.set(windowId(w.groupKey, w.windowStart), w);
+      resultWindows = [...byId.values()];
     }
     const meta = { _batch_id: input.batchId, _pipeline_version: pv };
     const resultRows = resultWindows.map((w) => ({ ...this.resultRow(w), ...meta }));
@@ -92,10 +109,13 @@ export class WindowOperator implements ResultOperator {
       return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
     }, { rows: 0, bytes: 0 } as StateDelta);
     let evicted: StateDelta = { rows: 0, bytes: 0 };
+    const prepareMs = Math.round(performance.now() - started);
+    let writeMs = 0;
     return {
       stale: 0,
       failed: [],
       async write(client) {
+        const writeStarted = performance.now();
         await upsertWindows(client, pv, input.batchId, open);
         if (finalBy) evicted = await evictWindows(client, pv, finalBy);
         if (output.kind === "table") {
@@ -103,12 +123,34 @@ export class WindowOperator implements ResultOperator {
           else if (mode === "append") await insertResultRows(client, output.table, resultRows);
           else await replaceResultRows(client, output.table, resultRows);
         }
+        writeMs = Math.round(performance.now() - writeStarted);
         return { rows: growth.rows - evicted.rows, bytes: growth.bytes - evicted.bytes };
       },
       get report() {
-        return { kind: "window" as const, windowsUpdated: merged.length, resultRows: resultRows.length, windowsEvicted: evicted.rows, ...delivered };
+        return { kind: "window" as const, windowsUpdated: merged.length, resultRows: resultRows.length, windowsEvicted: evicted.rows, foldMs, prepareMs, writeMs, ...delivered };
+      },
+      onCommitted: () => {
+        if (!state) return;
+        for (const w of open) state.set(windowId(w.groupKey, w.windowStart), w);
+        if (finalBy) for (const [id, w] of state) if (w.windowEnd <= finalBy) state.delete(id);
+        this.cache = state.size <= MAX_CACHED_WINDOWS ? { batchId: input.batchId, windows: state } : undefined;
       },
     };
+  }
+
+  /** The committed state (all windows) when it is cached or small enough to cache; else undefined. */
+  private async committedState(batchId: number): Promise<Map<string, StoredWindow> | undefined> {
+    if (this.cache?.batchId === batchId - 1) return this.cache.windows;
+    this.cache = undefined;
+    const count = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`, [this.pipelineVersionId]);
+    if (count.rows[0]!.n > MAX_CACHED_WINDOWS) return undefined;
+    const all = await loadWindowsEndingBy(this.pool, this.pipelineVersionId, null);
+    return new Map(all.map((w) => [windowId(w.groupKey, w.windowStart), w]));
+  }
+
+  private async storedEndingBy(state: Map<string, StoredWindow> | undefined, before: Date | null): Promise<StoredWindow[]> {
+    if (!state) return loadWindowsEndingBy(this.pool, this.pipelineVersionId, before);
+    return [...state.values()].filter((w) => before === null || w.windowEnd <= before);
   }
 
   private resultRow(w: WindowRow): ResultRow {
