@@ -32,12 +32,16 @@ start() {
 start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
 start producer node --import tsx packages/producer/src/cli.ts --topic payments --rate "${SLUICE_DEMO_RATE:-50}" \
   --seed 42 --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01
+# The customer-status CDC pipeline's change feed, and the fraud-alerts webhook's receiver (loopback only).
+start cdc-producer node --import tsx packages/producer/src/customer-changes-cli.ts --topic customer-changes --rate 5
+start webhook-receiver node --import tsx scripts/demo-webhook-receiver.ts 4010
 # Two worker processes share the pipelines' batches (BullMQ queue sluice.batches); metrics on 9464, 9465.
 WORKER_METRICS_PORT=9464 start worker-1 node --import tsx workers/src/main.ts
 WORKER_METRICS_PORT=9465 start worker-2 node --import tsx workers/src/main.ts
 
 sluice_log "starting the demo pipelines on the workers"
 npx tsx scripts/wait-for-topic.ts payments 60
+npx tsx scripts/wait-for-topic.ts customer-changes 60
 for spec in demo/pipelines/*.yaml; do
   node --import tsx packages/cli/src/main.ts start "$spec" "quick start"
 done
@@ -53,7 +57,7 @@ if ! curl -fsS -o /dev/null "http://127.0.0.1:$PORT/sign-in"; then
   exit 1
 fi
 sleep 3
-for name in worker-1 worker-2 producer; do
+for name in worker-1 worker-2 producer cdc-producer webhook-receiver; do
   if ! kill -0 "$(cat "$pids/$name.pid")" 2>/dev/null; then
     sluice_log "$name exited; see $logs/$name.log"; tail -n 30 "$logs/$name.log" >&2; exit 1
   fi

@@ -42,6 +42,14 @@ export interface CustomerChangeOptions {
 
 /** Every message in send order (repeats included): the feed as Kafka will hold it. */
 export function customerChangeFeed(options: CustomerChangeOptions): CustomerChange[] {
+  return [...customerChanges(options)];
+}
+
+/**
+ * The feed as a generator; with `changes: Infinity` it never ends (the live demo), and changes held
+ * back for reordering are released only by newer changes of their customer.
+ */
+export function* customerChanges(options: CustomerChangeOptions): Generator<CustomerChange> {
   const rng = Prng.from(options.seed ?? 7);
   const shuffle = rng.fork("shuffle");
   const dupes = rng.fork("duplicates");
@@ -58,6 +66,10 @@ export function customerChangeFeed(options: CustomerChangeOptions): CustomerChan
   const send = (c: CustomerChange) => {
     out.push(c);
     if (dupes.chance(options.duplicateShare ?? 0)) out.push({ ...c });
+  };
+  const flush = function* () {
+    yield* out;
+    out.length = 0;
   };
 
   for (let i = 0; i < options.changes; i++) {
@@ -87,10 +99,11 @@ export function customerChangeFeed(options: CustomerChangeOptions): CustomerChan
     const released = waiting.filter((h) => h.wait <= 0);
     for (const h of released) send(h.change);
     held.set(customer, waiting.filter((h) => h.wait > 0));
+    yield* flush();
   }
   // Still held at the end: sent last, oldest version last.
   for (const waiting of held.values()) for (const h of [...waiting].reverse()) send(h.change);
-  return out;
+  yield* flush();
 }
 
 /** The change feed in sequence order per customer: what a correct apply-changes pipeline sees, in effect. */
