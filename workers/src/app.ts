@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { Kafka, logLevel, type LogEntry } from "kafkajs";
 import pg from "pg";
-import type { TWorkerEnv } from "@sluice/config";
+import { pipelineEnv, type TWorkerEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { markWorkerStopped, recordWorkerHeartbeat, type TWorkerIdentity } from "@sluice/services";
 import { batchRetryDelay, BatchQueue } from "./batches/batch-queue";
@@ -75,6 +75,7 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     kafka,
     logger: engineLogger,
     owner: workerId,
+    env: pipelineEnv(),
     onOpen: (v, reason, ms) => {
       pipelineMetrics.recordOpen({ pipeline: v.pipeline, version: String(v.version) }, reason, ms);
       log.info({ pipelineVersionId: v.pipelineVersionId, pipeline: v.pipeline, reason, ms }, "runner opened (lease taken)");

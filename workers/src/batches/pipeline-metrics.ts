@@ -20,7 +20,7 @@ export interface PipelineMetrics {
 export function createPipelineMetrics(registry: Registry): PipelineMetrics {
   const registers = [registry];
   const inputRows = new Counter({ name: "sluice_pipeline_input_rows_total", help: "Rows read from the source by committed batches", labelNames: LABELS, registers });
-  const rows = new Counter({ name: "sluice_pipeline_rows_total", help: "Rows by outcome (sink, duplicate, filtered, quarantined, dead_letter, late, dropped)", labelNames: [...LABELS, "outcome"], registers });
+  const rows = new Counter({ name: "sluice_pipeline_rows_total", help: "Rows by outcome (sink, duplicate, filtered, quarantined, dead_letter, late, stale, dropped)", labelNames: [...LABELS, "outcome"], registers });
   const processedRate = new Gauge({ name: "sluice_pipeline_processed_rows_per_second", help: "Rows per second of processing in the last batch", labelNames: LABELS, registers });
   const inputRate = new Gauge({ name: "sluice_pipeline_input_rows_per_second", help: "Rows per second arriving, over the last trigger interval", labelNames: LABELS, registers });
   const duration = new Histogram({
@@ -53,9 +53,8 @@ export function createPipelineMetrics(registry: Registry): PipelineMetrics {
       inputRows.inc(l, p.inputRows);
       const o = p.outcomes;
       const dropped = Object.values(o.dropped).reduce((a, b) => a + b, 0);
-      for (const [outcome, n] of [["sink", o.sink], ["duplicate", o.duplicate], ["filtered", o.filtered], ["quarantined", o.quarantined], ["dead_letter", o.deadLetter], ["late", o.late], ["dropped", dropped]] as const) {
-        if (n > 0) rows.inc({ ...l, outcome }, n);
-      }
+      const counts: [string, number][] = [["sink", o.sink], ["duplicate", o.duplicate], ["filtered", o.filtered], ["quarantined", o.quarantined], ["dead_letter", o.deadLetter], ["late", o.late], ["stale", o.stale ?? 0], ["dropped", dropped]];
+      for (const [outcome, n] of counts) if (n > 0) rows.inc({ ...l, outcome }, n);
       for (const phase of ["plan", "read", "process", "commit", "total"] as const) duration.observe({ ...l, phase }, p.durationMs[phase] / 1000);
       processedRate.set(l, p.processedRowsPerSecond);
       inputRate.set(l, p.inputRowsPerSecond);

@@ -46,6 +46,8 @@ export interface RunnerPoolOptions {
   logger: EngineLogger;
   /** Lease owner written to checkpoints: the worker id. */
   owner: string;
+  /** Resolves a webhook sink's `urlFromEnv` / `headersFromEnv` (read by the process entry point). */
+  env?: (name: string) => string | undefined;
   onOpen?: (v: LoadedVersion, reason: OpenReason, ms: number) => void;
 }
 
@@ -88,7 +90,7 @@ export class RunnerPool {
         const started = Date.now();
         entry.runner = await PipelineRunner.open(
           { pool: this.opts.pool, kafka: this.opts.kafka, logger: this.opts.logger },
-          { pipelineVersionId, spec: entry.version.spec, owner: this.opts.owner, source: entry.source },
+          { pipelineVersionId, spec: entry.version.spec, owner: this.opts.owner, source: entry.source, ...(this.opts.env ? { env: this.opts.env } : {}) },
         );
         this.opts.onOpen?.(entry.version, reason, Date.now() - started);
       }

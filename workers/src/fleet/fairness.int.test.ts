@@ -76,8 +76,11 @@ describe("fairness", () => {
         `  big pipeline: ${Number(bigRows.rows[0]!.n).toLocaleString("en-US")} rows in ${drainSeconds.toFixed(1)} s (batches of ≤ 20,000), ${bigLeft.toLocaleString("en-US")} offsets left`,
     );
 
-    // No starvation: every small pipeline kept committing while the big backlog was being drained.
+    // No starvation, in counts rather than timings: the big pipeline re-queues behind the others
+    // after each batch, so every small pipeline commits about once per big batch (at least half as
+    // often), however slow the machine is.
     expect(bigLeft).toBe(0);
-    for (const s of shared) expect(s.batches).toBeGreaterThanOrEqual(Math.floor(drainSeconds / 5));
+    const bigBatches = Math.ceil(BIG_BACKLOG / 20_000);
+    for (const s of shared) expect(s.batches).toBeGreaterThanOrEqual(Math.max(3, Math.floor(bigBatches / 2)));
   });
 });

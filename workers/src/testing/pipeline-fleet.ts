@@ -15,6 +15,8 @@ export interface FleetPipelineDef {
   topic: string;
   maxOffsetsPerTrigger: number;
   every: string;
+  /** Spec sections replacing the ledger's (e.g. an aggregate for a windowed pipeline). */
+  overrides?: Record<string, unknown>;
 }
 
 export interface FleetPipeline extends FleetPipelineDef {
@@ -31,6 +33,7 @@ export async function startFleet(pool: pg.Pool, db: PrismaClient, scheduler: TBa
       source: { kafka: { topic: d.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: d.maxOffsetsPerTrigger } },
       sink: { postgres: { table } },
       trigger: { every: d.every },
+      ...d.overrides,
     });
     const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
     await startPipelineRun(db, { pipelineVersionId, actor: "user:test@sluice.local", reason: "fleet test" }, { scheduler });
@@ -95,6 +98,31 @@ export async function auditFleet(pool: pg.Pool, kafka: Kafka, fleet: FleetPipeli
   }
   expect(batches).toBeGreaterThan(0);
   return { batches, replayed };
+}
+
+/**
+ * For pipelines whose sink is not an event ledger (windows): committed batches are gap-free, each
+ * balances (input = sum of outcomes), and together they read every offset of the topic exactly once.
+ */
+export async function auditBatches(pool: pg.Pool, kafka: Kafka, p: FleetPipeline): Promise<{ batches: number; replayed: number }> {
+  const res = await pool.query<{ batch_id: string; input_rows: number; outcomes: Record<string, unknown>; progress: { sources: { partition: number; startOffset: number; endOffset: number }[]; replayed: boolean } }>(
+    `SELECT batch_id, input_rows, outcomes, progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id`,
+    [p.pipelineVersionId],
+  );
+  expect(res.rows.map((r) => Number(r.batch_id))).toEqual(res.rows.map((_, i) => i));
+  for (const r of res.rows) {
+    const total = Object.values(r.outcomes).reduce<number>((sum, v) => sum + (typeof v === "number" ? v : Object.values(v as Record<string, number>).reduce((a, b) => a + b, 0)), 0);
+    expect({ batch: r.batch_id, total }).toEqual({ batch: r.batch_id, total: r.input_rows });
+  }
+  const next = new Map<number, number>();
+  for (const r of res.rows) {
+    for (const s of r.progress.sources) {
+      expect({ batch: r.batch_id, partition: s.partition, start: s.startOffset }).toEqual({ batch: r.batch_id, partition: s.partition, start: next.get(s.partition) ?? 0 });
+      next.set(s.partition, s.endOffset);
+    }
+  }
+  expect(Object.fromEntries([...next].map(([k, v]) => [String(k), v]))).toEqual(await topicEnds(kafka, p.topic));
+  return { batches: res.rows.length, replayed: res.rows.filter((r) => r.progress.replayed).length };
 }
 
 /** A producer per topic: an initial backlog, then a steady rate until `stop()`. */
