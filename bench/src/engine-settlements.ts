@@ -16,7 +16,7 @@ import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
 import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
-import { nodeCpuMs } from "./cpu-usage";
+import { nodeCpuMs, postgresCpuMs } from "./cpu-usage";
 import { readRawCeiling } from "./raw-ceiling";
 import { createScratchDatabase } from "./scratch-database";
 
@@ -68,6 +68,7 @@ try {
   if (!checked.ok) throw new Error(`benchmark spec invalid: ${JSON.stringify(checked.errors)}`);
   const spec = checked.spec;
   const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
+  const pgCpuBefore = await postgresCpuMs(pool);
   const cpuBefore = nodeCpuMs();
   const started = performance.now();
   const runner = await PipelineRunner.open({ pool, kafka, logger: { info() {}, warn() {}, error() {} } }, { pipelineVersionId, spec, owner: "bench" });
@@ -83,6 +84,8 @@ try {
   }
   const pipelineMs = performance.now() - started;
   const nodeUs = ((nodeCpuMs() - cpuBefore) * 1000) / total;
+  const pgCpuAfter = await postgresCpuMs(pool);
+  const pgUs = pgCpuBefore !== null && pgCpuAfter !== null ? `${(((pgCpuAfter - pgCpuBefore) * 1000) / total).toFixed(1)} µs/msg` : "n/a";
   const input = batches.reduce((n, b) => n + b.inputRows, 0);
   const pipelineRate = rate(input, pipelineMs);
   console.log(`merchant-settlements (dedup + 5m windows, update, exactly-once): ${fmt(input)} messages in ${(pipelineMs / 1000).toFixed(2)} s = ${fmt(pipelineRate)} msg/s, ${batches.length} batches`);
@@ -91,7 +94,7 @@ try {
   for (const b of batches) for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += b.durationMs[k];
   const inBatches = Object.values(phases).reduce((a, b) => a + b, 0);
   const share = (ms: number) => `${fmt(ms)} ms (${Math.round((ms * 100) / inBatches)}%)`;
-  console.log(`  phases: plan ${share(phases.plan)}, read ${share(phases.read)}, process (incl. windows) ${share(phases.process)}, commit ${share(phases.commit)}; node CPU ${nodeUs.toFixed(1)} µs/msg`);
+  console.log(`  phases: plan ${share(phases.plan)}, read ${share(phases.read)}, process (incl. windows) ${share(phases.process)}, commit ${share(phases.commit)}; CPU node ${nodeUs.toFixed(1)} µs/msg, postgres ${pgUs}`);
   const sum = (f: (b: BatchProgress) => number) => fmt(batches.reduce((s, b) => s + f(b), 0));
   console.log(`  window operator: ${sum((b) => Number(b.operator?.prepareMs ?? 0))} ms folding (${sum((b) => Number(b.operator?.foldMs ?? 0))} ms) and reading state (in process), ${sum((b) => Number(b.operator?.writeMs ?? 0))} ms writing state and results (in commit)`);
   const windows = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM merchant_settlement_5m`);
