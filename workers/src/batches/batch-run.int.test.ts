@@ -158,6 +158,29 @@ describe("batch.run jobs", () => {
   });
 });
 
+describe("a new version of a running pipeline", () => {
+  it("the superseded version is stopped by the worker instead of running on, and the new version continues its checkpoint exactly", async () => {
+    const base = { name: "upgrade", sink: { postgres: { table: "upgrade" } }, source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 300 } }, trigger: { every: "300ms" } };
+    const v1 = await registerPipelineVersion(fx.pool, ledgerSpec(fx.topic, base));
+    await startPipelineRun(db, { pipelineVersionId: v1.pipelineVersionId, actor }, { scheduler: app.queue });
+    await waitFor("a few batches of version 1", async () => (await lastBatchId(v1.pipelineVersionId)) >= 2, 60_000, 50);
+
+    // A changed spec continues version 1's checkpoint and fences it; nobody stops version 1 by hand.
+    const v2 = await registerPipelineVersion(fx.pool, ledgerSpec(fx.topic, { ...base, expectations: [{ name: "known_type", expr: "type != ''", action: "warn" }] }));
+    expect(v2.continuedFrom?.pipelineVersionId).toBe(v1.pipelineVersionId);
+    const stopped = await waitFor("version 1 to be stopped by a worker", async () => {
+      const r = await getPipelineRun(db, v1.pipelineVersionId);
+      return r?.phase === "stopped" ? r : undefined;
+    }, 30_000, 50);
+    expect(stopped.transitions[0]).toMatchObject({ action: "superseded", actor: expect.stringMatching(/^worker:/) });
+
+    await startPipelineRun(db, { pipelineVersionId: v2.pipelineVersionId, actor, reason: "deploy version 2" }, { scheduler: app.queue });
+    await waitFor("version 2 to read the rest", () => caughtUp(v2.pipelineVersionId), 90_000);
+    await stopPipelineRun(db, { pipelineVersionId: v2.pipelineVersionId, actor });
+    await auditExactlyOnce({ pool: fx.pool, kafka: fx.kafka, topic: fx.topic, table: "upgrade", versionIds: [v1.pipelineVersionId, v2.pipelineVersionId], expectedIds });
+  });
+});
+
 async function lastBatchId(pv: string): Promise<number> {
   const r = await fx.pool.query<{ last_batch_id: string }>(`SELECT last_batch_id FROM checkpoints WHERE pipeline_version_id = $1`, [pv]);
   return Number(r.rows[0]?.last_batch_id ?? -1);
