@@ -152,6 +152,38 @@ describe("event-time windows: the reference check", () => {
   });
 });
 
+describe("a new version continues the window state", () => {
+  it("a spec change mid-stream (an added expectation) keeps the open windows: the result equals the recomputation", async () => {
+    const aggregate = { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" };
+    const first = settlementsSpec(fx.topic, "settlements-continued", "settlements_continued", aggregate);
+    const v1 = await registerPipelineVersion(fx.pool, first);
+    const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId: v1.pipelineVersionId, spec: first, owner: "v1" });
+    try {
+      for (let i = 0; i < 4; i++) await runner.runBatch();
+    } finally {
+      await runner.close();
+    }
+    const second = settlementsSpec(fx.topic, "settlements-continued", "settlements_continued", aggregate, {
+      expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }],
+    });
+    const { pipelineVersionId: v2, continuedFrom } = await registerPipelineVersion(fx.pool, second);
+    expect(continuedFrom?.pipelineVersionId).toBe(v1.pipelineVersionId);
+    await drain(second);
+    await loadReferenceBatches(fx.pool, [v1.pipelineVersionId, v2]);
+    const expected = await fx.pool.query(
+      `WITH ${judgedEventsSql(2 * MIN)},
+       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
+                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark - interval '3 minutes')
+                     ORDER BY event_id, batch_id)
+       SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
+              to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
+         FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`,
+    );
+    const actual = await fx.pool.query(`SELECT ${SINK_COLUMNS} FROM settlements_continued ORDER BY window_start, merchant_id`);
+    expect(actual.rows).toEqual(expected.rows);
+  });
+});
+
 describe("event time, not processing time", () => {
   it("a sale at 23:58 published at 00:16 lands in the 23:55 window, not the 00:15 one", async () => {
     const topic = `${fx.topic}-midnight`;
