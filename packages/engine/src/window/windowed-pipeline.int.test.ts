@@ -152,6 +152,29 @@ describe("event-time windows: the reference check", () => {
   });
 });
 
+describe("keyed running aggregates (no window)", () => {
+  it("complete mode rewrites the whole per-merchant result every batch; it equals the recomputation", async () => {
+    const measures = { settled: "sum(amount)", refunded: "sum(amount) if type == 'refund'", events: "count()", largest: "max(amount)", mean: "avg(amount)" };
+    const spec = settlementsSpec(fx.topic, "settlements-complete", "settlements_complete", { outputMode: "complete", measures });
+    const { pipelineVersionId, progress } = await drain(spec);
+    await loadReferenceBatches(fx.pool, [pipelineVersionId]);
+    const expected = await fx.pool.query(
+      `WITH ${judgedEventsSql(2 * MIN)},
+       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
+                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark)
+                     ORDER BY event_id, batch_id)
+       SELECT merchant_id, sum(amount)::text AS settled, coalesce(sum(amount) FILTER (WHERE type = 'refund'), 0)::text AS refunded,
+              count(*)::int AS events, max(amount)::text AS largest, round(avg(amount), 6)::text AS mean
+         FROM accepted GROUP BY 1 ORDER BY 1`,
+    );
+    const actual = await fx.pool.query(`SELECT merchant_id, settled::text, refunded::text, events::int, largest::text, mean::text, _batch_id::int FROM settlements_complete ORDER BY merchant_id`);
+    expect(actual.rows.map(({ _batch_id, ...r }) => r)).toEqual(expected.rows);
+    // Every row was rewritten by the last batch, and every batch wrote every group seen so far.
+    expect(new Set(actual.rows.map((r) => r._batch_id))).toEqual(new Set([progress.at(-1)!.batchId]));
+    expect(Number(progress.at(-1)!.operator?.resultRows)).toBe(actual.rows.length);
+  });
+});
+
 describe("a new version continues the window state", () => {
   it("a spec change mid-stream (an added expectation) keeps the open windows: the result equals the recomputation", async () => {
     const aggregate = { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" };
