@@ -3,6 +3,10 @@
 import { defineConfig } from "prisma/config";
 import { createMigrationAdapter } from "./packages/db/src/migration-adapter";
 
+// The schema's datasource names DATABASE_URL; without it Prisma falls back to downloading a native
+// engine (which fails offline). Commands that need no database (generate, diff) get the local default.
+process.env.DATABASE_URL ??= "postgresql://postgres@127.0.0.1:5432/sluice";
+
 export default defineConfig({
   experimental: { adapter: true },
   engine: "js",
