@@ -5,10 +5,7 @@
 // size the engine reports is the size of the table.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock, type Manifest } from "@sluice/producer";
-import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
-import { registerPipelineVersion } from "../store/register-version";
-import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { createEngineFixture, drainPipeline, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 
 const MESSAGES = 20_000;
 const STEP_MS = 100; // simulated time between events: one minute = 600 events
@@ -44,18 +41,7 @@ describe("dedup state", () => {
       eventTime: { column: "event_time", watermarkDelay: "1m" },
       dedupe: { key: ["event_id"], within: "watermark" },
     });
-    const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-    const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "dedup-test" });
-    const progress: BatchProgress[] = [];
-    try {
-      for (;;) {
-        const r = await runner.runBatch();
-        if (r.kind === "empty") break;
-        progress.push(r.progress);
-      }
-    } finally {
-      await runner.close();
-    }
+    const { pipelineVersionId, progress } = await drainPipeline(fx, spec, "dedup-test");
     const distinct = manifest.eventIds!.size;
     const stateRows = progress.map((p) => p.stateRows);
     console.log(`dedup-state: ${distinct} distinct ids, state rows per batch ${JSON.stringify(stateRows)}`);

@@ -6,11 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { produceCustomerChanges, type CustomerChange } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
-import { PipelineRunner } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
-import { registerPipelineVersion } from "../store/register-version";
 import { customerStatusSpec, expectedScd1, expectedScd2, SCD1_COLUMNS, SCD2_COLUMNS } from "../testing/cdc-fixture";
-import { createEngineFixture, type EngineFixture } from "../testing/engine-fixture";
+import { createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 
 let fx: EngineFixture;
 let feed: CustomerChange[];
@@ -34,19 +32,7 @@ beforeAll(async () => {
 afterAll(() => fx?.close());
 
 async function drain(spec: ReturnType<typeof customerStatusSpec>): Promise<BatchProgress[]> {
-  const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test" });
-  const progress: BatchProgress[] = [];
-  try {
-    for (;;) {
-      const r = await runner.runBatch();
-      if (r.kind === "empty") break;
-      progress.push(r.progress);
-    }
-  } finally {
-    await runner.close();
-  }
-  return progress;
+  return (await drainPipeline(fx, spec)).progress;
 }
 
 describe("CDC apply-changes", () => {

@@ -4,7 +4,9 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { validateSpec, type TPipelineSpec } from "@sluice/spec";
 import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import type { EngineLogger, EngineResources } from "../runner/pipeline-runner";
+import { PipelineRunner, type EngineLogger, type EngineResources } from "../runner/pipeline-runner";
+import type { BatchProgress } from "../runner/progress";
+import { registerPipelineVersion } from "../store/register-version";
 
 export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
 
@@ -85,4 +87,25 @@ export async function batchLog(pool: pg.Pool, pipelineVersionId: string) {
     [pipelineVersionId],
   );
   return res.rows.map((r) => ({ ...r, batchId: Number(r.batch_id) }));
+}
+
+/** Register the spec and run it in this process until caught up; the progress of every batch. */
+export async function drainPipeline(
+  fx: Pick<EngineFixture, "pool" | "resources">,
+  spec: TPipelineSpec,
+  owner = "test",
+): Promise<{ pipelineVersionId: string; progress: BatchProgress[] }> {
+  const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner });
+  const progress: BatchProgress[] = [];
+  try {
+    for (;;) {
+      const r = await runner.runBatch();
+      if (r.kind === "empty") break;
+      progress.push(r.progress);
+    }
+  } finally {
+    await runner.close();
+  }
+  return { pipelineVersionId, progress };
 }

@@ -13,7 +13,7 @@ import { totalOutcomes } from "../batch/outcomes";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
-import { batchLog, createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { batchLog, createEngineFixture, drainPipeline, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 import { judgedEventsSql, loadReferenceBatches, loadReferenceEvents } from "../testing/reference-events";
 
 const MIN = 60_000;
@@ -44,20 +44,8 @@ function settlementsSpec(topic: string, name: string, table: string, aggregate: 
   });
 }
 
-async function drain(spec: TPipelineSpec): Promise<{ pipelineVersionId: string; progress: BatchProgress[] }> {
-  const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test" });
-  const progress: BatchProgress[] = [];
-  try {
-    for (;;) {
-      const r = await runner.runBatch();
-      if (r.kind === "empty") break;
-      progress.push(r.progress);
-    }
-  } finally {
-    await runner.close();
-  }
-  return { pipelineVersionId, progress };
+function drain(spec: TPipelineSpec): Promise<{ pipelineVersionId: string; progress: BatchProgress[] }> {
+  return drainPipeline(fx, spec);
 }
 
 const EXPECTED_MEASURES = `sum(amount)::text AS settled, coalesce(sum(amount) FILTER (WHERE type = 'refund'), 0)::text AS refunded, count(*)::int AS events,
