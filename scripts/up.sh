@@ -30,10 +30,13 @@ start() {
 }
 
 start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
+# A new seed per start: the same seed re-sends the same event ids, which the pipelines would (rightly)
+# count as duplicates of the previous run's events. Set SLUICE_DEMO_SEED to replay a stream.
+demo_seed="${SLUICE_DEMO_SEED:-$(date +%s)}"
 start producer node --import tsx packages/producer/src/cli.ts --topic payments --rate "${SLUICE_DEMO_RATE:-50}" \
-  --seed 42 --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01
+  --seed "$demo_seed" --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01
 # The customer-status CDC pipeline's change feed, and the fraud-alerts webhook's receiver (loopback only).
-start cdc-producer node --import tsx packages/producer/src/customer-changes-cli.ts --topic customer-changes --rate 5
+start cdc-producer node --import tsx packages/producer/src/customer-changes-cli.ts --topic customer-changes --rate 5 --seed "$demo_seed"
 start webhook-receiver node --import tsx scripts/demo-webhook-receiver.ts 4010
 # Two worker processes share the pipelines' batches (BullMQ queue sluice.batches); metrics on 9464, 9465.
 WORKER_METRICS_PORT=9464 start worker-1 node --import tsx workers/src/main.ts
