@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng, producePayments, type Manifest } from "@sluice/producer";
 import { auditExactlyOnce } from "../testing/exactly-once-audit";
-import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
 import { PROGRESS_LINE, runSluice, specDir, spawnSluice } from "../testing/sluice-process";
 
 const MESSAGES = 20_000;
@@ -124,16 +124,14 @@ describe("crash anywhere", () => {
       });
       expect(final.stdout).toContain("caught up");
 
-      const version = await fx.pool.query<{ id: string }>(
-        `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'crash-ledger'`,
-      );
-      expect(version.rows).toHaveLength(1);
+      const versionIds = await pipelineVersionIds(fx.pool, "crash-ledger");
+      expect(versionIds).toHaveLength(1);
       const { batches } = await auditExactlyOnce({
         pool: fx.pool,
         kafka: fx.kafka,
         topic: fx.topic,
         table: "ledger",
-        versionIds: [version.rows[0]!.id],
+        versionIds,
         expectedIds: manifest.eventIds!,
         counts: manifest.counts,
       });

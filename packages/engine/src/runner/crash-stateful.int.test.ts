@@ -11,7 +11,7 @@ import type { TPipelineSpec } from "@sluice/spec";
 import { totalOutcomes } from "../batch/outcomes";
 import { registerPipelineVersion } from "../store/register-version";
 import { customerStatusSpec, expectedScd2, SCD2_COLUMNS } from "../testing/cdc-fixture";
-import { batchLog, createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { batchLog, createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
 import { finishRun, killIfRunning, runWithKills } from "../testing/kill-loop";
 import { specDir, spawnSluice, type SluiceProcess } from "../testing/sluice-process";
 import { startWebhookReceiver } from "../testing/webhook-receiver";
@@ -59,9 +59,9 @@ async function uninterrupted(spec: TPipelineSpec): Promise<string> {
 }
 
 async function versionOf(name: string): Promise<string> {
-  const res = await fx.pool.query<{ id: string }>(`SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`, [name]);
-  expect(res.rows).toHaveLength(1);
-  return res.rows[0]!.id;
+  const ids = await pipelineVersionIds(fx.pool, name);
+  expect(ids).toHaveLength(1);
+  return ids[0]!;
 }
 
 async function expectBalancedGapFree(pipelineVersionId: string) {

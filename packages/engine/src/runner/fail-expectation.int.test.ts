@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments } from "@sluice/producer";
 import { auditExactlyOnce } from "../testing/exactly-once-audit";
-import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
 import { committedBatchIds, runSluice, specDir } from "../testing/sluice-process";
 
 let fx: EngineFixture;
@@ -40,12 +40,7 @@ afterAll(async () => {
   await fx?.close();
 });
 
-const versionIds = async () =>
-  (
-    await fx.pool.query<{ id: string }>(
-      `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'guarded-ledger' ORDER BY v.version`,
-    )
-  ).rows.map((r) => r.id);
+const versionIds = () => pipelineVersionIds(fx.pool, "guarded-ledger");
 
 describe("a fail expectation", () => {
   it("stops the pipeline at the violating batch without committing it, and after the spec is fixed the same batch re-runs over the same offsets", async () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, type Manifest } from "@sluice/producer";
 import { auditExactlyOnce } from "../testing/exactly-once-audit";
-import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
 import { committedBatchIds, specDir, spawnSluice } from "../testing/sluice-process";
 
 let fx: EngineFixture;
@@ -69,16 +69,14 @@ describe("two runners at once", () => {
     const all = [...loser!.batches, ...winner!.batches];
     expect(new Set(all).size).toBe(all.length);
 
-    const version = await fx.pool.query<{ id: string }>(
-      `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'twin-ledger'`,
-    );
-    expect(version.rows).toHaveLength(1);
+    const versionIds = await pipelineVersionIds(fx.pool, "twin-ledger");
+    expect(versionIds).toHaveLength(1);
     const { batches } = await auditExactlyOnce({
       pool: fx.pool,
       kafka: fx.kafka,
       topic: fx.topic,
       table: "ledger",
-      versionIds: [version.rows[0]!.id],
+      versionIds,
       expectedIds: manifest.eventIds!,
       counts: manifest.counts,
     });

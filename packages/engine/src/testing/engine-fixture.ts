@@ -89,6 +89,15 @@ export async function batchLog(pool: pg.Pool, pipelineVersionId: string) {
   return res.rows.map((r) => ({ ...r, batchId: Number(r.batch_id) }));
 }
 
+/** The ids of a pipeline's versions, oldest first. */
+export async function pipelineVersionIds(pool: pg.Pool, name: string): Promise<string[]> {
+  const res = await pool.query<{ id: string }>(
+    `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY v.version`,
+    [name],
+  );
+  return res.rows.map((r) => r.id);
+}
+
 /** Register the spec and run it in this process until caught up; the progress of every batch. */
 export async function drainPipeline(
   fx: Pick<EngineFixture, "pool" | "resources">,
