@@ -73,21 +73,24 @@ beforeAll(async () => {
 });
 afterAll(() => fx?.close());
 
+/** The update-mode settlements over the raw events: 5-minute windows, rows up to 3 minutes late accepted. */
+function tumbling5mLateness3mSql(): string {
+  return `WITH ${judgedEventsSql(2 * MIN)},
+       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
+                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark - interval '3 minutes')
+                     ORDER BY event_id, batch_id)
+       SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
+              to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
+         FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`;
+}
+
 describe("event-time windows: the reference check", () => {
   it("update mode (tumbling 5m, allowedLateness 3m): every window equals the SQL recomputation over the raw events", async () => {
     const spec = settlementsSpec(fx.topic, "settlements-update", "settlements_update", { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" });
     const { pipelineVersionId, progress } = await drain(spec);
     await loadReferenceBatches(fx.pool, [pipelineVersionId]);
 
-    const expected = await fx.pool.query(
-      `WITH ${judgedEventsSql(2 * MIN)},
-       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
-                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark - interval '3 minutes')
-                     ORDER BY event_id, batch_id)
-       SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
-              to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
-         FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`,
-    );
+    const expected = await fx.pool.query(tumbling5mLateness3mSql());
     const actual = await fx.pool.query(`SELECT ${SINK_COLUMNS} FROM settlements_update ORDER BY window_start, merchant_id`);
     expect(actual.rows.length).toBeGreaterThan(50);
     expect(actual.rows).toEqual(expected.rows);
@@ -181,15 +184,7 @@ describe("a new version continues the window state", () => {
     expect(continuedFrom?.pipelineVersionId).toBe(v1.pipelineVersionId);
     await drain(second);
     await loadReferenceBatches(fx.pool, [v1.pipelineVersionId, v2]);
-    const expected = await fx.pool.query(
-      `WITH ${judgedEventsSql(2 * MIN)},
-       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
-                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark - interval '3 minutes')
-                     ORDER BY event_id, batch_id)
-       SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
-              to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
-         FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`,
-    );
+    const expected = await fx.pool.query(tumbling5mLateness3mSql());
     const actual = await fx.pool.query(`SELECT ${SINK_COLUMNS} FROM settlements_continued ORDER BY window_start, merchant_id`);
     expect(actual.rows).toEqual(expected.rows);
   });
