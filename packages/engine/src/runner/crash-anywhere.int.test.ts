@@ -1,6 +1,6 @@
 // Guarantee: exactly-once into Postgres, whatever instant a worker dies (product.md, semantics 1 and 2).
 //
-// `sluice run` works through a 20k-message backlog (duplicates, malformed rows, out-of-order events) in
+// `sluice run` works through a 150k-message backlog (duplicates, malformed rows, out-of-order events) in
 // small batches while the test SIGKILLs it, again and again, at seeded random moments: during start-up
 // (registration, lease, first plan, consumer join) and a random fraction of a batch after a progress
 // line, so kills land between planning and commit, during the Kafka read and inside the commit
@@ -13,8 +13,11 @@ import { auditExactlyOnce } from "../testing/exactly-once-audit";
 import { createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
 import { PROGRESS_LINE, runSluice, specDir, spawnSluice } from "../testing/sluice-process";
 
-const MESSAGES = 20_000;
-// Small batches (about 70 of them) so the backlog outlasts the kills and kills land in every phase.
+// The backlog must outlast the kills: on a quiet machine a batch takes ~30 ms and a process commits
+// about a dozen batches between its first progress line and the kill, so 20k and even 50k messages
+// drained after ~20 kills. 150k leaves room for all of them; the final clean run drains the rest.
+const MESSAGES = 150_000;
+// Small batches (about 500 of them) so kills land in every phase.
 const MAX_OFFSETS_PER_TRIGGER = 300;
 const KILLS = 30;
 
