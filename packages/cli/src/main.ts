@@ -4,6 +4,7 @@ import { lifecycleCommand } from "./commands/lifecycle";
 import { runCommand } from "./commands/run";
 import { statusCommand } from "./commands/status";
 import { validateCommand } from "./commands/validate";
+import { FRESH_STATE_FLAG } from "./registration";
 
 async function main(argv: string[]): Promise<number> {
   const { command, positionals, flags } = parseArgs(argv);
@@ -14,13 +15,13 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case "validate":
-      return validateCommand(target);
+      return validateCommand(target, { againstRegistered: flags.has("against-registered") });
     case "run":
       if (flags.has("once") && flags.has("until-caught-up")) {
         console.error("choose one of --once and --until-caught-up");
         return 1;
       }
-      return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous");
+      return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous", { freshState: flags.has(FRESH_STATE_FLAG) });
     case "status":
       return statusCommand(target);
     case "start":
@@ -28,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
     case "resume":
     case "stop":
     case "restart":
-      return lifecycleCommand(command, target, positionals.slice(1).join(" "));
+      return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG) });
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 1;

@@ -2,7 +2,8 @@
 // client, logger) and never reads the environment.
 export { PipelineRunner, type BatchResult, type EngineResources, type EngineLogger, type RunnerOptions } from "./runner/pipeline-runner";
 export { formatProgressLine, type BatchProgress } from "./runner/progress";
-export { registerPipelineVersion, type RegisteredVersion } from "./store/register-version";
+export { registerPipelineVersion, type RegisteredVersion, type RegisterOptions } from "./store/register-version";
+export { formatStateFindings, IncompatibleStateError, previewRegistration, type RegistrationPreview } from "./store/version-compatibility";
 export { loadCheckpoint, type Checkpoint } from "./store/checkpoint-store";
 export { KafkaSource } from "./source/kafka-source";
 export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "./source/source";

@@ -116,6 +116,13 @@ export { CEL_TYPES } from "./cel-environment";
 export { canonicalizeSpec, canonicalJson, specHash } from "./canonical";
 export { diffSpecs, type TSpecChange } from "./diff";
 export {
+  stateCompatibility,
+  STATE_KINDS,
+  type TStateCompatibility,
+  type TStateFinding,
+  type TStateKind,
+} from "./state-compatibility";
+export {
   classifyContractChange,
   type TContractChange,
   type TContractClassification,

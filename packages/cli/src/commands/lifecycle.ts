@@ -1,21 +1,23 @@
 // `sluice start|pause|resume|stop|restart <pipeline|spec> [reason]`: lifecycle commands on the
 // pipeline's latest version, run by the worker processes (see README "What runs where"). Given a
 // spec file, `start` registers it first (a changed spec becomes a new version that continues the
-// previous version's checkpoint; the previous version is stopped).
+// previous version's checkpoint and state, which is stopped — or, when the change makes that state
+// wrong, is refused with the reasons; --fresh-state registers it with fresh state instead).
 import { hostname, userInfo } from "node:os";
 import { Redis } from "ioredis";
 import { loadEnv, ZWorkerEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
-import { registerPipelineVersion } from "@sluice/engine";
+import { EngineError, registerPipelineVersion } from "@sluice/engine";
 import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
 import { formatSpecErrors } from "@sluice/spec";
 import { BatchQueue } from "@sluice/workers";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
+import { describeRegistration } from "../registration";
 
 const isSpecFile = (t: string) => /\.(ya?ml|json)$/.test(t);
 
-export async function lifecycleCommand(command: TRunCommand, target: string, reason: string): Promise<number> {
+export async function lifecycleCommand(command: TRunCommand, target: string, reason: string, opts: { freshState?: boolean } = {}): Promise<number> {
   const services = connect();
   const db = createPrismaClient(services.pool);
   const actor = `cli:${userInfo().username}@${hostname()}`;
@@ -29,12 +31,13 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
         console.error(formatSpecErrors(loaded.errors, target));
         return 1;
       }
-      const reg = await registerPipelineVersion(services.pool, loaded.spec);
+      const reg = await registerPipelineVersion(services.pool, loaded.spec, { continueFromPrevious: !opts.freshState });
       pipelineVersionId = reg.pipelineVersionId;
       label = `${loaded.spec.name} version ${reg.version}`;
-      if (reg.continuedFrom && command === "start") {
-        await stopPipelineRun(db, { pipelineVersionId: reg.continuedFrom.pipelineVersionId, actor, reason: `superseded by version ${reg.version}` }).catch(() => undefined);
-        console.log(`${loaded.spec.name}: version ${reg.version} continues version ${reg.continuedFrom.version}, which is stopped`);
+      if (reg.created) console.log(describeRegistration(loaded.spec.name, reg).join("\n"));
+      if (reg.replaced && command === "start") {
+        await stopPipelineRun(db, { pipelineVersionId: reg.replaced.pipelineVersionId, actor, reason: `superseded by version ${reg.version}` }).catch(() => undefined);
+        console.log(`${loaded.spec.name}: version ${reg.version} replaces version ${reg.replaced.version}, which is stopped`);
       }
     } else {
       const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name: target } }, orderBy: { version: "desc" }, select: { id: true, version: true } });
@@ -56,7 +59,7 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
       return 1;
     }
     console.error(`${target}: ${(err as Error).message}`);
-    return 2;
+    return err instanceof EngineError && !err.retriable ? 1 : 2;
   } finally {
     await scheduler.close();
     await db.$disconnect();

@@ -7,12 +7,13 @@ import { formatSpecErrors, specTiming } from "@sluice/spec";
 import { pipelineEnv } from "@sluice/config";
 import { connect, stderrLogger } from "../connect";
 import { loadSpecFile } from "../load-spec";
+import { describeRegistration } from "../registration";
 
 export type RunMode = "once" | "until-caught-up" | "continuous";
 
 const MAX_RETRIES = 5;
 
-export async function runCommand(file: string, mode: RunMode): Promise<number> {
+export async function runCommand(file: string, mode: RunMode, opts: { freshState?: boolean } = {}): Promise<number> {
   const loaded = await loadSpecFile(file);
   if (!loaded.ok) {
     console.error(formatSpecErrors(loaded.errors, file));
@@ -33,9 +34,8 @@ export async function runCommand(file: string, mode: RunMode): Promise<number> {
 
   let runner: PipelineRunner | undefined;
   try {
-    const reg = await registerPipelineVersion(services.pool, spec);
-    const how = !reg.created ? "resuming" : reg.continuedFrom ? `registered (continues from version ${reg.continuedFrom.version})` : "registered";
-    console.log(`${spec.name} version ${reg.version} ${how} [${reg.pipelineVersionId}]`);
+    const reg = await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState });
+    console.log(describeRegistration(spec.name, reg).join("\n"));
     runner = await PipelineRunner.open(
       { pool: services.pool, kafka: services.kafka, logger: stderrLogger },
       { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },

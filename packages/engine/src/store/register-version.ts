@@ -1,25 +1,40 @@
 // Registering a pipeline version from a validated spec. The same spec (same canonical hash) maps to
 // the same version; a changed spec becomes version N+1 and — like restarting a streaming query on
-// its checkpoint — continues where version N stopped: its checkpoint, dedup state and any
-// planned-but-uncommitted batch are carried over (so a batch stopped by a `fail` expectation re-runs
-// over the same offsets after the fix), and version N is fenced so its runners cannot commit again.
-// Blue/green rollouts, which need separate state, start a version from scratch instead.
+// its checkpoint — continues where version N stopped: its checkpoint, dedup, window and CDC state and
+// any planned-but-uncommitted batch are carried over (so a batch stopped by a `fail` expectation
+// re-runs over the same offsets after the fix), and version N is fenced so its runners cannot commit
+// again. Only when the new spec would have built the same state (stateCompatibility): otherwise the
+// registration is refused with the reasons, never continued wrongly and never silently restarted.
+// A version with fresh state (blue/green, or a rebuild) is asked for explicitly and carries nothing over.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import { canonicalizeSpec, specHash, type TPipelineSpec } from "@sluice/spec";
+import { canonicalizeSpec, specHash, stateCompatibility, type TPipelineSpec, type TStateFinding } from "@sluice/spec";
+import { continuationRefusal, freshStateRefusal, IncompatibleStateError, latestVersion } from "./version-compatibility";
 
 export interface RegisteredVersion {
   pipelineId: string;
   pipelineVersionId: string;
   version: number;
   created: boolean;
-  /** The version whose checkpoint this one continues from, when it was just created. */
+  /** The version whose checkpoint and state this one continues, when it was just created. */
   continuedFrom?: { pipelineVersionId: string; version: number };
+  /** The previous version, fenced because this one took its place (it continued its state, or writes its table with fresh state). */
+  replaced?: { pipelineVersionId: string; version: number };
+  /** Compatible changes whose guarantee holds in full only after a while (e.g. a longer dedupe retention). */
+  notes?: TStateFinding[];
+}
+
+export interface RegisterOptions {
+  /**
+   * true (default): continue the previous version's state; refused (IncompatibleStateError) when the
+   * spec changed what that state means. false: fresh state, from source.kafka.startingOffsets.
+   */
+  continueFromPrevious?: boolean;
 }
 
 const newId = () => `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
 
-export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec, opts: { continueFromPrevious?: boolean } = {}): Promise<RegisteredVersion> {
+export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec, opts: RegisterOptions = {}): Promise<RegisteredVersion> {
   const hash = specHash(spec);
   const client = await pool.connect();
   try {
@@ -41,18 +56,28 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
       await client.query("COMMIT");
       return { pipelineId, pipelineVersionId: same.rows[0].id, version: same.rows[0].version, created: false };
     }
-    const latest = await client.query<{ id: string; version: number }>(`SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 ORDER BY version DESC LIMIT 1`, [pipelineId]);
-    const previous = latest.rows[0];
+    const previous = await latestVersion(client, spec.name);
+    const compatibility = previous ? stateCompatibility(previous.spec, spec) : undefined;
+    const fresh = opts.continueFromPrevious === false;
+    if (previous && compatibility) {
+      const refusal = fresh ? await freshStateRefusal(client, previous, spec, compatibility) : compatibility.compatible ? undefined : continuationRefusal(previous, spec, compatibility);
+      if (refusal) throw new IncompatibleStateError(refusal, compatibility);
+    }
     const id = newId();
     const version = (previous?.version ?? 0) + 1;
     await client.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash) VALUES ($1, $2, $3, $4, $5)`, [id, pipelineId, version, canonicalizeSpec(spec), hash]);
     await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);
     let continuedFrom: RegisteredVersion["continuedFrom"];
-    if (previous && opts.continueFromPrevious !== false && (await continueCheckpoint(client, previous.id, id))) {
-      continuedFrom = { pipelineVersionId: previous.id, version: previous.version };
+    let replaced: RegisteredVersion["replaced"];
+    if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
+      continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
+    } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
+      // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
+      if (await fence(client, previous.id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
     }
     await client.query("COMMIT");
-    return { pipelineId, pipelineVersionId: id, version, created: true, ...(continuedFrom ? { continuedFrom } : {}) };
+    const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
+    return { pipelineId, pipelineVersionId: id, version, created: true, ...(continuedFrom ? { continuedFrom } : {}), ...(replaced ? { replaced } : {}), ...(notes ? { notes } : {}) };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
@@ -61,19 +86,34 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
   }
 }
 
-async function continueCheckpoint(client: pg.PoolClient, from: string, to: string): Promise<boolean> {
-  // Fence the old version first: its runners' next plan or commit is rejected.
-  const old = await client.query(`UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1 RETURNING last_batch_id`, [from]);
-  if (old.rowCount === 0) return false;
+/** Fences a version: its runners' next plan or commit is rejected. False if it has no checkpoint. */
+async function fence(client: pg.PoolClient, pipelineVersionId: string): Promise<boolean> {
+  const res = await client.query(`UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1`, [pipelineVersionId]);
+  return res.rowCount === 1;
+}
+
+async function continueCheckpoint(client: pg.PoolClient, from: string, to: string, spec: TPipelineSpec): Promise<boolean> {
+  // Fence the old version first.
+  if (!(await fence(client, from))) return false;
   await client.query(
     `UPDATE checkpoints n SET last_batch_id = o.last_batch_id, end_offsets = o.end_offsets, event_time_max = o.event_time_max,
             watermark = o.watermark, state_rows = o.state_rows, state_bytes = o.state_bytes
        FROM checkpoints o WHERE o.pipeline_version_id = $1 AND n.pipeline_version_id = $2`,
     [from, to],
   );
-  await client.query(`INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $2, key, event_time FROM dedup_state WHERE pipeline_version_id = $1`, [from, to]);
-  // Window and CDC state continue too (state_rows above counts them). A changed aggregate or cdc
-  // section needs a version with fresh state instead (blue/green): accumulators are per measure.
+  if (spec.dedupe) {
+    await client.query(`INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $2, key, event_time FROM dedup_state WHERE pipeline_version_id = $1`, [from, to]);
+  } else {
+    // dedupe was removed: its keys stay behind, and out of the state size (bytes as commit-batch counts them).
+    await client.query(
+      `UPDATE checkpoints c SET state_rows = c.state_rows - d.n, state_bytes = c.state_bytes - d.bytes
+         FROM (SELECT count(*) AS n, coalesce(sum(octet_length(key) + 8), 0) AS bytes FROM dedup_state WHERE pipeline_version_id = $1) d
+        WHERE c.pipeline_version_id = $2`,
+      [from, to],
+    );
+  }
+  // Window and CDC state continue too (state_rows above counts them); stateCompatibility has checked
+  // that the new spec's windows, measures and CDC key and sequence mean what the stored state means.
   await client.query(
     `INSERT INTO window_state (pipeline_version_id, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id)
      SELECT $2, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id FROM window_state WHERE pipeline_version_id = $1`,

@@ -1,0 +1,144 @@
+// A new version continues its previous version's state only when it would have built the same state
+// (docs/engine.md, "A new version"), on real Kafka and Postgres:
+// - v1 (5-minute windows) runs a few batches; v2 with 10-minute windows is refused with the reason,
+//   through the library and through `sluice validate --against-registered` / `sluice run`, and nothing
+//   changes: no version 2, version 1 not fenced and still committing;
+// - v2 that only adds an expectation continues, and its table equals an uninterrupted run's;
+// - fresh state: refused into version 1's (non-empty) table, registered beside it with a new table.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { producePayments, simulatedClock } from "@sluice/producer";
+import type { TPipelineSpec } from "@sluice/spec";
+import { PipelineRunner } from "../runner/pipeline-runner";
+import { createEngineFixture, drainPipeline, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
+import { runSluice, specDir } from "../testing/sluice-process";
+import { registerPipelineVersion } from "./register-version";
+import { IncompatibleStateError } from "./version-compatibility";
+
+let fx: EngineFixture;
+let specs: Awaited<ReturnType<typeof specDir>>;
+
+function settlements(name: string, table: string, overrides: { window?: string; expectations?: unknown[] } = {}): TPipelineSpec {
+  return ledgerSpec(fx.topic, {
+    name,
+    source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 400 } },
+    eventTime: { column: "event_time", watermarkDelay: "2m", idleTimeout: "1h" },
+    expectations: overrides.expectations ?? [],
+    transform: { filter: "type in ['settlement', 'refund']" },
+    aggregate: {
+      window: { tumbling: overrides.window ?? "5m" },
+      groupBy: ["merchant_id"],
+      measures: { settled: "sum(amount)", events: "count()" },
+      outputMode: "update",
+      allowedLateness: "1m",
+    },
+    sink: { postgres: { table } },
+  });
+}
+
+async function runBatches(spec: TPipelineSpec, pipelineVersionId: string, n: number): Promise<void> {
+  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test" });
+  try {
+    for (let i = 0; i < n; i++) await runner.runBatch();
+  } finally {
+    await runner.close();
+  }
+}
+
+const leaseOwner = async (pv: string) => (await fx.pool.query<{ lease_owner: string | null }>(`SELECT lease_owner FROM checkpoints WHERE pipeline_version_id = $1`, [pv])).rows[0]?.lease_owner;
+const tableRows = async (table: string) => (await fx.pool.query(`SELECT merchant_id, window_start, settled::text, events::int FROM ${table} ORDER BY window_start, merchant_id`)).rows;
+
+beforeAll(async () => {
+  fx = await createEngineFixture("versions");
+  specs = await specDir();
+  await producePayments({
+    topic: fx.topic,
+    kafka: fx.kafka,
+    count: 3000,
+    partitions: 2,
+    seed: 77,
+    merchants: 6,
+    clock: simulatedClock({ start: "2025-04-01T08:00:00Z", stepMs: 500 }),
+    duplicateShare: 0.03,
+    outOfOrderShare: 0.1,
+    log: () => undefined,
+  });
+});
+afterAll(async () => {
+  await specs?.cleanup();
+  await fx?.close();
+});
+
+describe("a new version and its previous version's state", () => {
+  it("a changed window size is refused with the reason, by the library and the CLI, and changes nothing", async () => {
+    const v1Spec = settlements("settlements", "settlements_5m");
+    const v1 = await registerPipelineVersion(fx.pool, v1Spec);
+    await runBatches(v1Spec, v1.pipelineVersionId, 3);
+
+    const v2Spec = settlements("settlements", "settlements_5m", { window: "10m" });
+    const refused = await registerPipelineVersion(fx.pool, v2Spec).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(IncompatibleStateError);
+    const message = (refused as IncompatibleStateError).message;
+    expect(message).toContain("settlements: the new version cannot continue version 1's state, so nothing was registered:");
+    expect(message).toContain("window state: aggregate.window.tumbling changed from 5m to 10m");
+    expect(message).toContain("--fresh-state");
+    expect((refused as IncompatibleStateError).compatibility.states).toContainEqual({ state: "window", continues: false });
+
+    const file = await specs.write("settlements-10m", v2Spec as unknown as Record<string, unknown>);
+    const validated = await runSluice(["validate", file, "--against-registered"], { databaseUrl: fx.db.url });
+    expect(validated.code).toBe(1);
+    expect(validated.stderr).toContain("a new version cannot continue version 1's state:\n  - window state: aggregate.window.tumbling changed from 5m to 10m");
+    const run = await runSluice(["run", file, "--once"], { databaseUrl: fx.db.url });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("window state: aggregate.window.tumbling changed from 5m to 10m: the stored state holds tumbling 5m windows");
+
+    // Nothing was registered or fenced: version 1 is the only version, and it still commits.
+    expect(await pipelineVersionIds(fx.pool, "settlements")).toEqual([v1.pipelineVersionId]);
+    expect(await leaseOwner(v1.pipelineVersionId)).toBe("test");
+    await runBatches(v1Spec, v1.pipelineVersionId, 1);
+  });
+
+  it("a version that only adds an expectation continues the open windows: its table equals an uninterrupted run's", async () => {
+    const [v1] = await pipelineVersionIds(fx.pool, "settlements");
+    const openWindows = await fx.pool.query(`SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`, [v1]);
+    expect(openWindows.rows[0].n).toBeGreaterThan(0);
+
+    const v2Spec = settlements("settlements", "settlements_5m", { expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }] });
+    const file = await specs.write("settlements-v2", v2Spec as unknown as Record<string, unknown>);
+    const validated = await runSluice(["validate", file, "--against-registered"], { databaseUrl: fx.db.url });
+    expect(validated).toMatchObject({ code: 0 });
+    expect(validated.stdout).toContain("a new version would continue version 1's state");
+
+    const v2 = await registerPipelineVersion(fx.pool, v2Spec);
+    expect(v2.continuedFrom?.pipelineVersionId).toBe(v1);
+    expect(await leaseOwner(v1!)).toBe("superseded");
+    const carried = await fx.pool.query(`SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`, [v2.pipelineVersionId]);
+    expect(carried.rows[0].n).toBe(openWindows.rows[0].n);
+    await drainPipeline(fx, v2Spec);
+
+    await drainPipeline(fx, settlements("settlements-reference", "settlements_reference"));
+    const continued = await tableRows("settlements_5m");
+    expect(continued.length).toBeGreaterThan(10);
+    expect(continued).toEqual(await tableRows("settlements_reference"));
+  });
+
+  it("fresh state: refused into the previous version's table, which holds other windows; registered beside it with a new table", async () => {
+    const [, v2] = await pipelineVersionIds(fx.pool, "settlements");
+    const sameTable = settlements("settlements", "settlements_5m", { window: "10m" });
+    const refused = await registerPipelineVersion(fx.pool, sameTable, { continueFromPrevious: false }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(IncompatibleStateError);
+    expect((refused as Error).message).toContain("with fresh state the new version would write settlements_5m, which holds version 2's results of another shape");
+    expect((refused as Error).message).toContain("Point sink.postgres.table at a new table");
+
+    const beside = settlements("settlements", "settlements_10m", { window: "10m" });
+    const v3 = await registerPipelineVersion(fx.pool, beside, { continueFromPrevious: false });
+    expect(v3).toMatchObject({ version: 3, created: true });
+    expect(v3.continuedFrom).toBeUndefined();
+    expect(v3.replaced).toBeUndefined();
+    // Version 2 keeps its lease and state; version 3 starts from the earliest offset with none.
+    expect(await leaseOwner(v2!)).toBe("test");
+    const cp = await fx.pool.query(`SELECT last_batch_id::int, state_rows::int FROM checkpoints WHERE pipeline_version_id = $1`, [v3.pipelineVersionId]);
+    expect(cp.rows[0]).toEqual({ last_batch_id: -1, state_rows: 0 });
+    const { progress } = await drainPipeline(fx, beside);
+    expect(progress[0]!.sources.every((s) => s.startOffset === 0)).toBe(true);
+  });
+});

@@ -1,0 +1,117 @@
+// Whether a new version of a pipeline may continue its previous version's state, and what to tell the
+// person registering it when not. The decision is @sluice/spec's stateCompatibility; this module
+// finds the previous version, checks what a version with fresh state would overwrite, and words the
+// refusal so that it says what to do (docs/engine.md, "A new version").
+import type pg from "pg";
+import { quoteQualifiedName, specHash, stateCompatibility, validateSpec, type TPipelineSpec, type TStateCompatibility, type TStateFinding, type TStateKind } from "@sluice/spec";
+import { ConfigurationError } from "../errors";
+
+type Db = pg.Pool | pg.PoolClient;
+
+export interface RegisteredSpec {
+  id: string;
+  version: number;
+  spec: TPipelineSpec;
+}
+
+/** The newest registered version of a pipeline, with its spec. */
+export async function latestVersion(db: Db, pipelineName: string): Promise<RegisteredSpec | undefined> {
+  const res = await db.query<{ id: string; version: number; spec: unknown }>(
+    `SELECT v.id, v.version, v.spec FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY v.version DESC LIMIT 1`,
+    [pipelineName],
+  );
+  const row = res.rows[0];
+  if (!row) return undefined;
+  const checked = validateSpec(row.spec);
+  if (!checked.ok) throw new ConfigurationError(`the stored spec of ${pipelineName} version ${row.version} no longer validates (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): its state cannot be compared with a new version's`);
+  return { id: row.id, version: row.version, spec: checked.spec };
+}
+
+export type RegistrationPreview =
+  | { kind: "new-pipeline" }
+  | { kind: "registered"; version: number }
+  | { kind: "new-version"; previous: number; compatibility: TStateCompatibility };
+
+/** What registering this spec would do, without registering it (`sluice validate --against-registered`). */
+export async function previewRegistration(pool: pg.Pool, spec: TPipelineSpec): Promise<RegistrationPreview> {
+  const same = await pool.query<{ version: number }>(
+    `SELECT v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND v.spec_hash = $2`,
+    [spec.name, specHash(spec)],
+  );
+  if (same.rows[0]) return { kind: "registered", version: same.rows[0].version };
+  const previous = await latestVersion(pool, spec.name);
+  if (!previous) return { kind: "new-pipeline" };
+  return { kind: "new-version", previous: previous.version, compatibility: stateCompatibility(previous.spec, spec) };
+}
+
+/** Registration refused: continuing would be wrong, and fresh state was not asked for (or cannot help). */
+export class IncompatibleStateError extends ConfigurationError {
+  constructor(
+    message: string,
+    readonly compatibility: TStateCompatibility,
+  ) {
+    super(message);
+  }
+}
+
+const STATE_NAMES: Record<TStateKind, string> = {
+  checkpoint: "checkpoint",
+  sink: "sink",
+  dedup: "dedup state",
+  window: "window state",
+  cdc: "CDC state",
+  webhookLedger: "webhook delivery ledger",
+};
+
+/** One line per finding: "  - window state: aggregate.window.tumbling changed from 5m to 10m: …". */
+export function formatStateFindings(findings: TStateFinding[]): string {
+  return findings.map((f) => `  - ${STATE_NAMES[f.state]}: ${f.reason}`).join("\n");
+}
+
+const LEDGER_ADVICE =
+  "The webhook delivery ledger is kept per pipeline, so fresh state does not make a new idempotency key safe: keep sink.webhook.idempotencyKey, or deploy the change as a new pipeline (another name).";
+
+/** Why version `next` may not continue `previous`, and the ways forward. */
+export function continuationRefusal(previous: RegisteredSpec, next: TPipelineSpec, compatibility: TStateCompatibility): string {
+  const onlyLedger = compatibility.problems.every((p) => p.state === "webhookLedger");
+  const table = next.sink.postgres?.table;
+  const fresh =
+    `or register the spec with fresh state (sluice run|start <spec> --fresh-state): the new version starts from source.kafka.startingOffsets (${next.source.kafka.startingOffsets}) with empty state` +
+    (table ? `, beside version ${previous.version} when sink.postgres.table names a new table (blue/green), or replacing it when it names the same table, emptied first (stop version ${previous.version}, then empty ${table}).` : ".");
+  return [
+    `${next.name}: the new version cannot continue version ${previous.version}'s state, so nothing was registered:`,
+    formatStateFindings(compatibility.problems),
+    onlyLedger ? LEDGER_ADVICE : `To go ahead: revert ${compatibility.problems.length > 1 ? "those changes" : "that change"} to continue version ${previous.version}'s state, ${fresh}`,
+    ...(compatibility.problems.some((p) => p.state === "webhookLedger") && !onlyLedger ? [LEDGER_ADVICE] : []),
+  ].join("\n");
+}
+
+/** Problems whose meaning is in the sink table's rows: a version with fresh state must not write them into the same table. */
+const RESULT_STATES: ReadonlySet<TStateKind> = new Set(["sink", "window", "cdc"]);
+
+/**
+ * Why a version with fresh state may not be registered, if it may not: a changed idempotency key
+ * (fresh state does not reset the per-pipeline ledger), or results of another shape written into the
+ * previous version's table while it still holds rows.
+ */
+export async function freshStateRefusal(db: Db, previous: RegisteredSpec, next: TPipelineSpec, compatibility: TStateCompatibility): Promise<string | undefined> {
+  const ledger = compatibility.problems.filter((p) => p.state === "webhookLedger");
+  if (ledger.length > 0) return `${next.name}: not registered, even with fresh state:\n${formatStateFindings(ledger)}\n${LEDGER_ADVICE}`;
+  const table = next.sink.postgres?.table;
+  if (!table || table !== previous.spec.sink.postgres?.table) return undefined;
+  const result = compatibility.problems.filter((p) => RESULT_STATES.has(p.state));
+  if (result.length === 0 || !(await tableHasRows(db, table))) return undefined;
+  return [
+    `${next.name}: not registered: with fresh state the new version would write ${table}, which holds version ${previous.version}'s results of another shape:`,
+    formatStateFindings(result),
+    `Point sink.postgres.table at a new table to run it beside version ${previous.version} (blue/green), or rebuild ${table} in place: stop version ${previous.version}, empty ${table}, then register again with fresh state.`,
+  ].join("\n");
+}
+
+async function tableHasRows(db: Db, table: string): Promise<boolean> {
+  const quoted = quoteQualifiedName(table);
+  const exists = await db.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [quoted]);
+  if (!exists.rows[0]?.found) return false;
+  const rows = await db.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${quoted}) AS found`);
+  return rows.rows[0]!.found;
+}
