@@ -1,18 +1,38 @@
-// Tiny argument parsing for the sluice command: a command, positionals and --flags.
+// Tiny argument parsing for the sluice command: a command, positionals, --flags and --options with a
+// value (`--key K` or `--key=K`).
 
 export interface ParsedArgs {
   command: string | undefined;
   positionals: string[];
   flags: Set<string>;
+  values: Map<string, string>;
+  /** e.g. an option given without its value. */
+  errors: string[];
 }
+
+/** The options that take a value; every other --name is a flag. */
+const VALUE_OPTIONS = new Set(["key"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
-  return {
-    command,
-    positionals: rest.filter((a) => !a.startsWith("--")),
-    flags: new Set(rest.filter((a) => a.startsWith("--")).map((a) => a.slice(2))),
-  };
+  const parsed: ParsedArgs = { command, positionals: [], flags: new Set(), values: new Map(), errors: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (!arg.startsWith("--")) {
+      parsed.positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    if (!VALUE_OPTIONS.has(name)) {
+      parsed.flags.add(arg.slice(2));
+      continue;
+    }
+    const value = eq === -1 ? rest[++i] : arg.slice(eq + 1);
+    if (value === undefined || value === "") parsed.errors.push(`--${name} needs a value, e.g. --${name} <value>`);
+    else parsed.values.set(name, value);
+  }
+  return parsed;
 }
 
 export const USAGE = `usage: sluice <command>
@@ -34,6 +54,13 @@ export const USAGE = `usage: sluice <command>
   sluice pause|resume|stop|restart <pipeline> [reason]
                                        (after a failure) likewise; each change is recorded with who,
                                        when and why (table pipeline_run_transitions)
+  sluice webhooks <pipeline> [--failed]
+                                       a webhook pipeline's deliveries (table webhook_deliveries):
+                                       counts by status and the newest deliveries, or every failed one
+  sluice webhooks retry <pipeline> [--key K] [reason]
+                                       re-queue the failed deliveries (or the one with idempotency key K)
+                                       with the same keys; the workers running the pipeline send them
+                                       again. Recorded with who and why (table webhook_requeues)
 
-exit codes: 0 ok, 1 invalid spec or configuration, 2 transient failure, 3 fenced off by another
-runner, 4 stopped by a fail expectation`;
+exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, or a key that is not
+failed), 2 transient failure, 3 fenced off by another runner, 4 stopped by a fail expectation`;

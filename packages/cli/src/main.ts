@@ -4,14 +4,19 @@ import { lifecycleCommand } from "./commands/lifecycle";
 import { runCommand } from "./commands/run";
 import { statusCommand } from "./commands/status";
 import { validateCommand } from "./commands/validate";
+import { webhooksCommand, webhooksRetryCommand } from "./commands/webhooks";
 import { FRESH_STATE_FLAG } from "./registration";
 
 async function main(argv: string[]): Promise<number> {
-  const { command, positionals, flags } = parseArgs(argv);
+  const { command, positionals, flags, values, errors } = parseArgs(argv);
   const target = positionals[0];
   if (!command || command === "help" || flags.has("help") || !target) {
     console.error(USAGE);
     return command === "help" || flags.has("help") ? 0 : 1;
+  }
+  if (errors.length > 0) {
+    console.error(errors.join("\n"));
+    return 1;
   }
   switch (command) {
     case "validate":
@@ -30,6 +35,16 @@ async function main(argv: string[]): Promise<number> {
     case "stop":
     case "restart":
       return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG) });
+    case "webhooks": {
+      if (target !== "retry") return webhooksCommand(target, { failedOnly: flags.has("failed") });
+      const pipeline = positionals[1];
+      if (!pipeline) {
+        console.error(`which pipeline? npx sluice webhooks retry <pipeline> [--key <key>] [reason]\n\n${USAGE}`);
+        return 1;
+      }
+      const key = values.get("key");
+      return webhooksRetryCommand(pipeline, { ...(key ? { key } : {}), reason: positionals.slice(2).join(" ") });
+    }
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
       return 1;

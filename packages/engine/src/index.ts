@@ -10,3 +10,4 @@ export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "
 export { planBatch } from "./plan/plan-batch";
 export { EngineError, FencedError, ExpectationFailedError, ConfigurationError, RetriableError, InvariantError } from "./errors";
 export type { OutcomeCounts } from "./batch/outcomes";
+export { openRequeuedDeliveries, REQUEUED_PER_TURN, type RequeuedDeliveries, type RequeuedReport } from "./webhook/requeued-deliveries";

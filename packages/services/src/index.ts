@@ -36,3 +36,22 @@ export { getPipelineRun, type TPipelineRunView } from "./runs/get-pipeline-run";
 export { WORKER_HEARTBEAT_TIMEOUT_MS } from "./runs/run-record";
 export { recordWorkerHeartbeat, markWorkerStopped, type TWorkerIdentity } from "./workers/record-worker-heartbeat";
 export { findWorkers, type TWorkerSummary } from "./workers/find-workers";
+export {
+  findWebhookDeliveries,
+  summarizeWebhookDeliveries,
+  ZFindWebhookDeliveriesInput,
+  WEBHOOK_DELIVERY_STATUSES,
+  type TFindWebhookDeliveriesInput,
+  type TWebhookDeliveries,
+  type TWebhookDeliveryView,
+  type TWebhookDeliveryStatus,
+  type TWebhookDeliveryCounts,
+  type TWebhookPipelineSummary,
+} from "./webhooks/find-webhook-deliveries";
+export {
+  requeueFailedWebhookDeliveries,
+  WebhookRequeueError,
+  ZRequeueWebhookDeliveriesInput,
+  type TRequeueWebhookDeliveriesInput,
+  type TRequeueWebhookDeliveriesResult,
+} from "./webhooks/requeue-webhook-deliveries";

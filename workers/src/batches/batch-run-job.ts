@@ -70,6 +70,7 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
       await lease?.release({ discard: !(err instanceof ExpectationFailedError || err instanceof FencedError) });
       return handleBatchError(err, turn, lease?.version);
     }
+    await resendRequeued(lease, log);
     await lease.release();
     const labels = labelsOf(lease.version);
     if (result.kind === "committed") metrics.recordBatch(labels, result.progress, new Date());
@@ -88,6 +89,20 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
       next: next.kind === "next" ? `turn ${next.seq} in ${next.delayMs} ms` : next.kind,
     };
   };
+
+  /**
+   * Webhook deliveries an operator re-queued go out between batches, under the lease this turn holds
+   * (engine: requeued-deliveries.ts). The batch has committed, so an error here is not the batch's and
+   * is not counted as a failure: the deliveries stay pending and the next turn sends them.
+   */
+  async function resendRequeued(lease: Pick<Awaited<ReturnType<RunnerPool["acquire"]>>, "resendRequeued">, log: Logger): Promise<void> {
+    try {
+      const r = await lease.resendRequeued();
+      if (r && r.found > 0) log.info({ webhookResend: r }, `re-sent ${r.sent} of ${r.found} re-queued webhook deliveries (${r.failed} failed again)`);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "re-queued webhook deliveries not sent this turn; they stay pending");
+    }
+  }
 
   async function handleBatchError(err: unknown, turn: TBatchTurnRef, version: LoadedVersion | undefined): Promise<BatchRunResult> {
     const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });

@@ -12,7 +12,7 @@
 // worker is alive): the loser's plan or commit throws FencedError and nothing of it is committed.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
-import { ConfigurationError, KafkaSource, PipelineRunner, type EngineLogger } from "@sluice/engine";
+import { ConfigurationError, KafkaSource, openRequeuedDeliveries, PipelineRunner, type EngineLogger, type RequeuedDeliveries, type RequeuedReport } from "@sluice/engine";
 import { specTiming, validateSpec, type TPipelineSpec } from "@sluice/spec";
 
 export interface LoadedVersion {
@@ -30,6 +30,8 @@ interface Entry {
   version: LoadedVersion;
   source: KafkaSource;
   runner: PipelineRunner | undefined;
+  /** Sends the pipeline's re-queued webhook deliveries; null when its sink is not a webhook. */
+  requeued: RequeuedDeliveries | null | undefined;
   lastUsed: number;
   busy: boolean;
 }
@@ -68,13 +70,19 @@ export class RunnerPool {
    * A runner holding the current lease of the version, for exactly one batch; call `release` after.
    * Throws SupersededError, VersionBusyError, or what opening the runner throws.
    */
-  async acquire(pipelineVersionId: string): Promise<{ runner: PipelineRunner; version: LoadedVersion; release(opts?: { discard?: boolean }): Promise<void> }> {
+  async acquire(pipelineVersionId: string): Promise<{
+    runner: PipelineRunner;
+    version: LoadedVersion;
+    /** Sends re-queued webhook deliveries under this runner's lease (between batches); undefined without a webhook sink. */
+    resendRequeued(): Promise<RequeuedReport | undefined>;
+    release(opts?: { discard?: boolean }): Promise<void>;
+  }> {
     let entry = this.entries.get(pipelineVersionId);
     if (entry?.busy) throw new VersionBusyError(`a batch of pipeline version ${pipelineVersionId} is already running in this worker`);
     if (!entry) {
       const version = await loadVersion(this.opts.pool, pipelineVersionId);
       const source = new KafkaSource({ kafka: this.opts.kafka, topic: version.spec.source.kafka.topic, groupPrefix: pipelineVersionId });
-      entry = { version, source, runner: undefined, lastUsed: Date.now(), busy: false };
+      entry = { version, source, runner: undefined, requeued: undefined, lastUsed: Date.now(), busy: false };
       this.entries.set(pipelineVersionId, entry);
     }
     entry.busy = true;
@@ -94,14 +102,18 @@ export class RunnerPool {
         );
         this.opts.onOpen?.(entry.version, reason, Date.now() - started);
       }
+      entry.requeued ??=
+        (await openRequeuedDeliveries({ pool: this.opts.pool, pipelineVersionId, ...(this.opts.env ? { env: this.opts.env } : {}) }, entry.version.spec)) ?? null;
     } catch (err) {
       entry.busy = false;
       throw err;
     }
     const e = entry;
+    const runner = e.runner!;
     return {
-      runner: e.runner!,
+      runner,
       version: e.version,
+      resendRequeued: async () => (e.requeued ? e.requeued.send(runner.leaseEpoch) : undefined),
       release: async ({ discard } = {}) => {
         e.busy = false;
         e.lastUsed = Date.now();

@@ -3,7 +3,6 @@
 // spec file, `start` registers it first (a changed spec becomes a new version that continues the
 // previous version's checkpoint and state, which is stopped — or, when the change makes that state
 // wrong, is refused with the reasons; --fresh-state registers it with fresh state instead).
-import { hostname, userInfo } from "node:os";
 import { Redis } from "ioredis";
 import { loadEnv, ZWorkerEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
@@ -11,6 +10,7 @@ import { EngineError, registerPipelineVersion } from "@sluice/engine";
 import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
 import { formatSpecErrors } from "@sluice/spec";
 import { BatchQueue } from "@sluice/workers";
+import { cliActor } from "../actor";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
@@ -20,7 +20,7 @@ const isSpecFile = (t: string) => /\.(ya?ml|json)$/.test(t);
 export async function lifecycleCommand(command: TRunCommand, target: string, reason: string, opts: { freshState?: boolean } = {}): Promise<number> {
   const services = connect();
   const db = createPrismaClient(services.pool);
-  const actor = `cli:${userInfo().username}@${hostname()}`;
+  const actor = cliActor();
   const scheduler = wakeWorkers();
   try {
     let pipelineVersionId: string;

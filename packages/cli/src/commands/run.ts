@@ -2,7 +2,7 @@
 // before commit, which is safe) and then exit.
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EngineError, ExpectationFailedError, FencedError, formatProgressLine, PipelineRunner, registerPipelineVersion } from "@sluice/engine";
+import { EngineError, ExpectationFailedError, FencedError, formatProgressLine, openRequeuedDeliveries, PipelineRunner, registerPipelineVersion } from "@sluice/engine";
 import { formatSpecErrors, specTiming } from "@sluice/spec";
 import { pipelineEnv } from "@sluice/config";
 import { connect, stderrLogger } from "../connect";
@@ -40,6 +40,8 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
       { pool: services.pool, kafka: services.kafka, logger: stderrLogger },
       { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },
     );
+    // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.
+    const requeued = await openRequeuedDeliveries({ pool: services.pool, pipelineVersionId: reg.pipelineVersionId, env: pipelineEnv() }, spec);
 
     let failures = 0;
     while (!stopping) {
@@ -49,6 +51,10 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
         failures = 0;
         if (result.kind === "committed") console.log(formatProgressLine(result.progress));
         else if (effectiveMode !== "continuous") console.log("caught up: no new offsets");
+        const resent = await requeued?.send(runner.leaseEpoch);
+        if (resent && resent.found > 0) {
+          console.log(`re-queued webhook deliveries: ${resent.found} found, ${resent.sent} sent, ${resent.alreadyDelivered} already delivered, ${resent.failed} failed again`);
+        }
         if (effectiveMode === "once") break;
         if (result.kind === "empty" && effectiveMode === "until-caught-up") break;
         if (result.kind === "committed" && result.progress.backlog > 0) continue;

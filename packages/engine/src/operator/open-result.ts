@@ -53,7 +53,8 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
   return { sink };
 }
 
-async function openWebhook(ctx: ResultContext, compiled: TCompiledSpec, hook: TResolvedWebhookSink): Promise<WebhookOperator> {
+/** The webhook operator of a spec with a webhook sink: its target resolved (env), its ledger scope found. */
+export async function openWebhook(ctx: ResultContext, compiled: TCompiledSpec, hook: TResolvedWebhookSink): Promise<WebhookOperator> {
   const name = compiled.spec.name;
   const fromEnv = (variable: string, what: string) => {
     const value = ctx.env?.(variable);

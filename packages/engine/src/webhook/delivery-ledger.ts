@@ -87,6 +87,20 @@ export async function recordAttemptFailed(db: pg.Pool, s: LedgerScope, key: stri
   );
 }
 
+/**
+ * Deliveries an operator re-queued (failed → pending, see webhook_requeues) that are still pending,
+ * oldest re-queue first, with the payload recorded when the key was first claimed.
+ */
+export async function findRequeued(db: pg.Pool, pipelineId: string, limit: number): Promise<{ key: string; payload: Record<string, unknown> }[]> {
+  const res = await db.query<{ idempotency_key: string; payload: Record<string, unknown> }>(
+    `SELECT idempotency_key, payload FROM webhook_deliveries
+      WHERE pipeline_id = $1 AND status = 'pending' AND requeued_at IS NOT NULL
+      ORDER BY requeued_at, idempotency_key LIMIT $2`,
+    [pipelineId, limit],
+  );
+  return res.rows.map((r) => ({ key: r.idempotency_key, payload: r.payload }));
+}
+
 export async function findPipelineId(db: pg.Pool, pipelineVersionId: string): Promise<string | undefined> {
   const res = await db.query<{ pipeline_id: string }>(`SELECT pipeline_id FROM pipeline_versions WHERE id = $1`, [pipelineVersionId]);
   return res.rows[0]?.pipeline_id;

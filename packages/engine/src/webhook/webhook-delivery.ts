@@ -6,7 +6,7 @@
 // idempotency is the last line of defense for that one window.
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
-import { beginAttempt, claimDeliveries, recordAttemptFailed, recordDelivered, type LedgerScope } from "./delivery-ledger";
+import { beginAttempt, claimDeliveries, findRequeued, recordAttemptFailed, recordDelivered, type LedgerScope } from "./delivery-ledger";
 import { sendRequest, type HttpTarget } from "./http-post";
 
 export interface WebhookDeliveryOptions {
@@ -43,7 +43,7 @@ export class WebhookDelivery {
   async deliver(scope: LedgerScope, batchId: number, deliveries: Delivery[]): Promise<DeliveryReport> {
     const unique = [...new Map(deliveries.map((d) => [d.key, d])).values()];
     const ledger = await claimDeliveries(this.pool, scope, batchId, unique);
-    const report: DeliveryReport = { sent: 0, alreadyDelivered: 0, retries: 0, failed: new Map() };
+    const report = emptyReport();
     const todo: Delivery[] = [];
     for (const d of unique) {
       const entry = ledger.get(d.key)!;
@@ -51,12 +51,29 @@ export class WebhookDelivery {
       else if (entry.status === "failed") report.failed.set(d.key, entry.lastError ?? "delivery failed");
       else todo.push(d);
     }
+    await this.sendAll(scope, todo, report);
+    return report;
+  }
+
+  /**
+   * Sends up to `limit` deliveries an operator re-queued (requeued-deliveries.ts), with the body
+   * recorded when the key was first claimed. They are in the ledger already (pending, attempts reset),
+   * so there is nothing to claim; every attempt is still counted and fenced before it goes out, and a
+   * key delivered meanwhile is skipped — a recorded success is never sent again.
+   */
+  async resendRequeued(scope: LedgerScope, limit: number, shape: (stored: Record<string, unknown>) => Record<string, unknown>): Promise<DeliveryReport & { found: number }> {
+    const found = await findRequeued(this.pool, scope.pipelineId, limit);
+    const report = emptyReport();
+    await this.sendAll(scope, found.map((d) => ({ key: d.key, payload: shape(d.payload) })), report);
+    return { found: found.length, ...report };
+  }
+
+  private async sendAll(scope: LedgerScope, todo: Delivery[], report: DeliveryReport): Promise<void> {
     let next = 0;
     const worker = async () => {
       while (next < todo.length) await this.deliverOne(scope, todo[next++]!, report);
     };
     await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 8, todo.length) }, worker));
-    return report;
   }
 
   private async deliverOne(scope: LedgerScope, d: Delivery, report: DeliveryReport): Promise<void> {
@@ -86,6 +103,8 @@ export class WebhookDelivery {
     }
   }
 }
+
+const emptyReport = (): DeliveryReport => ({ sent: 0, alreadyDelivered: 0, retries: 0, failed: new Map() });
 
 /** The header value that identifies an event to the receiver, the same for every version and retry. */
 export function idempotencyKey(pipelineName: string, values: unknown[]): string {

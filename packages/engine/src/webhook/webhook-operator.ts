@@ -38,8 +38,22 @@ export class WebhookOperator implements ResultOperator {
   /** Delivers result rows (also used for an aggregate's final windows). */
   async deliverRows(rows: ResultRow[], input: OperatorInput) {
     const deliveries = rows.map((values) => ({ key: this.keyFor(values), payload: this.payload(values) }));
-    const r = await this.delivery.deliver({ pipelineId: this.pipelineId, pipelineVersionId: this.pipelineVersionId, epoch: input.epoch }, input.batchId, deliveries);
+    const r = await this.delivery.deliver(this.scope(input.epoch), input.batchId, deliveries);
     return { sent: r.sent, alreadyDelivered: r.alreadyDelivered, retries: r.retries, failedKeys: r.failed };
+  }
+
+  /** Sends up to `limit` deliveries an operator re-queued after they failed (requeued-deliveries.ts). */
+  resendRequeued(epoch: number, limit: number) {
+    // jsonb keeps no key order: put the recorded body's fields back in column order, as first sent.
+    const inColumnOrder = (stored: Record<string, unknown>) => ({
+      ...Object.fromEntries(this.columns.filter((c) => c.name in stored).map((c) => [c.name, stored[c.name]])),
+      ...stored,
+    });
+    return this.delivery.resendRequeued(this.scope(epoch), limit, inColumnOrder);
+  }
+
+  private scope(epoch: number) {
+    return { pipelineId: this.pipelineId, pipelineVersionId: this.pipelineVersionId, epoch };
   }
 
   private keyFor(values: ResultRow): string {
