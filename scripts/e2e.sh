@@ -22,4 +22,4 @@ web=$!
 trap 'kill -TERM -- "-$web" 2>/dev/null || true' EXIT
 for _ in $(seq 1 60); do curl -fsS -o /dev/null "http://127.0.0.1:$port/sign-in" && break; sleep 1; done
 
-SLUICE_URL="http://127.0.0.1:$port" npm run test --workspace e2e
+SLUICE_URL="http://127.0.0.1:$port" SLUICE_E2E_DATABASE_URL="$e2e_url" npm run test --workspace e2e

@@ -1,17 +1,20 @@
 // The console end to end in a real browser against a running console and the seeded demo data:
-// sign-in (wrong and right password), the fleet page with data served by tRPC from Postgres, the
-// navigation, sign-out, and the public health endpoint.
+// sign-in (wrong and right password), the fleet page with data served by tRPC from Postgres, retrying
+// failed webhook deliveries, the navigation, sign-out, and the public health endpoint.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
 import { assertConsoleReachable, baseUrl } from "./console-url";
 
 const OPERATOR = { email: "operator@sluice.local", name: "Oona Operator", role: "operator" };
 const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
+/** The console's database (scripts/e2e.sh sets it), for the tests that set up data the UI then acts on. */
+const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
 
 let browser: Browser;
@@ -107,6 +110,60 @@ describe("Sluice console", () => {
     mkdirSync(resultsDir, { recursive: true });
     await page.screenshot({ path: path.join(resultsDir, "pipelines.png"), fullPage: true });
   });
+
+  test(
+    "the operator retries failed webhook deliveries from the Pipelines page: one key, then all; each re-queue is recorded",
+    { skip: databaseUrl ? false : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)" },
+    async () => {
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      // Two deliveries of the demo's fraud-alerts pipeline as the engine leaves them after a receiver outage.
+      const tag = `e2e-${Date.now()}`;
+      const keys = [`fraud-alerts:${tag}-1`, `fraud-alerts:${tag}-2`] as const;
+      const status = async (key: string) =>
+        (await db.query(`SELECT status, attempts FROM webhook_deliveries WHERE idempotency_key = $1`, [key])).rows[0];
+      try {
+        await db.query(
+          `INSERT INTO webhook_deliveries (pipeline_id, idempotency_key, status, attempts, last_status_code, last_error, payload, pipeline_version_id, batch_id, last_attempt_at)
+           SELECT v.pipeline_id, k, 'failed', 8, 500, 'HTTP 500: receiver says no (attempt 8 of 8)', jsonb_build_object('event_id', k), v.id, 0, now()
+             FROM (SELECT v.* FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'fraud-alerts' ORDER BY v.version DESC LIMIT 1) v,
+                  unnest($1::text[]) AS k`,
+          [keys],
+        );
+        await page.goto("/pipelines");
+        const section = page.getByTestId("webhook-fraud-alerts");
+        const firstRow = section.getByRole("row").filter({ hasText: keys[0] });
+        await firstRow.getByText("HTTP 500: receiver says no").waitFor();
+        await section.getByRole("row").filter({ hasText: keys[1] }).waitFor();
+        mkdirSync(resultsDir, { recursive: true });
+        await page.screenshot({ path: path.join(resultsDir, "webhook-deliveries.png"), fullPage: true });
+
+        await section.getByLabel(/Reason/).fill("receiver fixed (e2e)");
+        // Each click waits for its own answer: the status line of the one before is still on the page.
+        const requeued = () => page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("webhook.requeue"));
+        await Promise.all([requeued(), firstRow.getByRole("button", { name: "Retry" }).click()]);
+        await section.getByRole("status").filter({ hasText: "Re-queued 1 delivery with its idempotency key" }).waitFor();
+        await firstRow.waitFor({ state: "detached" });
+        assert.deepEqual(await status(keys[0]), { status: "pending", attempts: 0 });
+        assert.deepEqual(await status(keys[1]), { status: "failed", attempts: 8 });
+
+        await Promise.all([requeued(), section.getByRole("button", { name: "Retry all 1 failed" }).click()]);
+        await section.getByTestId("count-failed").filter({ hasText: "0" }).waitFor();
+        assert.deepEqual(await status(keys[1]), { status: "pending", attempts: 0 });
+        await section.getByTestId("count-pending").filter({ hasText: "2" }).waitFor();
+
+        const audit = await db.query(`SELECT idempotency_key, deliveries, actor, reason FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)' ORDER BY id`);
+        assert.deepEqual(audit.rows, [
+          { idempotency_key: keys[0], deliveries: 1, actor: `user:${OPERATOR.email}`, reason: "receiver fixed (e2e)" },
+          { idempotency_key: null, deliveries: 1, actor: `user:${OPERATOR.email}`, reason: "receiver fixed (e2e)" },
+        ]);
+      } finally {
+        await db.query(`DELETE FROM webhook_deliveries WHERE idempotency_key = ANY($1)`, [keys]);
+        await db.query(`DELETE FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)'`);
+        await db.end();
+      }
+    },
+  );
 
   test("the navigation reaches Alerts, Change requests and Audit, each with an honest empty state, and back", async () => {
     const areas = [

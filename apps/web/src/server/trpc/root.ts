@@ -3,6 +3,7 @@ import { authRouter } from "./routers/auth-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { teamRouter } from "./routers/team-router";
+import { webhookRouter } from "./routers/webhook-router";
 import { createTrpcRouter } from "./init";
 
 export const appRouter = createTrpcRouter({
@@ -10,6 +11,7 @@ export const appRouter = createTrpcRouter({
   pipeline: pipelineRouter,
   team: teamRouter,
   health: healthRouter,
+  webhook: webhookRouter,
 });
 
 export type AppRouter = typeof appRouter;

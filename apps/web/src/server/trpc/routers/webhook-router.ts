@@ -1,0 +1,35 @@
+// Webhook deliveries: what the ledger holds per pipeline (viewers) and re-queueing failed deliveries
+// once the receiver is fixed (operators: it causes external side effects again). The re-queue is
+// recorded with the signed-in user as the actor; the workers running the pipeline do the sending.
+import { findWebhookDeliveries, requeueFailedWebhookDeliveries, summarizeWebhookDeliveries, WebhookRequeueError } from "@sluice/services";
+import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
+import { roleProcedure } from "../init";
+import { ZWebhookPipelineInputSchema, ZWebhookRequeueInputSchema } from "./webhook-router.types";
+
+/** How many failed deliveries the console lists per pipeline (the CLI lists them all). */
+const FAILED_LISTED = 20;
+
+export const webhookRouter = {
+  summary: roleProcedure("viewer").query(({ ctx }) => summarizeWebhookDeliveries(ctx.db)),
+
+  failed: roleProcedure("viewer")
+    .input(ZWebhookPipelineInputSchema)
+    .query(async ({ ctx, input }) => {
+      const found = await findWebhookDeliveries(ctx.db, { pipeline: input.pipeline, status: "failed", limit: FAILED_LISTED });
+      if (!found) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
+      return found;
+    }),
+
+  requeue: roleProcedure("operator")
+    .input(ZWebhookRequeueInputSchema)
+    .mutation(async ({ ctx, input }) => {
+      try {
+        const result = await requeueFailedWebhookDeliveries(ctx.db, { ...input, actor: `user:${ctx.user.email}` });
+        ctx.logger.info({ event: "webhook.requeued", userId: ctx.user.id, pipeline: input.pipeline, key: input.key ?? null, requeued: result.requeued }, "webhook deliveries re-queued");
+        return result;
+      } catch (err) {
+        if (!(err instanceof WebhookRequeueError)) throw err;
+        throw new TRPCError({ code: err.reason === "not_found" ? "NOT_FOUND" : "CONFLICT", message: err.message });
+      }
+    }),
+} satisfies TRPCRouterRecord;
