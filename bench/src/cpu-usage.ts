@@ -3,6 +3,7 @@
 // Postgres CPU is read from /proc for the benchmark database's backends, so it is only reported when
 // Postgres runs on this machine.
 import { readFile } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import type pg from "pg";
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -29,4 +30,17 @@ export async function postgresCpuMs(pool: pg.Pool): Promise<number | null> {
     }
   }
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * What the measured CPU per message allows at best on this machine: Node and Postgres each on a core
+ * of their own and never waiting for each other, so the wall time per message is at least the larger
+ * of the two and at least their sum spread over every core. (Kafka's broker and other load only make
+ * it worse.) Printed so a ratio can be read against what is reachable, not only against the target.
+ */
+export function cpuBound(nodeUs: number, pgUs: number, rawRate: number): string {
+  const cores = availableParallelism();
+  const usPerMessage = Math.max(nodeUs, pgUs, (nodeUs + pgUs) / cores);
+  const best = Math.round(1e6 / usPerMessage);
+  return `bound from CPU per message on ${cores} cores: ≤ ${best.toLocaleString("en-US")} msg/s = ratio ≤ ${(best / rawRate).toFixed(2)}`;
 }

@@ -8,34 +8,37 @@ export type ContractResult =
   | { kind: "quarantine"; reason: string }
   | { kind: "reject"; reason: string };
 
-type Coerce = (v: unknown) => { ok: true; value: unknown } | { ok: false };
-const ok = (value: unknown) => ({ ok: true as const, value });
-const bad = { ok: false as const };
+/** Returns the contract-typed value, or BAD. (No result object per field: this runs for every field of every row.) */
+type Coerce = (v: unknown) => unknown;
+const BAD = Symbol("bad");
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const INTEGER = /^-?\d+$/;
+/** Postgres' earliest timestamptz, 4714-11-24 00:00 BC UTC (the latest is beyond JavaScript's). */
+const PG_MIN_TIMESTAMP_MS = -210_866_803_200_000;
 
 const COERCE: Record<TColumn["type"], Coerce> = {
-  string: (v) => (typeof v === "string" ? ok(v) : bad),
+  string: (v) => (typeof v === "string" ? v : BAD),
   int: (v) => {
-    if (typeof v === "number" && Number.isSafeInteger(v)) return ok(v);
-    if (typeof v === "string" && INTEGER.test(v)) return ok(v);
-    return bad;
+    if (typeof v === "number" && Number.isSafeInteger(v)) return v;
+    if (typeof v === "string" && INTEGER.test(v)) return v;
+    return BAD;
   },
   // Kept as text so no precision is lost between the producer and a numeric column.
   decimal: (v) => {
-    if (typeof v === "number" && Number.isFinite(v)) return ok(String(v));
-    if (typeof v === "string" && DECIMAL.test(v)) return ok(v);
-    return bad;
+    if (typeof v === "number" && Number.isFinite(v)) return String(v);
+    if (typeof v === "string" && DECIMAL.test(v)) return v;
+    return BAD;
   },
-  double: (v) => (typeof v === "number" && Number.isFinite(v) ? ok(v) : bad),
-  boolean: (v) => (typeof v === "boolean" ? ok(v) : bad),
+  double: (v) => (typeof v === "number" && Number.isFinite(v) ? v : BAD),
+  boolean: (v) => (typeof v === "boolean" ? v : BAD),
   timestamp: (v) => {
-    if (typeof v !== "string" && typeof v !== "number") return bad;
+    if (typeof v !== "string" && typeof v !== "number") return BAD;
     const d = new Date(v);
-    return Number.isNaN(d.getTime()) ? bad : ok(d);
+    // Dates JavaScript accepts but Postgres cannot store would make the batch fail to commit forever.
+    return Number.isNaN(d.getTime()) || d.getTime() < PG_MIN_TIMESTAMP_MS ? BAD : d;
   },
-  json: (v) => ok(v),
+  json: (v) => v,
 };
 
 const show = (v: unknown) => {
@@ -49,26 +52,28 @@ export interface ContractChecker {
 
 export function contractChecker(spec: Pick<TPipelineSpec, "contract">, columns: TColumn[]): ContractChecker {
   const declared = new Set(columns.map((c) => c.name));
+  const coercers = columns.map((c) => COERCE[c.type]);
   const { onUnknownField, onTypeMismatch } = spec.contract;
   const mismatch = (reason: string): ContractResult => (onTypeMismatch === "reject" ? { kind: "reject", reason } : { kind: "quarantine", reason });
 
   return {
     check(value) {
       const row: Record<string, unknown> = {};
-      for (const col of columns) {
+      for (let i = 0; i < columns.length; i++) {
+        const col = columns[i]!;
         const raw = value[col.name];
         if (raw === undefined || raw === null) {
           if (!col.optional) return mismatch(`required field "${col.name}" is missing`);
           row[col.name] = null;
           continue;
         }
-        const coerced = COERCE[col.type](raw);
-        if (!coerced.ok) return mismatch(`field "${col.name}" should be ${col.type}, got ${show(raw)}`);
-        row[col.name] = coerced.value;
+        const coerced = coercers[i]!(raw);
+        if (coerced === BAD) return mismatch(`field "${col.name}" should be ${col.type}, got ${show(raw)}`);
+        row[col.name] = coerced;
       }
       let rescued: Record<string, unknown> | null = null;
-      for (const key of Object.keys(value)) {
-        if (declared.has(key)) continue;
+      for (const key in value) {
+        if (declared.has(key) || !Object.hasOwn(value, key)) continue;
         if (onUnknownField === "quarantine") return { kind: "quarantine", reason: `unknown field "${key}" (contract has no such field)` };
         if (onUnknownField === "reject") return { kind: "reject", reason: `unknown field "${key}" (contract has no such field)` };
         (rescued ??= {})[key] = value[key];

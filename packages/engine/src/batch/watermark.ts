@@ -8,10 +8,6 @@ export function nextWatermark(previous: Date | null, maxEventTime: Date | null, 
   return previous && previous >= candidate ? previous : candidate;
 }
 
-export function isLate(eventTime: Date, watermark: Date | null): boolean {
-  return watermark !== null && eventTime < watermark;
-}
-
 /** Rows with an event time before this are late beyond allowedLateness: watermark − allowedLateness. */
 export function lateHorizon(watermark: Date | null, allowedLatenessMs: number): Date | null {
   return watermark && allowedLatenessMs > 0 ? new Date(watermark.getTime() - allowedLatenessMs) : watermark;

@@ -49,7 +49,7 @@ export class CdcOperator implements ResultOperator {
       _topic: this.topic,
       _partition: row.partition,
       _offset: row.offset,
-      _ingest_time: row.ingestTime,
+      _ingest_time: row.ingestTimeMs,
       _batch_id: input.batchId,
       _pipeline_version: pv,
     });

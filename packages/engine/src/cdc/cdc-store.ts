@@ -1,7 +1,7 @@
 // CDC apply-changes state in Postgres (cdc_state): the change points applied per entity key. Read
 // before the commit, written inside the batch transaction together with the target table.
 import type pg from "pg";
-import { unnestSelect } from "../store/bulk";
+import { bulkSelect } from "../store/bulk";
 import type { StateDelta } from "../operator/result-operator";
 import type { Point } from "./change-points";
 
@@ -28,7 +28,7 @@ export async function writePoints(client: pg.PoolClient, pv: string, points: { e
   for (const p of points) delta.bytes += pointBytes(p.entityKey, p.point);
   for (const p of replaced) delta.bytes -= pointBytes(p.entityKey, p.point);
   if (replaced.length > 0) {
-    const { sql, params } = unnestSelect(
+    const { sql, params } = bulkSelect(
       [
         { name: "entity_key", sqlType: "text", values: replaced.map((p) => p.entityKey) },
         { name: "sequence", sqlType: "text", values: replaced.map((p) => p.point.sequence) },
@@ -38,7 +38,7 @@ export async function writePoints(client: pg.PoolClient, pv: string, points: { e
     await client.query(`DELETE FROM cdc_state s USING (${sql}) AS d (entity_key, sequence) WHERE s.pipeline_version_id = $1 AND s.entity_key = d.entity_key AND s.sequence = d.sequence`, [pv, ...params]);
   }
   if (points.length > 0) {
-    const { sql, params } = unnestSelect(
+    const { sql, params } = bulkSelect(
       [
         { name: "entity_key", sqlType: "text", values: points.map((p) => p.entityKey) },
         { name: "sequence", sqlType: "text", values: points.map((p) => p.point.sequence) },

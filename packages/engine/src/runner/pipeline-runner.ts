@@ -9,13 +9,14 @@ import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } 
 import { dedupHorizon } from "../batch/dedup";
 import { advancePartitionClocks, combinedEventTime } from "../batch/partition-watermark";
 import { processBatch, type ProcessedBatch } from "../batch/process-batch";
+import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
 import { lateHorizon, nextWatermark } from "../batch/watermark";
 import { ExpectationFailedError } from "../errors";
 import { openResult, type OpenedResult, type WebhookTuning } from "../operator/open-result";
 import { applyPrepared } from "../operator/result-operator";
 import { backlogAfter, planBatch } from "../plan/plan-batch";
 import { KafkaSource } from "../source/kafka-source";
-import type { OffsetRange, PartitionOffsets, RecordSource } from "../source/source";
+import { endOffsetsOf, sameRanges, type OffsetRange, type PartitionOffsets, type RecordSource } from "../source/source";
 import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, type Checkpoint } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
 import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
@@ -46,12 +47,16 @@ export interface RunnerOptions {
   env?: (name: string) => string | undefined;
   /** Webhook retry tuning: backoff base and cap, requests in flight. */
   webhook?: WebhookTuning;
+  /** Read and process the next batch while this one commits (ledger sinks catching up). Default true. */
+  readAhead?: boolean;
 }
 
 export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress };
 
 export class PipelineRunner {
   private lastTriggerAt: number | undefined;
+  /** The next batch, being read and processed while the current one commits (never rejects). */
+  private ahead: Promise<ReadAhead | undefined> | undefined;
 
   private constructor(
     private readonly res: EngineResources,
@@ -81,6 +86,7 @@ export class PipelineRunner {
   }
 
   async close(): Promise<void> {
+    await this.dropAhead();
     await this.source.close();
   }
 
@@ -92,42 +98,12 @@ export class PipelineRunner {
     const now = () => (this.res.now ? this.res.now() : new Date());
     const triggerAt = Date.now();
 
-    // 1–2. checkpoint, then the planned-but-uncommitted batch's range, or a new plan recorded first.
-    let t = Date.now();
+    // 1–4. checkpoint; then the batch read and processed ahead during the previous commit, or plan
+    // (re-using a planned-but-uncommitted range), read and process it now.
     const cp = await loadCheckpoint(pool, pipelineVersionId);
-    const batchId = cp.lastBatchId + 1;
-    const partitions = await this.source.partitionOffsets();
-    const replan = await findPlannedBatch(pool, pipelineVersionId, batchId);
-    let ranges: OffsetRange[];
-    let skipped: Record<string, number> = {};
-    if (replan) {
-      ranges = replan;
-    } else {
-      const plan = planBatch({
-        committedEnd: cp.endOffsets,
-        partitions,
-        startingOffsets: spec.source.kafka.startingOffsets,
-        maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
-      });
-      if (plan.ranges.every((r) => r.to === r.from)) return { kind: "empty", backlog: 0 };
-      skipped = plan.skipped;
-      ranges = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
-    }
-    const planMs = Date.now() - t;
-
-    // 3. read exactly that range.
-    t = Date.now();
-    const records = await this.source.read(ranges);
-    const readMs = Date.now() - t;
-
-    // 4. decode, contract, expectations, filter, late data, dedup.
-    t = Date.now();
-    const processed = await processBatch(records, {
-      compiled: this.compiled,
-      columns: contractColumns(spec),
-      watermark: cp.watermark,
-      lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
-    });
+    const batch = (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
+    if (!batch) return { kind: "empty", backlog: 0 };
+    const { batchId, ranges, records, processed } = batch;
     if (processed.failures.length > 0) {
       for (const f of processed.failures) await recordBatchFailure(pool, pipelineVersionId, batchId, f);
       const f = processed.failures[0]!;
@@ -138,17 +114,18 @@ export class PipelineRunner {
         f.rowCount,
       );
     }
+    let t = Date.now();
     const { watermark, eventTimeMax, evictBefore, partitionEventTime } = this.advanceTime(cp, processed, now());
     // Windows, CDC or a webhook: prepared before the transaction, written inside it.
     const { operator } = this.result;
     const prepared = operator ? await operator.prepare({ batchId, epoch: this.epoch, rows: processed.sinkRows, watermark }) : undefined;
     const outcome = prepared ? applyPrepared(processed, prepared) : processed;
-    const processMs = Date.now() - t;
+    const processMs = batch.phases.process + (Date.now() - t);
 
     // 5. one fenced transaction.
     t = Date.now();
     const sincePrevious = this.lastTriggerAt === undefined ? undefined : triggerAt - this.lastTriggerAt;
-    const committed = await commitBatch(pool, {
+    const commit = commitBatch(pool, {
       pipelineVersionId,
       batchId,
       epoch: this.epoch,
@@ -166,26 +143,111 @@ export class PipelineRunner {
           batchId,
           pipelineVersionId,
           ranges,
-          partitions,
-          skippedOffsets: skipped,
+          partitions: batch.partitions,
+          skippedOffsets: batch.skipped,
           inputRows: records.length,
-          phases: { plan: planMs, read: readMs, process: processMs, commit: Date.now() - t },
+          phases: { plan: batch.phases.plan, read: batch.phases.read, process: processMs, commit: Date.now() - t },
           sincePreviousTriggerMs: sincePrevious,
           watermark,
           eventTimeMax: eventTimeMax.eventTime ? new Date(eventTimeMax.eventTime) : null,
           state,
           outcomes,
           warnings: processed.warnings,
-          replayed: replan !== undefined,
+          replayed: batch.replayed,
+          preparedAhead: batch.preparedAhead,
           now: now(),
           lateAccepted: processed.lateAccepted,
           partitionEventTime,
           ...(prepared ? { operator: prepared.report } : {}),
         }) as unknown as Record<string, unknown>,
     });
+    // While Postgres commits this batch, read and process the next one (ledger sinks with a backlog).
+    if (!operator && this.opts.readAhead !== false) this.ahead = readAhead(this.aheadInput(batch, { endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) }, watermark, evictBefore }));
+    let committed;
+    try {
+      committed = await commit;
+    } catch (err) {
+      await this.dropAhead();
+      throw err;
+    }
     prepared?.onCommitted?.();
     this.lastTriggerAt = triggerAt;
     return { kind: "committed", progress: committed.progress as unknown as BatchProgress };
+  }
+
+  /** Plan (or re-use the recorded plan of) the batch after the checkpoint, read it and process it. */
+  private async prepareBatch(cp: Checkpoint): Promise<PreparedBatch | undefined> {
+    const { pool } = this.res;
+    const { pipelineVersionId } = this.opts;
+    const { spec } = this.compiled;
+    let t = Date.now();
+    const batchId = cp.lastBatchId + 1;
+    const partitions = await this.source.partitionOffsets();
+    const replan = await findPlannedBatch(pool, pipelineVersionId, batchId);
+    let ranges: OffsetRange[];
+    let skipped: Record<string, number> = {};
+    if (replan) {
+      ranges = replan;
+    } else {
+      const plan = planBatch({
+        committedEnd: cp.endOffsets,
+        partitions,
+        startingOffsets: spec.source.kafka.startingOffsets,
+        maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
+      });
+      if (plan.ranges.every((r) => r.to === r.from)) return undefined;
+      skipped = plan.skipped;
+      ranges = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
+    }
+    const plan = Date.now() - t;
+
+    t = Date.now();
+    const records = await this.source.read(ranges);
+    const read = Date.now() - t;
+
+    t = Date.now();
+    const processed = await processBatch(records, {
+      compiled: this.compiled,
+      columns: contractColumns(spec),
+      watermark: cp.watermark,
+      lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
+    });
+    return { batchId, ranges, skipped, partitions, records, processed, replayed: replan !== undefined, preparedAhead: false, phases: { plan, read, process: Date.now() - t } };
+  }
+
+  private aheadInput(batch: PreparedBatch, after: AheadInput["after"]): AheadInput {
+    const { pool } = this.res;
+    const { pipelineVersionId } = this.opts;
+    return {
+      batchId: batch.batchId + 1,
+      after,
+      source: this.source,
+      compiled: this.compiled,
+      pendingKeys: batch.processed.dedupInserts,
+      lookupCommitted: (keys, notBefore) => lookupSeenKeys(pool, pipelineVersionId, keys, notBefore),
+      logger: this.res.logger,
+    };
+  }
+
+  /**
+   * The batch read ahead during the previous commit, if it is still the right next batch: the
+   * checkpoint is the one that commit was to write. Its plan is recorded now, before it can commit
+   * (fenced like any plan); a plan someone else recorded for that batch id wins over it.
+   */
+  private async takeAhead(cp: Checkpoint): Promise<PreparedBatch | undefined> {
+    const ahead = await this.ahead;
+    this.ahead = undefined;
+    if (!ahead || !ahead.matches(cp)) return undefined;
+    const t = Date.now();
+    const { pool } = this.res;
+    const recorded = await recordPlan(pool, this.opts.pipelineVersionId, ahead.batch.batchId, this.epoch, ahead.batch.ranges);
+    if (!sameRanges(recorded, ahead.batch.ranges)) return undefined;
+    return { ...ahead.batch, phases: { ...ahead.batch.phases, plan: ahead.batch.phases.plan + (Date.now() - t) } };
+  }
+
+  private async dropAhead(): Promise<void> {
+    await this.ahead;
+    this.ahead = undefined;
   }
 
   /** Offsets not yet read on the topic, from the committed checkpoint. */

@@ -31,6 +31,8 @@ export interface BatchProgress {
   /** Violations per expectation (warn: kept; drop: dropped). */
   expectations: Record<string, number>;
   replayed: boolean;
+  /** Read and processed while the previous batch committed (its read and process time overlapped that commit). */
+  preparedAhead?: boolean;
   /** Rows behind the watermark but within allowedLateness that still updated their window (counted in sink). */
   lateAccepted?: number;
   /** Per partition: max event time, last data, and whether it is idle (idle partitions do not hold the watermark). */
@@ -55,6 +57,7 @@ export interface ProgressInput {
   outcomes: OutcomeCounts;
   warnings: Record<string, number>;
   replayed: boolean;
+  preparedAhead?: boolean;
   now: Date;
   lateAccepted?: number;
   partitionEventTime?: PartitionEventTime[];
@@ -86,6 +89,7 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     outcomes: p.outcomes,
     expectations,
     replayed: p.replayed,
+    ...(p.preparedAhead ? { preparedAhead: true } : {}),
     ...(p.lateAccepted ? { lateAccepted: p.lateAccepted } : {}),
     ...(p.partitionEventTime && p.partitionEventTime.length > 0 ? { partitionEventTime: p.partitionEventTime } : {}),
     ...(p.operator ? { operator: p.operator } : {}),

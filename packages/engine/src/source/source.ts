@@ -32,3 +32,14 @@ export interface RecordSource {
   read(ranges: OffsetRange[]): Promise<SourceRecord[]>;
   close(): Promise<void>;
 }
+
+/** Next offset to read per partition after these ranges, as the checkpoint stores it. */
+export function endOffsetsOf(ranges: OffsetRange[]): Record<string, number> {
+  return Object.fromEntries(ranges.map((r) => [String(r.partition), r.to]));
+}
+
+/** Same partitions and offsets, in any order. */
+export function sameRanges(a: OffsetRange[], b: OffsetRange[]): boolean {
+  const key = (rs: OffsetRange[]) => JSON.stringify([...rs].sort((x, y) => x.partition - y.partition).map((r) => [r.partition, r.from, r.to]));
+  return key(a) === key(b);
+}

@@ -1,10 +1,11 @@
-// Guarantee behind every bulk write (sink rows, dedup state, dead letters): what the engine sends as
-// unnest array literals arrives in Postgres unchanged, whatever the value holds — quotes, backslashes,
-// commas, braces, the text "NULL", empty strings, JSON, bytes. Round-trips through the real database.
+// Guarantee behind every bulk write (sink rows, dedup state, dead letters, window and CDC state): what
+// the engine sends as one JSON array of rows arrives in Postgres unchanged, whatever the value holds —
+// quotes, backslashes, commas, braces, the text "NULL", empty strings, JSON (a JSON null included),
+// bytes, timestamps to the millisecond near and far from 1970. Round-trips through the real database.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@sluice/testing";
-import { unnestSelect } from "./bulk";
+import { bulkSelect } from "./bulk";
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -18,7 +19,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe("unnest array literals", () => {
+describe("bulk rows as JSON", () => {
   it("round-trip text, numbers, booleans, timestamps, jsonb and bytea exactly, nulls included", async () => {
     const text = [
       "plain",
@@ -48,8 +49,10 @@ describe("unnest array literals", () => {
       null,
     ];
     const bool = [true, false, true, false, true, false, true, false, true, false, null];
-    const time = text.map((_, i) => (i === 10 ? null : new Date(Date.UTC(2025, 0, 1, 0, 0, i, 123))));
-    const json = [
+    // Epoch milliseconds near 1970, ISO text far from it (years 1, 1500, 9999, 200000 and 4713 BC).
+    const far = [Date.UTC(1, 0, 1, 0, 0, 0, 1), Date.UTC(1500, 5, 6, 7, 8, 9, 999), Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(200000, 0, 1, 0, 0, 0, 7), -210866803200000];
+    const time = text.map((_, i) => (i === 10 ? null : i < 5 ? new Date(far[i]!) : new Date(Date.UTC(2025, 0, 1, 0, 0, i, 123))));
+    const json: unknown[] = [
       { a: 'q"uote' },
       ["x", 1],
       "just a string",
@@ -62,9 +65,11 @@ describe("unnest array literals", () => {
       0,
       null,
     ];
+    // A JSON null inside a value is kept; a null value is SQL NULL.
+    json[9] = { inner: null };
     const bytes = text.map((_, i) => (i === 10 ? null : Buffer.from([0, i, 255, 92, 34])));
 
-    const { sql, params } = unnestSelect([
+    const { sql, params } = bulkSelect([
       { name: "text", sqlType: "text", values: text },
       { name: "bigint", sqlType: "bigint", values: bigint },
       { name: "numeric", sqlType: "numeric", values: numeric },

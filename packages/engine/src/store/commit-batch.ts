@@ -6,8 +6,8 @@ import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";
 import { assertBalanced, type OutcomeCounts } from "../batch/outcomes";
 import { FencedError, InvariantError } from "../errors";
 import type { Checkpoint } from "./checkpoint-store";
-import type { OffsetRange } from "../source/source";
-import { unnestSelect } from "./bulk";
+import { endOffsetsOf, type OffsetRange } from "../source/source";
+import { bulkSelect } from "./bulk";
 import type { SinkTable } from "./sink-table";
 import { writeSinkRows } from "./write-sink";
 
@@ -82,7 +82,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,
       [input.pipelineVersionId, input.batchId, input.inputRows, outcomes.sink, JSON.stringify(outcomes), JSON.stringify(progress)],
     );
-    const endOffsets = Object.fromEntries(input.ranges.map((r) => [String(r.partition), r.to]));
+    const endOffsets = endOffsetsOf(input.ranges);
     await client.query(
       `UPDATE checkpoints SET last_batch_id = $2, end_offsets = end_offsets || $3::jsonb, watermark = $4, event_time_max = $5,
               state_rows = $6, state_bytes = $7, updated_at = now()
@@ -102,7 +102,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
 // State size counts the key's bytes plus 8 for its timestamp: the payload Sluice keeps, not disk pages.
 async function insertDedupState(client: pg.PoolClient, pv: string, rows: { key: string; time: Date }[]): Promise<{ rows: number; bytes: number }> {
   if (rows.length === 0) return { rows: 0, bytes: 0 };
-  const { sql, params } = unnestSelect(
+  const { sql, params } = bulkSelect(
     [
       { name: "key", sqlType: "text", values: rows.map((r) => r.key) },
       { name: "event_time", sqlType: "timestamptz", values: rows.map((r) => r.time) },
@@ -134,7 +134,7 @@ const pgText = (s: string) => s.replaceAll("\u0000", "\\u0000");
 async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows: DeadLetterRow[]): Promise<void> {
   if (rows.length === 0) return;
   const raw = rows.map((r) => r.record.value ?? Buffer.alloc(0));
-  const { sql, params } = unnestSelect(
+  const { sql, params } = bulkSelect(
     [
       { name: "outcome", sqlType: "text", values: rows.map((r) => r.outcome) },
       { name: "reason", sqlType: "text", values: rows.map((r) => pgText(r.reason)) },

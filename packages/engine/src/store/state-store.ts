@@ -2,9 +2,13 @@
 import type pg from "pg";
 import type { ExpectationFailure } from "../batch/process-batch";
 
-export async function lookupSeenKeys(db: pg.Pool, pipelineVersionId: string, keys: string[]): Promise<Set<string>> {
+/** Which of these keys dedup state holds; with `notBefore`, only keys whose time is not before it (the rest are about to be evicted). */
+export async function lookupSeenKeys(db: pg.Pool, pipelineVersionId: string, keys: string[], notBefore: Date | null = null): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
-  const res = await db.query<{ key: string }>(`SELECT key FROM dedup_state WHERE pipeline_version_id = $1 AND key = ANY($2::text[])`, [pipelineVersionId, keys]);
+  const res = await db.query<{ key: string }>(
+    `SELECT key FROM dedup_state WHERE pipeline_version_id = $1 AND key = ANY($2::text[]) AND ($3::timestamptz IS NULL OR event_time >= $3)`,
+    [pipelineVersionId, keys, notBefore],
+  );
   return new Set(res.rows.map((r) => r.key));
 }
 

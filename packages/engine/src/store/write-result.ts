@@ -3,7 +3,7 @@
 // that already include Sluice's metadata columns.
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/spec";
-import { unnestSelect, type UnnestColumn } from "./bulk";
+import { bulkSelect, type BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
 
 export type ResultRow = Record<string, unknown>;
@@ -13,8 +13,8 @@ function tableColumns(table: SinkTable): { name: string; sqlType: string }[] {
 }
 
 function unnestOf(columns: { name: string; sqlType: string }[], rows: ResultRow[], firstParam = 1) {
-  const cols: UnnestColumn[] = columns.map((c) => ({ name: c.name, sqlType: c.sqlType, values: rows.map((r) => r[c.name]) }));
-  return { ...unnestSelect(cols, firstParam), names: columns.map((c) => quoteIdentifier(c.name)) };
+  const cols: BulkColumn[] = columns.map((c) => ({ name: c.name, sqlType: c.sqlType, values: rows.map((r) => r[c.name]) }));
+  return { ...bulkSelect(cols, firstParam), names: columns.map((c) => quoteIdentifier(c.name)) };
 }
 
 function keyOf(table: SinkTable): string[] {

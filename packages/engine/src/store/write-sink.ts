@@ -4,7 +4,7 @@
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/spec";
 import type { SinkRow } from "../batch/process-batch";
-import { unnestSelect, type UnnestColumn } from "./bulk";
+import { bulkSelect, type BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
 
 export interface SinkWriteMeta {
@@ -18,14 +18,14 @@ export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, row
   if (rows.length === 0) return 0;
   const batchRows = table.mode === "upsert" && table.key ? lastPerKey(rows, table.key) : rows;
 
-  const columns: UnnestColumn[] = [
+  const columns: BulkColumn[] = [
     ...table.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), values: batchRows.map((r) => r.values[c.name]) })),
     ...METADATA_COLUMNS.filter((c) => !PER_BATCH.has(c.name)).map((c) => ({ name: c.name, sqlType: c.sqlType, values: batchRows.map((r) => metadataValue(c.name, r, meta)) })),
   ];
   // Performance: values that are the same for every row of the batch are sent once, as scalar
   // parameters after the arrays, instead of as arrays of 20k identical strings.
   const constants = METADATA_COLUMNS.filter((c) => PER_BATCH.has(c.name));
-  const { sql: select, params } = unnestSelect(columns);
+  const { sql: select, params } = bulkSelect(columns);
   const constantSql = constants.map((c, i) => `$${params.length + i + 1}::${c.sqlType}`);
   const all = [...columns, ...constants];
   const names = all.map((c) => quoteIdentifier(c.name)).join(", ");
@@ -60,7 +60,7 @@ function metadataValue(name: string, row: SinkRow, meta: SinkWriteMeta): unknown
     case "_offset":
       return row.offset;
     case "_ingest_time":
-      return row.ingestTime;
+      return row.ingestTimeMs;
     case "_batch_id":
       return meta.batchId;
     case "_pipeline_version":

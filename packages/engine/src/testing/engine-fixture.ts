@@ -4,7 +4,7 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { validateSpec, type TPipelineSpec } from "@sluice/spec";
 import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import { PipelineRunner, type EngineLogger, type EngineResources } from "../runner/pipeline-runner";
+import { PipelineRunner, type EngineLogger, type EngineResources, type RunnerOptions } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
 
@@ -103,9 +103,10 @@ export async function drainPipeline(
   fx: Pick<EngineFixture, "pool" | "resources">,
   spec: TPipelineSpec,
   owner = "test",
+  options: Pick<RunnerOptions, "readAhead"> = {},
 ): Promise<{ pipelineVersionId: string; progress: BatchProgress[] }> {
   const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner });
+  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner, ...options });
   const progress: BatchProgress[] = [];
   try {
     for (;;) {

@@ -5,7 +5,7 @@
 // Every write is fenced on the runner's lease epoch, so a runner that was taken over stops sending.
 import type pg from "pg";
 import { FencedError } from "../errors";
-import { unnestSelect } from "../store/bulk";
+import { bulkSelect } from "../store/bulk";
 
 export type DeliveryStatus = "pending" | "delivered" | "failed";
 
@@ -32,7 +32,7 @@ async function assertLease(db: pg.Pool, s: LedgerScope): Promise<void> {
 /** Records each key as pending unless the ledger knows it already; returns every key's entry. */
 export async function claimDeliveries(db: pg.Pool, s: LedgerScope, batchId: number, deliveries: { key: string; payload: unknown }[]): Promise<Map<string, LedgerEntry>> {
   if (deliveries.length === 0) return new Map();
-  const { sql, params } = unnestSelect(
+  const { sql, params } = bulkSelect(
     [
       { name: "key", sqlType: "text", values: deliveries.map((d) => d.key) },
       { name: "payload", sqlType: "jsonb", values: deliveries.map((d) => d.payload) },

@@ -1,7 +1,7 @@
 // Window state in Postgres (window_state), keyed by pipeline version, group key and window start.
 // Reads happen before the commit; writes and eviction inside the batch transaction.
 import type pg from "pg";
-import { unnestSelect } from "../store/bulk";
+import { bulkSelect } from "../store/bulk";
 import type { StateDelta } from "../operator/result-operator";
 import type { Accumulators } from "./accumulators";
 
@@ -30,7 +30,7 @@ const COLUMNS = `group_key, group_values, window_start, window_end, accumulators
 
 export async function loadWindows(db: pg.Pool, pv: string, keys: { groupKey: string; windowStart: Date }[]): Promise<Map<string, StoredWindow>> {
   if (keys.length === 0) return new Map();
-  const { sql, params } = unnestSelect(
+  const { sql, params } = bulkSelect(
     [
       { name: "group_key", sqlType: "text", values: keys.map((k) => k.groupKey) },
       { name: "window_start", sqlType: "timestamptz", values: keys.map((k) => k.windowStart) },
@@ -55,7 +55,7 @@ export async function loadWindowsEndingBy(db: pg.Pool, pv: string, before: Date 
 
 export async function upsertWindows(client: pg.PoolClient, pv: string, batchId: number, windows: StoredWindow[]): Promise<void> {
   if (windows.length === 0) return;
-  const { sql, params } = unnestSelect(
+  const { sql, params } = bulkSelect(
     [
       { name: "group_key", sqlType: "text", values: windows.map((w) => w.groupKey) },
       { name: "window_start", sqlType: "timestamptz", values: windows.map((w) => w.windowStart) },
