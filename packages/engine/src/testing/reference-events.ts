@@ -4,7 +4,7 @@
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { KafkaSource } from "../source/kafka-source";
-import { unnestSelect } from "../store/bulk";
+import { bulkSelect } from "../store/bulk";
 
 /** Loads the topic's payment events: one row per record, duplicates included. Returns the row count. */
 export async function loadReferenceEvents(pool: pg.Pool, kafka: Kafka, topic: string, table = "ref_events"): Promise<number> {
@@ -17,7 +17,7 @@ export async function loadReferenceEvents(pool: pg.Pool, kafka: Kafka, topic: st
     await pool.query(
       `CREATE TABLE ${table} (partition int, "offset" bigint, payload jsonb, event_id text, type text, merchant_id text, customer_id text, amount numeric, event_time timestamptz)`,
     );
-    const { sql, params } = unnestSelect([
+    const { sql, params } = bulkSelect([
       { name: "partition", sqlType: "integer", values: rows.map((x) => x.r.partition) },
       { name: "offset", sqlType: "bigint", values: rows.map((x) => x.r.offset) },
       { name: "payload", sqlType: "jsonb", values: rows.map((x) => x.v) },
