@@ -19,6 +19,12 @@ export const ZCdc = z
     deleteWhen: ZExpression.optional(),
     /** 1: keep only the current row per key; 2: keep history with valid_from / valid_to / is_current. */
     scdType: z.union([z.literal(1), z.literal(2)], { error: "scdType must be 1 or 2" }).default(1),
+    /**
+     * watermark: an applied change leaves the state once the watermark passes it and no later change
+     * can need it (a deleted key is forgotten; SCD2 keeps the current version's point). Needs eventTime,
+     * and event times that order each key's changes as sequenceBy does. Left out: kept for every key.
+     */
+    stateEviction: z.literal("watermark").optional(),
   })
   .superRefine((cdc, ctx) => {
     if (cdc.operation && cdc.deleteWhen !== undefined) {

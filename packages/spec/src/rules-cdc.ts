@@ -64,6 +64,17 @@ export const cdcRules = [
     return found;
   }),
 
+  defineRule(["cdc", "eventTime"], ({ cdc, eventTime }) =>
+    cdc?.stateEviction && !eventTime
+      ? [
+          issue(
+            ["cdc", "stateEviction"],
+            "stateEviction: watermark evicts applied changes once the watermark passes their event time: declare eventTime, e.g. eventTime: { column: changed_at, watermarkDelay: 5m }",
+          ),
+        ]
+      : [],
+  ),
+
   defineRule(["cdc", "sink"], ({ cdc, sink }) =>
     cdc && sink.webhook
       ? [

@@ -142,6 +142,8 @@ describe("stateCompatibility: what a new version can continue", () => {
     ]);
     expect(problemsOf(afterChange(cdcSpec, (s) => (s.contract.fields.version = "decimal")))).toEqual([["cdc", "contract.fields.version.type"]]);
     expect(afterChange(cdcSpec, (s) => (s.cdc.deleteWhen = "op in ['D', 'X']")).compatible).toBe(true);
+    const timed = () => ({ ...cdcSpec(), contract: { fields: { ...cdcSpec().contract.fields, changed_at: "timestamp" } }, eventTime: { column: "changed_at", watermarkDelay: "5m" } });
+    expect(afterChange(timed, (s) => (s.cdc.stateEviction = "watermark"))).toMatchObject({ compatible: true, notes: [] });
   });
 
   it("the checkpoint: a changed topic or event-time column; the sink: another table, key or mode", () => {

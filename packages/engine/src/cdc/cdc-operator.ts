@@ -3,19 +3,25 @@
 // the checkpoint in the batch transaction. An older change never overwrites a newer one: SCD1 counts
 // it as stale; SCD2 puts it into history where its sequence belongs (valid_from / valid_to /
 // is_current), so shuffled changes end in the same table as changes applied in order.
+// With cdc.stateEviction: watermark, points no later change can need leave the state once the late
+// horizon passes them (change-points.ts, "State eviction"): a deleted key is forgotten, and a change
+// that would have needed it is late, counted and dead-lettered — never applied.
 import type pg from "pg";
 import type { TCompiledSpec } from "@sluice/spec";
 import type { SinkRow } from "../batch/process-batch";
+import { lateHorizon } from "../batch/watermark";
 import type { OperatorInput, PreparedResult, ResultOperator, StateDelta } from "../operator/result-operator";
 import type { SinkTable } from "../store/sink-table";
 import { deleteResultRows, insertResultRows, updateResultColumns, upsertResultRows, type ResultRow } from "../store/write-result";
-import { applyScd1, applyScd2, type Change, type Point } from "./change-points";
-import { loadPoints, writePoints } from "./cdc-store";
+import { applyScd1, applyScd2, orderViolations, placePoints, type Change, type Point, type StoredPoint, type TimedPoint } from "./change-points";
+import { evictPoints, loadPoints, writePoints } from "./cdc-store";
 import { sequenceType, type SequenceType } from "./sequence";
 
 export class CdcOperator implements ResultOperator {
   readonly kind = "cdc";
   private readonly seq: SequenceType;
+  /** The event-time column, when the pipeline has one: points carry their change's event time. */
+  private readonly eventColumn: string | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -26,6 +32,12 @@ export class CdcOperator implements ResultOperator {
   ) {
     const cdc = compiled.spec.cdc!;
     this.seq = sequenceType(compiled.spec.contract.fields[cdc.sequenceBy]!.type);
+    this.eventColumn = compiled.spec.eventTime?.column;
+  }
+
+  private timed(change: Change<SinkRow>): TimedPoint {
+    const time = this.eventColumn ? change.row.values[this.eventColumn] : undefined;
+    return { sequence: change.sequence, deleted: change.deleted, eventTime: time instanceof Date ? time.getTime() : null };
   }
 
   async prepare(input: OperatorInput): Promise<PreparedResult> {
@@ -55,7 +67,8 @@ export class CdcOperator implements ResultOperator {
     });
 
     let stale = 0;
-    const added: { entityKey: string; point: Point }[] = [];
+    let violations = 0;
+    const added: { entityKey: string; point: StoredPoint }[] = [];
     const replaced: { entityKey: string; point: Point }[] = [];
     const upserts: ResultRow[] = [];
     const deletes: ResultRow[] = [];
@@ -63,31 +76,43 @@ export class CdcOperator implements ResultOperator {
     const closes: ResultRow[] = [];
     for (const [key, changes] of byKey) {
       const points = stored.get(key) ?? [];
+      if (this.eventColumn) violations += orderViolations(points, changes.map((c) => this.timed(c)), seq);
       if (cdc.scdType === 1) {
         const previous = points[0];
         const out = applyScd1(previous, changes, seq);
         stale += out.stale;
         if (!out.winner) continue;
-        const { row, sequence, deleted } = out.winner;
-        added.push({ entityKey: key, point: { sequence, deleted } });
+        const { row, deleted } = out.winner;
+        // One point per key: the winner replaces the previous one.
+        for (const point of placePoints([], [this.timed(out.winner)], seq).insert) added.push({ entityKey: key, point });
         if (previous) replaced.push({ entityKey: key, point: previous });
         if (deleted) deletes.push(Object.fromEntries(cdc.key.map((k) => [k, row.values[k]])));
         else upserts.push({ ...row.values, ...meta(row) });
       } else {
         const out = applyScd2(points, changes, seq);
         stale += out.stale;
-        for (const c of out.added) added.push({ entityKey: key, point: { sequence: c.sequence, deleted: c.deleted } });
+        const placed = placePoints(points, out.added.map((c) => this.timed(c)), seq);
+        for (const point of placed.insert) added.push({ entityKey: key, point });
+        for (const point of placed.rewrite) {
+          replaced.push({ entityKey: key, point });
+          added.push({ entityKey: key, point });
+        }
         for (const v of out.inserts) inserts.push({ ...v.row.values, valid_from: v.sequence, valid_to: v.validTo, is_current: v.validTo === null, ...meta(v.row) });
         const keyValues = parseEntityKey(key);
         for (const v of out.updates) closes.push({ ...Object.fromEntries(cdc.key.map((k, i) => [k, keyValues[i]])), valid_from: v.sequence, valid_to: v.validTo, is_current: v.validTo === null });
       }
     }
 
-    const report = { kind: "cdc" as const, keys: byKey.size, applied: input.rows.length - stale, stale, upserted: upserts.length + inserts.length, deleted: deletes.length, historyUpdated: closes.length };
+    const horizon = cdc.stateEviction === "watermark" && this.eventColumn ? lateHorizon(input.watermark, compiled.timing.allowedLatenessMs) : null;
+    let evicted = 0;
+    const counts = { keys: byKey.size, applied: input.rows.length - stale, stale, upserted: upserts.length + inserts.length, deleted: deletes.length, historyUpdated: closes.length, orderViolations: violations };
     return {
       stale,
       failed: [],
-      report,
+      // A getter: `evicted` is known once write() has run, inside the transaction.
+      get report() {
+        return { kind: "cdc" as const, ...counts, evicted };
+      },
       async write(client): Promise<StateDelta> {
         if (cdc.scdType === 1) {
           await deleteResultRows(client, table, deletes);
@@ -96,7 +121,11 @@ export class CdcOperator implements ResultOperator {
           await updateResultColumns(client, table, closes, ["valid_to", "is_current"]);
           await insertResultRows(client, table, inserts);
         }
-        return writePoints(client, pv, added, replaced);
+        const delta = await writePoints(client, pv, added, replaced);
+        if (!horizon) return delta;
+        const gone = await evictPoints(client, pv, horizon);
+        evicted = gone.rows;
+        return { rows: delta.rows - gone.rows, bytes: delta.bytes - gone.bytes };
       },
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyScd1, applyScd2, type Change, type Point } from "./change-points";
+import { applyScd1, applyScd2, evictionTimes, orderViolations, placePoints, type Change, type Point, type TimedPoint } from "./change-points";
 import { sequenceType } from "./sequence";
 
 const seq = sequenceType("int");
@@ -57,5 +57,36 @@ describe("sequence order follows the column type", () => {
     expect(sequenceType("decimal").canonical("1.50")).toBe("1.5");
     expect(sequenceType("timestamp").compare("2025-01-01T00:00:00.000Z", "2024-12-31T23:59:59.999Z")).toBe(1);
     expect(sequenceType("int").compare("10", "9")).toBe(1);
+  });
+});
+
+describe("state eviction: when a point may leave the state", () => {
+  const at = (sequence: number, eventTime: number | null, deleted = false): TimedPoint => ({ sequence: String(sequence), deleted, eventTime });
+
+  it("a deleted key's point once the horizon passes the delete; a live key's newest point never", () => {
+    expect(evictionTimes([at(3, 300, true)])).toEqual([300]);
+    expect(evictionTimes([at(3, 300)])).toEqual([null]);
+  });
+  it("SCD2 history: a version once it and the point after it are behind; the current version never", () => {
+    expect(evictionTimes([at(1, 100), at(2, 250), at(3, 200, true), at(4, 400)])).toEqual([250, 250, 200, null]);
+  });
+  it("without event times nothing is ever evicted", () => {
+    expect(evictionTimes([at(1, null), at(2, 200, true)])).toEqual([null, 200]);
+    expect(evictionTimes([at(1, 100), at(2, null)])).toEqual([null, null]);
+  });
+  it("placing a batch's points: new ones get their eviction time, stored ones a point now follows are rewritten", () => {
+    const stored = [{ ...at(1, 100), evictAfter: 250 }, { ...at(2, 250), evictAfter: null }];
+    expect(placePoints(stored, [at(4, 400, true)], seq)).toEqual({
+      insert: [{ ...at(4, 400, true), evictAfter: 400 }],
+      rewrite: [{ ...at(2, 250), evictAfter: 400 }],
+    });
+    expect(placePoints([], [at(7, 700)], seq)).toEqual({ insert: [{ ...at(7, 700), evictAfter: null }], rewrite: [] });
+  });
+  it("counts this batch's changes whose event time disagrees with their sequence", () => {
+    const stored = [at(1, 100), at(5, 500)];
+    expect(orderViolations(stored, [at(3, 300), at(6, 600)], seq)).toBe(0);
+    // Version 3 stamped after version 5 and version 7 before it disagree; 8 and 9 stamped alike do not.
+    expect(orderViolations(stored, [at(3, 900), at(7, 400), at(8, 1000), at(9, 1000)], seq)).toBe(2);
+    expect(orderViolations(stored, [at(4, null)], seq)).toBe(0);
   });
 });

@@ -85,3 +85,72 @@ function validTos(sorted: Point[]): Map<string, string | null> {
   });
   return out;
 }
+
+// State eviction (cdc.stateEviction: watermark). A change behind the late horizon (watermark −
+// allowedLateness) is late and never reaches the operator. So once a point's event time is behind it,
+// and — the precondition the spec declares — event time orders a key's changes as the sequence does,
+// no change that could still arrive sequences at or before that point: it would be at least as old.
+// The point is then needed only as the key's predecessor of a newer change, which closes it (SCD2) or
+// is compared with it (SCD1) — unless the key was deleted (nothing to close, nothing to resurrect) or a
+// later point, itself behind the horizon, has taken its place.
+
+export interface TimedPoint extends Point {
+  /** Event time of the change, epoch ms; null when the pipeline has no eventTime (never evicted). */
+  eventTime: number | null;
+}
+
+/**
+ * For a key's points in sequence order: the time the horizon must pass for each to leave the state, or
+ * null for never. A delete: its own event time. A point followed by another: the later of both event
+ * times. The newest point, when not a delete: never (a newer change would need it).
+ */
+export function evictionTimes(sorted: readonly TimedPoint[]): (number | null)[] {
+  return sorted.map((p, i) => {
+    if (p.eventTime === null) return null;
+    if (p.deleted) return p.eventTime;
+    const next = sorted[i + 1];
+    if (!next) return null;
+    return next.eventTime === null ? null : Math.max(p.eventTime, next.eventTime);
+  });
+}
+
+export interface StoredPoint extends TimedPoint {
+  /** Epoch ms the late horizon must pass for the point to leave the state; null: never (evictionTimes). */
+  evictAfter: number | null;
+}
+
+/**
+ * A key's points once a batch applied `fresh` ones, with their eviction times: the points to insert,
+ * and the stored points to rewrite because their eviction time changed (a point now follows them).
+ */
+export function placePoints(stored: readonly StoredPoint[], fresh: readonly TimedPoint[], seq: SequenceType): { insert: StoredPoint[]; rewrite: StoredPoint[] } {
+  const all = [...stored.map((point) => ({ point, stored: true })), ...fresh.map((point) => ({ point, stored: false }))].sort((a, b) => seq.compare(a.point.sequence, b.point.sequence));
+  const times = evictionTimes(all.map((x) => x.point));
+  const insert: StoredPoint[] = [];
+  const rewrite: StoredPoint[] = [];
+  all.forEach(({ point, stored: wasStored }, i) => {
+    const placed = { sequence: point.sequence, deleted: point.deleted, eventTime: point.eventTime, evictAfter: times[i]! };
+    if (!wasStored) insert.push(placed);
+    else if ((point as StoredPoint).evictAfter !== placed.evictAfter) rewrite.push(placed);
+  });
+  return { insert, rewrite };
+}
+
+/**
+ * Changes of this batch whose event time disagrees with their sequence against the key's other points
+ * or changes (a newer sequence with an older event time, or the reverse): evidence that the eviction
+ * precondition does not hold for this feed.
+ */
+export function orderViolations(stored: readonly TimedPoint[], changes: readonly TimedPoint[], seq: SequenceType): number {
+  const all = [...stored.map((p) => ({ p, mine: false })), ...changes.map((p) => ({ p, mine: true }))].filter((x) => x.p.eventTime !== null);
+  let count = 0;
+  for (const c of all) {
+    if (!c.mine) continue;
+    const disagrees = all.some(({ p }) => {
+      const order = seq.compare(c.p.sequence, p.sequence);
+      return order !== 0 && Math.sign(c.p.eventTime! - p.eventTime!) === -order;
+    });
+    if (disagrees) count++;
+  }
+  return count;
+}

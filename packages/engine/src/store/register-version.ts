@@ -119,7 +119,11 @@ async function continueCheckpoint(client: pg.PoolClient, from: string, to: strin
      SELECT $2, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id FROM window_state WHERE pipeline_version_id = $1`,
     [from, to],
   );
-  await client.query(`INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted) SELECT $2, entity_key, sequence, deleted FROM cdc_state WHERE pipeline_version_id = $1`, [from, to]);
+  await client.query(
+    `INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted, event_time, evict_after)
+     SELECT $2, entity_key, sequence, deleted, event_time, evict_after FROM cdc_state WHERE pipeline_version_id = $1`,
+    [from, to],
+  );
   // A planned but uncommitted batch keeps its exact range in the new version.
   await client.query(
     `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges)

@@ -4,7 +4,18 @@ import { changesInOrder, type CustomerChange } from "@sluice/producer";
 import type { TPipelineSpec } from "@sluice/spec";
 import { ledgerSpec } from "./engine-fixture";
 
-export function customerStatusSpec(topic: string, opts: { name: string; table: string; scdType: 1 | 2; maxOffsetsPerTrigger?: number }): TPipelineSpec {
+export interface CustomerStatusOptions {
+  name: string;
+  table: string;
+  scdType: 1 | 2;
+  maxOffsetsPerTrigger?: number;
+  /** Event time from changed_at (which orders each customer's changes as version does), watermark this far behind. */
+  watermarkDelay?: string;
+  /** cdc.stateEviction: watermark (needs watermarkDelay). */
+  stateEviction?: boolean;
+}
+
+export function customerStatusSpec(topic: string, opts: CustomerStatusOptions): TPipelineSpec {
   return ledgerSpec(topic, {
     name: opts.name,
     owner: "risk",
@@ -14,10 +25,11 @@ export function customerStatusSpec(topic: string, opts: { name: string; table: s
       onUnknownField: "quarantine",
       onTypeMismatch: "quarantine",
     },
-    eventTime: undefined,
+    // idleTimeout 1h: the runner's clock never makes a partition idle within a test.
+    eventTime: opts.watermarkDelay ? { column: "changed_at", watermarkDelay: opts.watermarkDelay, idleTimeout: "1h" } : undefined,
     dedupe: { key: ["change_id"], within: "24h" },
     expectations: [{ name: "known_op", expr: "op in ['I', 'U', 'D']", action: "fail" }],
-    cdc: { key: ["customer_id"], sequenceBy: "version", operation: { column: "op", deleteWhen: "op == 'D'" }, scdType: opts.scdType },
+    cdc: { key: ["customer_id"], sequenceBy: "version", operation: { column: "op", deleteWhen: "op == 'D'" }, scdType: opts.scdType, ...(opts.stateEviction ? { stateEviction: "watermark" } : {}) },
     sink: { postgres: { table: opts.table } },
   });
 }
