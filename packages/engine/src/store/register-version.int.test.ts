@@ -121,6 +121,29 @@ describe("a new version and its previous version's state", () => {
     expect(continued).toEqual(await tableRows("settlements_reference"));
   });
 
+  it("a version without dedupe continues the checkpoint but not the dedup keys, and its state size leaves them out", async () => {
+    const ledger = (dedupe: boolean) =>
+      ledgerSpec(fx.topic, {
+        name: "ledger-undeduped",
+        source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 400 } },
+        sink: { postgres: { table: "ledger_undeduped", key: ["event_id"] } },
+        ...(dedupe ? {} : { dedupe: undefined }),
+      });
+    const v1 = await registerPipelineVersion(fx.pool, ledger(true));
+    await runBatches(ledger(true), v1.pipelineVersionId, 2);
+    const v2 = await registerPipelineVersion(fx.pool, ledger(false));
+    expect(v2.continuedFrom?.pipelineVersionId).toBe(v1.pipelineVersionId);
+    const state = await fx.pool.query(
+      `SELECT c.last_batch_id::int, c.state_rows::int, (SELECT count(*)::int FROM dedup_state d WHERE d.pipeline_version_id = c.pipeline_version_id) AS keys
+         FROM checkpoints c WHERE c.pipeline_version_id = ANY($1) ORDER BY c.last_batch_id DESC, c.state_rows DESC`,
+      [[v1.pipelineVersionId, v2.pipelineVersionId]],
+    );
+    const [was, now] = state.rows;
+    expect(was.keys).toBeGreaterThan(0);
+    expect(was.state_rows).toBe(was.keys);
+    expect(now).toEqual({ last_batch_id: was.last_batch_id, state_rows: 0, keys: 0 });
+  });
+
   it("fresh state: refused into the previous version's table, which holds other windows; registered beside it with a new table", async () => {
     const [, v2] = await pipelineVersionIds(fx.pool, "settlements");
     const sameTable = settlements("settlements", "settlements_5m", { window: "10m" });
