@@ -50,6 +50,8 @@ const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-bench", 
 const topic = `bench_ledger_${Date.now().toString(36)}`;
 const db = await createScratchDatabase(env.DATABASE_URL);
 const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+// An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
+pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
 
 try {
   // 0. The input: the demo producer's adversarial stream (5% duplicates, 1% malformed, 5% out of order).

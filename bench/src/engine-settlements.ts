@@ -36,6 +36,8 @@ const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-bench", 
 const topic = `bench_settlements_${Date.now().toString(36)}`;
 const db = await createScratchDatabase(env.DATABASE_URL);
 const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+// An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
+pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
 
 try {
   // The demo stream with its misbehaviour: duplicates, malformed rows, out-of-order and late events.

@@ -66,6 +66,8 @@ const topic = `bench_workers_${Date.now().toString(36)}`;
 const queueName = `bench.workers.${Date.now().toString(36)}`;
 const scratch = await createScratchDatabase(env.DATABASE_URL);
 const pool = new pg.Pool({ connectionString: scratch.url, max: 4 });
+// An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
+pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
 const db = createPrismaClient(pool);
 const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const queue = new BatchQueue(queueName, redis);
