@@ -47,7 +47,7 @@ export interface RunnerOptions {
   env?: (name: string) => string | undefined;
   /** Webhook retry tuning: backoff base and cap, requests in flight. */
   webhook?: WebhookTuning;
-  /** Read and process the next batch while this one commits (ledger sinks catching up). Default true. */
+  /** Read and process the next batch while this one commits (when catching up on a backlog). Default true. */
   readAhead?: boolean;
 }
 
@@ -161,8 +161,9 @@ export class PipelineRunner {
           ...(prepared ? { operator: prepared.report } : {}),
         }) as unknown as Record<string, unknown>,
     });
-    // While Postgres commits this batch, read and process the next one (ledger sinks with a backlog).
-    if (!operator && this.opts.readAhead !== false) this.ahead = readAhead(this.aheadInput(batch, { endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) }, watermark, evictBefore }));
+    // While Postgres commits this batch, read and process the next one (when a full batch is waiting).
+    // Its operator step (windows, CDC, webhook) waits for its turn: that reads the committed state.
+    if (this.opts.readAhead !== false) this.ahead = readAhead(this.aheadInput(batch, { endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) }, watermark, evictBefore }));
     let committed;
     try {
       committed = await commit;
