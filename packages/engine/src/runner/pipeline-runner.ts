@@ -51,6 +51,14 @@ export interface RunnerOptions {
   readAhead?: boolean;
 }
 
+/** A batch that read nothing: what the watermark is advanced with when every partition is idle. */
+const NO_INPUT: Pick<ProcessedBatch, "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData"> = {
+  maxEventTime: null,
+  maxDedupTime: null,
+  maxEventTimeByPartition: new Map(),
+  partitionsWithData: new Set(),
+};
+
 export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress };
 
 export class PipelineRunner {
@@ -196,7 +204,7 @@ export class PipelineRunner {
         startingOffsets: spec.source.kafka.startingOffsets,
         maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
       });
-      if (plan.ranges.every((r) => r.to === r.from)) return undefined;
+      if (plan.ranges.every((r) => r.to === r.from) && !(await this.idleReleasesWatermark(cp))) return undefined;
       skipped = plan.skipped;
       ranges = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
     }
@@ -251,6 +259,18 @@ export class PipelineRunner {
     this.ahead = undefined;
   }
 
+  /**
+   * With no new input, whether a batch without data should still run: partitions that went idle since
+   * the last batch stop holding the watermark back, so it moves on — and with it windows are finalized
+   * (append mode) and state behind it is evicted. Without this, the last windows of a topic that went
+   * quiet would wait for the next record. Like Spark's no-data micro-batches; at most one per change.
+   */
+  private async idleReleasesWatermark(cp: Checkpoint): Promise<boolean> {
+    if (this.compiled.timing.watermarkDelayMs === undefined) return false;
+    const { watermark } = this.advanceTime(cp, NO_INPUT, this.res.now ? this.res.now() : new Date());
+    return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
+  }
+
   /** Offsets not yet read on the topic, from the committed checkpoint. */
   async backlog(): Promise<number> {
     const cp = await loadCheckpoint(this.res.pool, this.opts.pipelineVersionId);
@@ -263,7 +283,7 @@ export class PipelineRunner {
    * The watermark this batch commits: per partition max event time, combined as the minimum over
    * partitions that are not idle (batch/partition-watermark.ts), minus watermarkDelay, never moving back.
    */
-  private advanceTime(cp: Checkpoint, processed: ProcessedBatch, now: Date) {
+  private advanceTime(cp: Checkpoint, processed: Pick<ProcessedBatch, "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData">, now: Date) {
     const later = (a: string | undefined, b: Date | null) => {
       const prev = a ? new Date(a) : null;
       return !b ? prev : !prev || b > prev ? b : prev;
