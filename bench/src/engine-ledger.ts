@@ -16,6 +16,7 @@ import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sl
 import { producePayments } from "@sluice/producer";
 import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
 import { cpuBound, nodeCpuMs, postgresCpuMs } from "./cpu-usage";
+import { landTopic } from "./landing-ceiling";
 import { readRawCeiling } from "./raw-ceiling";
 import { createScratchDatabase } from "./scratch-database";
 
@@ -80,6 +81,13 @@ try {
   const rawRate = rate(raw.messages, raw.elapsedMs);
   console.log(
     `raw kafkajs read + JSON.parse: ${fmt(raw.messages)} messages in ${(raw.elapsedMs / 1000).toFixed(2)} s = ${fmt(rawRate)} msg/s (node CPU ${rawNodeUs.toFixed(1)} µs/msg)`,
+  );
+
+  // (a') The landing ceiling: the same topic into Postgres with the simplest loader.
+  const landing = await landTopic(kafka, pool, topic, total);
+  const landingRate = rate(landing.messages, landing.elapsedMs);
+  console.log(
+    `landing ceiling (read + parse + bulk insert keyed by event id, at-least-once): ${fmt(landing.messages)} messages in ${(landing.elapsedMs / 1000).toFixed(2)} s = ${fmt(landingRate)} msg/s (${fmt(landing.landed)} rows)`,
   );
 
   // (b) The ledger pipeline (examples/payments-ledger.yaml) until caught up, exactly-once commits.
@@ -153,6 +161,7 @@ try {
   console.log(
     `ratio pipeline / raw = ${ratio.toFixed(2)} (target ≥ 0.50: ${ratio >= 0.5 ? "met" : "NOT met"})`,
   );
+  console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
   if (pipelinePgUs !== null) console.log(`  ${cpuBound(pipelineNodeUs, pipelinePgUs, rawRate)}`);
 } finally {
   await pool.end();

@@ -16,7 +16,8 @@ import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
 import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
-import { nodeCpuMs, postgresCpuMs } from "./cpu-usage";
+import { cpuBound, nodeCpuMs, postgresCpuMs } from "./cpu-usage";
+import { landTopic } from "./landing-ceiling";
 import { readRawCeiling } from "./raw-ceiling";
 import { createScratchDatabase } from "./scratch-database";
 
@@ -64,6 +65,10 @@ try {
   const rawRate = rate(raw.messages, raw.elapsedMs);
   console.log(`raw kafkajs read + JSON.parse: ${fmt(raw.messages)} messages in ${(raw.elapsedMs / 1000).toFixed(2)} s = ${fmt(rawRate)} msg/s`);
 
+  const landing = await landTopic(kafka, pool, topic, total);
+  const landingRate = rate(landing.messages, landing.elapsedMs);
+  console.log(`landing ceiling (read + parse + bulk insert keyed by event id, at-least-once): ${fmt(landing.messages)} messages in ${(landing.elapsedMs / 1000).toFixed(2)} s = ${fmt(landingRate)} msg/s`);
+
   // packages/spec/examples/merchant-settlements.yaml, pointed at the benchmark topic.
   const example = parseSpecOrThrow(await readFile(new URL("../../packages/spec/examples/merchant-settlements.yaml", import.meta.url), "utf8"));
   const checked = validateSpec({ ...example, source: { kafka: { ...example.source.kafka, topic, maxOffsetsPerTrigger: opts.maxOffsets } } });
@@ -87,7 +92,8 @@ try {
   const pipelineMs = performance.now() - started;
   const nodeUs = ((nodeCpuMs() - cpuBefore) * 1000) / total;
   const pgCpuAfter = await postgresCpuMs(pool);
-  const pgUs = pgCpuBefore !== null && pgCpuAfter !== null ? `${(((pgCpuAfter - pgCpuBefore) * 1000) / total).toFixed(1)} µs/msg` : "n/a";
+  const pgUsPerMsg = pgCpuBefore !== null && pgCpuAfter !== null ? ((pgCpuAfter - pgCpuBefore) * 1000) / total : null;
+  const pgUs = pgUsPerMsg !== null ? `${pgUsPerMsg.toFixed(1)} µs/msg` : "n/a";
   const input = batches.reduce((n, b) => n + b.inputRows, 0);
   const pipelineRate = rate(input, pipelineMs);
   console.log(`merchant-settlements (dedup + 5m windows, update, exactly-once): ${fmt(input)} messages in ${(pipelineMs / 1000).toFixed(2)} s = ${fmt(pipelineRate)} msg/s, ${batches.length} batches`);
@@ -107,6 +113,8 @@ try {
   if (input !== total) throw new Error(`the pipeline read ${input} messages but ${total} were produced`);
   const ratio = pipelineRate / rawRate;
   console.log(`ratio pipeline / raw = ${ratio.toFixed(2)} (target ≥ 0.40: ${ratio >= 0.4 ? "met" : "NOT met"})`);
+  console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
+  if (pgUsPerMsg !== null) console.log(`  ${cpuBound(nodeUs, pgUsPerMsg, rawRate)}`);
 } finally {
   await pool.end();
   await db.drop();

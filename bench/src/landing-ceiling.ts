@@ -1,0 +1,67 @@
+// A second ceiling, with the database in it: the simplest loader that lands the same topic in
+// Postgres. A plain kafkajs consumer (same fetch sizes as the raw ceiling) JSON-parses every value
+// and, per fetched batch, inserts the parseable ones as (event_id primary key, payload jsonb) with one
+// bulk statement — at-least-once, no contract, no expectations, no dedup state, no checkpoint. It is
+// what Postgres and kafkajs can do on this machine at all, so the pipeline's rate read against it shows
+// the cost of correctness, where the raw ceiling also charges the pipeline for Postgres' own work.
+import { randomBytes } from "node:crypto";
+import type { Kafka } from "kafkajs";
+import type pg from "pg";
+
+export interface LandingResult {
+  messages: number;
+  landed: number;
+  elapsedMs: number;
+}
+
+export async function landTopic(kafka: Kafka, pool: pg.Pool, topic: string, total: number): Promise<LandingResult> {
+  await pool.query(`CREATE TABLE landing (event_id text PRIMARY KEY, payload jsonb NOT NULL)`);
+  const consumer = kafka.consumer({
+    groupId: `bench.landing.${randomBytes(4).toString("hex")}`,
+    maxWaitTimeInMs: 250,
+    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytes: 32 * 1024 * 1024,
+  });
+  const started = performance.now();
+  let messages = 0;
+  let landed = 0;
+  let finish: () => void = () => undefined;
+  let fail: (err: unknown) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => ((finish = resolve), (fail = reject)));
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    partitionsConsumedConcurrently: 4,
+    eachBatch: async ({ batch }) => {
+      const values: string[] = [];
+      for (const m of batch.messages) {
+        messages++;
+        if (!m.value) continue;
+        const text = m.value.toString("utf8");
+        try {
+          const v: unknown = JSON.parse(text);
+          if (v && typeof v === "object" && typeof (v as { event_id?: unknown }).event_id === "string" && !text.includes("\\u0000")) values.push(text);
+        } catch {
+          // not JSON: a loader like this one drops it
+        }
+      }
+      try {
+        if (values.length > 0) {
+          const res = await pool.query(
+            `INSERT INTO landing SELECT r->>'event_id', r FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT DO NOTHING`,
+            [`[${values.join(",")}]`],
+          );
+          landed += res.rowCount ?? 0;
+        }
+      } catch (err) {
+        fail(err);
+      }
+      if (messages >= total) finish();
+    },
+  });
+  await done;
+  const elapsedMs = performance.now() - started;
+  await consumer.disconnect();
+  return { messages, landed, elapsedMs };
+}
