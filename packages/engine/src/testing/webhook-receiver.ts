@@ -18,8 +18,13 @@ export interface ReceivedRequest {
 export interface WebhookReceiver {
   url: string;
   requests: ReceivedRequest[];
-  /** How many times each key's effect was applied: 1 for every key, if idempotency holds end to end. */
+  /**
+   * Keys whose effect was applied. Always once per key — the receiver honours the key — so this shows
+   * which keys arrived, not whether the sender repeated one: use `successes` for that.
+   */
   applied: Map<string, number>;
+  /** Requests answered 2xx per key, acknowledged repeats included: 1 per key when the sender never sends a key again after it succeeded. */
+  successes(): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,11 @@ export async function startWebhookReceiver(opts: ReceiverOptions = {}): Promise<
     url: `http://127.0.0.1:${port}/hooks/fraud`,
     requests,
     applied,
+    successes: () => {
+      const n = new Map<string, number>();
+      for (const r of requests) if (r.status >= 200 && r.status < 300) n.set(r.key, (n.get(r.key) ?? 0) + 1);
+      return n;
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
