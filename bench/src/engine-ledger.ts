@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { z } from "zod";
+import { endPool } from "@sluice/testing";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
@@ -164,7 +165,7 @@ try {
   console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
   if (pipelinePgUs !== null) console.log(`  ${cpuBound(pipelineNodeUs, pipelinePgUs, rawRate)}`);
 } finally {
-  await pool.end();
+  await endPool(pool);
   if (opts.keep) console.log(`kept database ${db.url} and topic ${topic}`);
   else {
     await db.drop();

@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { z } from "zod";
+import { endPool } from "@sluice/testing";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
@@ -116,7 +117,7 @@ try {
   console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
   if (pgUsPerMsg !== null) console.log(`  ${cpuBound(nodeUs, pgUsPerMsg, rawRate)}`);
 } finally {
-  await pool.end();
+  await endPool(pool);
   await db.drop();
   const admin = kafka.admin();
   await admin.connect();

@@ -19,6 +19,7 @@ import { Redis } from "ioredis";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { z } from "zod";
+import { endPool } from "@sluice/testing";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { registerPipelineVersion } from "@sluice/engine";
@@ -245,7 +246,7 @@ try {
   await queue.close();
   await redis.quit();
   await db.$disconnect();
-  await pool.end();
+  await endPool(pool);
   await scratch.drop();
   const admin = kafka.admin();
   await admin.connect();

@@ -1,3 +1,4 @@
 export { uniqueName } from "./names";
 export { testServices, databaseUrlFor } from "./services";
 export { createTestDatabase, prepareTemplateDatabase, templateDatabase, type TestDatabase } from "./database";
+export { endPool } from "./end-pool";

@@ -10,7 +10,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const queueName = uniqueName("cli_lifecycle");
@@ -40,7 +40,7 @@ afterAll(async () => {
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
   await connection.quit();
-  await pool?.end();
+  if (pool) await endPool(pool);
   await database?.drop();
   await rm(dir, { recursive: true, force: true });
 });

@@ -10,7 +10,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPipelineVersion } from "@sluice/engine";
 import { ledgerSpec } from "@sluice/engine/testing";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, endPool, type TestDatabase } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
@@ -47,7 +47,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await pool?.end();
+  if (pool) await endPool(pool);
   await database?.drop();
 });
 

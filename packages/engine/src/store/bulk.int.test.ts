@@ -4,7 +4,7 @@
 // bytes, timestamps to the millisecond near and far from 1970. Round-trips through the real database.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, endPool, type TestDatabase } from "@sluice/testing";
 import { bulkSelect } from "./bulk";
 
 let db: TestDatabase;
@@ -15,7 +15,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
 });
 afterAll(async () => {
-  await pool?.end();
+  if (pool) await endPool(pool);
   await db?.drop();
 });
 

@@ -3,7 +3,7 @@
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { validateSpec, type TPipelineSpec } from "@sluice/spec";
-import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
 import { PipelineRunner, type EngineLogger, type EngineResources, type RunnerOptions } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
@@ -35,7 +35,7 @@ export async function createEngineFixture(label: string): Promise<EngineFixture>
       await admin.connect();
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
       await admin.disconnect();
-      await pool.end();
+      await endPool(pool);
       await db.drop();
     },
   };
