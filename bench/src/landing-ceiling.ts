@@ -4,9 +4,9 @@
 // bulk statement — at-least-once, no contract, no expectations, no dedup state, no checkpoint. It is
 // what Postgres and kafkajs can do on this machine at all, so the pipeline's rate read against it shows
 // the cost of correctness, where the raw ceiling also charges the pipeline for Postgres' own work.
-import { randomBytes } from "node:crypto";
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
+import { ceilingConsumer } from "./raw-ceiling";
 
 export interface LandingResult {
   messages: number;
@@ -16,12 +16,7 @@ export interface LandingResult {
 
 export async function landTopic(kafka: Kafka, pool: pg.Pool, topic: string, total: number): Promise<LandingResult> {
   await pool.query(`CREATE TABLE landing (event_id text PRIMARY KEY, payload jsonb NOT NULL)`);
-  const consumer = kafka.consumer({
-    groupId: `bench.landing.${randomBytes(4).toString("hex")}`,
-    maxWaitTimeInMs: 250,
-    maxBytesPerPartition: 4 * 1024 * 1024,
-    maxBytes: 32 * 1024 * 1024,
-  });
+  const consumer = ceilingConsumer(kafka, "landing");
   const started = performance.now();
   let messages = 0;
   let landed = 0;

@@ -3,7 +3,7 @@
 // JSON.parse, and nothing else — no contract, no dedup, no Postgres. It uses the same fetch sizes
 // as the engine's Kafka source, so the two measure the same client doing the same reads.
 import { randomBytes } from "node:crypto";
-import type { Kafka } from "kafkajs";
+import type { Consumer, Kafka } from "kafkajs";
 
 export interface RawResult {
   messages: number;
@@ -12,14 +12,19 @@ export interface RawResult {
   elapsedMs: number;
 }
 
-/** Read the topic up to `total` messages (the sum of the partitions' high watermarks). */
-export async function readRawCeiling(kafka: Kafka, topic: string, total: number): Promise<RawResult> {
-  const consumer = kafka.consumer({
-    groupId: `bench.raw.${randomBytes(4).toString("hex")}`,
+/** A consumer in a group of its own with the engine source's fetch sizes: what both ceilings read with. */
+export function ceilingConsumer(kafka: Kafka, label: string): Consumer {
+  return kafka.consumer({
+    groupId: `bench.${label}.${randomBytes(4).toString("hex")}`,
     maxWaitTimeInMs: 250,
     maxBytesPerPartition: 4 * 1024 * 1024,
     maxBytes: 32 * 1024 * 1024,
   });
+}
+
+/** Read the topic up to `total` messages (the sum of the partitions' high watermarks). */
+export async function readRawCeiling(kafka: Kafka, topic: string, total: number): Promise<RawResult> {
+  const consumer = ceilingConsumer(kafka, "raw");
   const started = performance.now();
   let messages = 0;
   let decoded = 0;
