@@ -17,6 +17,12 @@ export class FencedError extends EngineError {
   }
 }
 
+/**
+ * A newer version took this one's place (it continued this version's checkpoint, or rebuilds its
+ * table): this version can never take the lease again. Its runs should stop.
+ */
+export class SupersededError extends FencedError {}
+
 /** A `fail` expectation was violated: the batch was not committed and the pipeline stops. */
 export class ExpectationFailedError extends EngineError {
   constructor(

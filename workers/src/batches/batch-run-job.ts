@@ -10,13 +10,13 @@
 import type { Job } from "bullmq";
 import type pg from "pg";
 import type { PrismaClient } from "@sluice/db";
-import { EngineError, ExpectationFailedError, FencedError, loadCheckpoint, type BatchResult } from "@sluice/engine";
+import { EngineError, ExpectationFailedError, FencedError, loadCheckpoint, SupersededError, type BatchResult } from "@sluice/engine";
 import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
 import { ZBatchRunPayload } from "../jobs/job-definitions";
 import type { Logger } from "../logger";
 import type { BatchQueue } from "./batch-queue";
 import type { PipelineMetrics } from "./pipeline-metrics";
-import { SupersededError, VersionBusyError, type LoadedVersion, type RunnerPool } from "./runner-pool";
+import { VersionBusyError, type LoadedVersion, type RunnerPool } from "./runner-pool";
 
 export interface BatchRunDeps {
   db: PrismaClient;

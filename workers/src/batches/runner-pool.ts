@@ -36,9 +36,6 @@ interface Entry {
   busy: boolean;
 }
 
-/** The version was superseded by a newer one that continued its checkpoint; it must not run again. */
-export class SupersededError extends Error {}
-
 /** Another job of the same version is running in this process (a stalled job delivered twice). */
 export class VersionBusyError extends Error {}
 
@@ -68,7 +65,7 @@ export class RunnerPool {
 
   /**
    * A runner holding the current lease of the version, for exactly one batch; call `release` after.
-   * Throws SupersededError, VersionBusyError, or what opening the runner throws.
+   * Throws VersionBusyError, or what opening the runner throws (SupersededError for a version a newer one replaced).
    */
   async acquire(pipelineVersionId: string): Promise<{
     runner: PipelineRunner;
@@ -87,12 +84,11 @@ export class RunnerPool {
     }
     entry.busy = true;
     try {
-      const lease = await this.opts.pool.query<{ lease_epoch: string; lease_owner: string | null }>(
-        `SELECT lease_epoch, lease_owner FROM checkpoints WHERE pipeline_version_id = $1`,
+      const lease = await this.opts.pool.query<{ lease_epoch: string }>(
+        `SELECT lease_epoch FROM checkpoints WHERE pipeline_version_id = $1`,
         [pipelineVersionId],
       );
       const row = lease.rows[0];
-      if (row?.lease_owner === "superseded") throw new SupersededError(`pipeline version ${pipelineVersionId} was superseded by a newer version that continues its checkpoint`);
       if (!entry.runner || !row || Number(row.lease_epoch) !== entry.runner.leaseEpoch) {
         const reason: OpenReason = entry.runner ? "lease-moved" : "cold";
         const started = Date.now();

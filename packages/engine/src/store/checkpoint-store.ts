@@ -2,7 +2,7 @@
 import type pg from "pg";
 import type { OffsetRange } from "../source/source";
 import type { PartitionClocks } from "../batch/partition-watermark";
-import { FencedError } from "../errors";
+import { FencedError, SupersededError } from "../errors";
 
 export interface Checkpoint {
   lastBatchId: number;
@@ -26,11 +26,21 @@ export async function ensureCheckpoint(db: pg.Pool, pipelineVersionId: string): 
  */
 export async function acquireLease(db: pg.Pool, pipelineVersionId: string, owner: string): Promise<number> {
   const res = await db.query<{ lease_epoch: string }>(
-    `UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = $2, lease_at = now() WHERE pipeline_version_id = $1 RETURNING lease_epoch`,
+    `UPDATE checkpoints c SET lease_epoch = lease_epoch + 1, lease_owner = $2, lease_at = now()
+      WHERE c.pipeline_version_id = $1 AND NOT EXISTS (SELECT 1 FROM pipeline_versions v WHERE v.id = $1 AND v.superseded_by_id IS NOT NULL)
+      RETURNING lease_epoch`,
     [pipelineVersionId, owner],
   );
-  if (res.rowCount !== 1) throw new Error(`no checkpoint row for pipeline version ${pipelineVersionId}`);
-  return Number(res.rows[0]!.lease_epoch);
+  if (res.rowCount === 1) return Number(res.rows[0]!.lease_epoch);
+  const superseded = await db.query<{ version: number; by: number }>(
+    `SELECT v.version, n.version AS by FROM pipeline_versions v JOIN pipeline_versions n ON n.id = v.superseded_by_id WHERE v.id = $1`,
+    [pipelineVersionId],
+  );
+  const s = superseded.rows[0];
+  // Its checkpoint is stale: the newer version went on from it. Running it would process again what
+  // the newer one did, against old state.
+  if (s) throw new SupersededError(`pipeline version ${s.version} was superseded by version ${s.by}, which continues from its checkpoint; it cannot run again. To go back to its spec, register it again: that makes a new version continuing version ${s.by}'s state.`);
+  throw new Error(`no checkpoint row for pipeline version ${pipelineVersionId}`);
 }
 
 export async function loadCheckpoint(db: pg.Pool | pg.PoolClient, pipelineVersionId: string, forUpdate = false): Promise<Checkpoint> {

@@ -4,7 +4,9 @@
 //   through the library and through `sluice validate --against-registered` / `sluice run`, and nothing
 //   changes: no version 2, version 1 not fenced and still committing;
 // - v2 that only adds an expectation continues, and its table equals an uninterrupted run's;
-// - fresh state: refused into version 1's (non-empty) table, registered beside it with a new table.
+// - fresh state: refused into version 1's (non-empty) table, registered beside it with a new table;
+// - a rollback to a superseded version's spec is a new version continuing the latest state; the
+//   superseded version can never take the lease again (its checkpoint is stale).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import type { TPipelineSpec } from "@sluice/spec";
@@ -12,6 +14,7 @@ import { PipelineRunner } from "../runner/pipeline-runner";
 import { createEngineFixture, drainPipeline, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
 import { runSluice, specDir } from "../testing/sluice-process";
 import { registerPipelineVersion } from "./register-version";
+import { SupersededError } from "../errors";
 import { IncompatibleStateError } from "./version-compatibility";
 
 let fx: EngineFixture;
@@ -163,5 +166,31 @@ describe("a new version and its previous version's state", () => {
     expect(cp.rows[0]).toEqual({ last_batch_id: -1, state_rows: 0 });
     const { progress } = await drainPipeline(fx, beside);
     expect(progress[0]!.sources.every((s) => s.startOffset === 0)).toBe(true);
+  });
+  it("a rollback: the spec of a superseded version makes a new version continuing the latest state; the old version never runs again", async () => {
+    const v1Spec = settlements("rollback", "settlements_rollback");
+    const v1 = await registerPipelineVersion(fx.pool, v1Spec);
+    await runBatches(v1Spec, v1.pipelineVersionId, 2);
+    const v2Spec = settlements("rollback", "settlements_rollback", { expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }] });
+    const v2 = await registerPipelineVersion(fx.pool, v2Spec);
+    await runBatches(v2Spec, v2.pipelineVersionId, 2);
+
+    // Back to v1's spec: not v1 again (its checkpoint is two batches behind and its windows stale) but v3.
+    const v3 = await registerPipelineVersion(fx.pool, v1Spec);
+    expect(v3).toMatchObject({ version: 3, created: true, continuedFrom: { pipelineVersionId: v2.pipelineVersionId, version: 2 } });
+    const reopened = await PipelineRunner.open(fx.resources, { pipelineVersionId: v1.pipelineVersionId, spec: v1Spec, owner: "stale" }).catch((err: unknown) => err);
+    expect(reopened).toBeInstanceOf(SupersededError);
+    expect((reopened as Error).message).toContain("pipeline version 1 was superseded by version 2");
+    // The same spec again maps to v3 (live): `sluice run` resumes it.
+    const file = await specs.write("rollback-v1", v1Spec as unknown as Record<string, unknown>);
+    const run = await runSluice(["run", file, "--until-caught-up"], { databaseUrl: fx.db.url });
+    expect(run.code).toBe(0);
+    expect(await pipelineVersionIds(fx.pool, "rollback")).toEqual([v1.pipelineVersionId, v2.pipelineVersionId, v3.pipelineVersionId]);
+
+    // Nothing counted twice: the windows equal an uninterrupted run's.
+    await drainPipeline(fx, settlements("rollback-reference", "rollback_reference"));
+    const rolledBack = await tableRows("settlements_rollback");
+    expect(rolledBack.length).toBeGreaterThan(10);
+    expect(rolledBack).toEqual(await tableRows("rollback_reference"));
   });
 });

@@ -1,11 +1,13 @@
 // Registering a pipeline version from a validated spec. The same spec (same canonical hash) maps to
-// the same version; a changed spec becomes version N+1 and — like restarting a streaming query on
+// the same version while that version is live; a changed spec becomes version N+1 and — like restarting a streaming query on
 // its checkpoint — continues where version N stopped: its checkpoint, dedup, window and CDC state and
 // any planned-but-uncommitted batch are carried over (so a batch stopped by a `fail` expectation
 // re-runs over the same offsets after the fix), and version N is fenced so its runners cannot commit
 // again. Only when the new spec would have built the same state (stateCompatibility): otherwise the
 // registration is refused with the reasons, never continued wrongly and never silently restarted.
 // A version with fresh state (blue/green, or a rebuild) is asked for explicitly and carries nothing over.
+// A superseded version never runs again: registering its spec once more (a rollback) makes a new
+// version that continues the latest state, instead of resuming the old version's stale checkpoint.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { canonicalizeSpec, specHash, stateCompatibility, type TPipelineSpec, type TStateFinding } from "@sluice/spec";
@@ -51,7 +53,10 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
       [newId(), spec.name, spec.description ?? "", team.rows[0]!.id],
     );
     const pipelineId = pipeline.rows[0]!.id;
-    const same = await client.query<{ id: string; version: number }>(`SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2`, [pipelineId, hash]);
+    const same = await client.query<{ id: string; version: number }>(
+      `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
+      [pipelineId, hash],
+    );
     if (same.rows[0]) {
       await client.query("COMMIT");
       return { pipelineId, pipelineVersionId: same.rows[0].id, version: same.rows[0].version, created: false };
@@ -73,7 +78,7 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
       continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
     } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
       // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
-      if (await fence(client, previous.id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
+      if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
     }
     await client.query("COMMIT");
     const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
@@ -86,15 +91,19 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
   }
 }
 
-/** Fences a version: its runners' next plan or commit is rejected. False if it has no checkpoint. */
-async function fence(client: pg.PoolClient, pipelineVersionId: string): Promise<boolean> {
+/**
+ * Supersedes a version: its runners' next plan or commit is rejected (fencing epoch), and it can never
+ * take the lease again (acquireLease). False if it has no checkpoint.
+ */
+async function fence(client: pg.PoolClient, pipelineVersionId: string, by: string): Promise<boolean> {
+  await client.query(`UPDATE pipeline_versions SET superseded_by_id = $2 WHERE id = $1`, [pipelineVersionId, by]);
   const res = await client.query(`UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1`, [pipelineVersionId]);
   return res.rowCount === 1;
 }
 
 async function continueCheckpoint(client: pg.PoolClient, from: string, to: string, spec: TPipelineSpec): Promise<boolean> {
   // Fence the old version first.
-  if (!(await fence(client, from))) return false;
+  if (!(await fence(client, from, to))) return false;
   await client.query(
     `UPDATE checkpoints n SET last_batch_id = o.last_batch_id, end_offsets = o.end_offsets, event_time_max = o.event_time_max,
             watermark = o.watermark, state_rows = o.state_rows, state_bytes = o.state_bytes

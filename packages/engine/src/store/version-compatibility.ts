@@ -35,7 +35,8 @@ export type RegistrationPreview =
 /** What registering this spec would do, without registering it (`sluice validate --against-registered`). */
 export async function previewRegistration(pool: pg.Pool, spec: TPipelineSpec): Promise<RegistrationPreview> {
   const same = await pool.query<{ version: number }>(
-    `SELECT v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND v.spec_hash = $2`,
+    `SELECT v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id
+      WHERE p.name = $1 AND v.spec_hash = $2 AND v.superseded_by_id IS NULL ORDER BY v.version DESC LIMIT 1`,
     [spec.name, specHash(spec)],
   );
   if (same.rows[0]) return { kind: "registered", version: same.rows[0].version };
