@@ -55,3 +55,23 @@ export {
   type TRequeueWebhookDeliveriesInput,
   type TRequeueWebhookDeliveriesResult,
 } from "./webhooks/requeue-webhook-deliveries";
+export {
+  getPipelineDetail,
+  ZPipelineByNameInput,
+  type TPipelineByNameInput,
+  type TPipelineDetail,
+  type TPipelineRunSummary,
+} from "./pipelines/get-pipeline-detail";
+export { findBatchProgress, ZFindBatchProgressInput, type TFindBatchProgressInput, type TBatchProgress, type TBatchSummary } from "./progress/find-batch-progress";
+export { batchProgressView, type TBatchProgressView, type TPartitionProgress, type TOutcomeCounts } from "./progress/batch-progress-view";
+export {
+  summarizeDeadLetters,
+  ZSummarizeDeadLettersInput,
+  DEAD_LETTER_OUTCOMES,
+  REASON_GROUPING,
+  type TSummarizeDeadLettersInput,
+  type TDeadLetterSummary,
+  type TDeadLetterReasonGroup,
+  type TDeadLetterRowView,
+  type TDeadLetterOutcome,
+} from "./dead-letters/summarize-dead-letters";

@@ -1,0 +1,85 @@
+// One pipeline for the console's pipeline page: who owns it, its latest version (what the engine
+// runs), what that version reads and how its watermark treats quiet partitions, and its run state on
+// the workers. Batches and dead letters come from find-batch-progress.ts and summarize-dead-letters.ts.
+import type { PrismaClient } from "@sluice/db";
+import { DEFAULT_IDLE_TIMEOUT } from "@sluice/spec";
+import { z } from "zod";
+import { getPipelineRun, type TPipelineRunView } from "../runs/get-pipeline-run";
+
+export const ZPipelineByNameInput = z.object({ pipeline: z.string().min(1).max(200) });
+export type TPipelineByNameInput = z.input<typeof ZPipelineByNameInput>;
+
+/** The run state without the failure's sample rows (bounded: `sluice status` shows them). */
+export type TPipelineRunSummary = Omit<TPipelineRunView, "failureSample">;
+
+export interface TPipelineDetail {
+  name: string;
+  description: string;
+  ownerTeam: { slug: string; name: string };
+  createdAt: Date;
+  versionCount: number;
+  /** null when the pipeline has no version yet. */
+  latestVersion: {
+    id: string;
+    version: number;
+    createdAt: Date;
+    topic: string | null;
+    /** The spec's event-time column, watermark delay and idle timeout; null without event time. */
+    eventTime: { column: string; watermarkDelay: string | null; idleTimeout: string } | null;
+  } | null;
+  /** null when the latest version was never started on the workers (no pipeline_runs row). */
+  run: TPipelineRunSummary | null;
+}
+
+/** What the page reads from the stored spec; anything else in it is not needed here. */
+const ZSpecFacts = z.object({
+  source: z.object({ kafka: z.object({ topic: z.string() }) }).optional().catch(undefined),
+  eventTime: z.object({ column: z.string(), watermarkDelay: z.string().optional(), idleTimeout: z.string().optional() }).optional().catch(undefined),
+});
+
+/** How many lifecycle transitions the page lists (the CLI lists more). */
+const TRANSITIONS_LISTED = 5;
+
+/** null when there is no pipeline of that name. */
+export async function getPipelineDetail(db: PrismaClient, input: TPipelineByNameInput): Promise<TPipelineDetail | null> {
+  const { pipeline: name } = ZPipelineByNameInput.parse(input);
+  const p = await db.pipeline.findUnique({
+    where: { name },
+    select: {
+      name: true,
+      description: true,
+      createdAt: true,
+      ownerTeam: { select: { slug: true, name: true } },
+      versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, createdAt: true, spec: true } },
+      _count: { select: { versions: true } },
+    },
+  });
+  if (!p) return null;
+  const latest = p.versions[0];
+  const run = latest ? await getPipelineRun(db, latest.id, { transitions: TRANSITIONS_LISTED }) : null;
+  const facts = latest ? ZSpecFacts.safeParse(latest.spec) : null;
+  const spec = facts?.success ? facts.data : {};
+  return {
+    name: p.name,
+    description: p.description,
+    ownerTeam: p.ownerTeam,
+    createdAt: p.createdAt,
+    versionCount: p._count.versions,
+    latestVersion: latest
+      ? {
+          id: latest.id,
+          version: latest.version,
+          createdAt: latest.createdAt,
+          topic: spec.source?.kafka.topic ?? null,
+          eventTime: spec.eventTime
+            ? { column: spec.eventTime.column, watermarkDelay: spec.eventTime.watermarkDelay ?? null, idleTimeout: spec.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT }
+            : null,
+        }
+      : null,
+    run: run ? withoutSample(run) : null,
+  };
+}
+
+function withoutSample({ failureSample: _sample, ...run }: TPipelineRunView): TPipelineRunSummary {
+  return run;
+}

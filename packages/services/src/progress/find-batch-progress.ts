@@ -1,0 +1,78 @@
+// A pipeline's latest version as the engine reports it: the newest progress record in full, and the
+// recent batches as one row each (batch_log, the commit log: a row means the batch was committed).
+import type { PrismaClient } from "@sluice/db";
+import { z } from "zod";
+import { findLatestVersion } from "../pipelines/latest-version";
+import { batchProgressView, type TBatchProgressView } from "./batch-progress-view";
+
+export const ZFindBatchProgressInput = z.object({
+  pipeline: z.string().min(1).max(200),
+  limit: z.number().int().min(1).max(100).default(20),
+});
+export type TFindBatchProgressInput = z.input<typeof ZFindBatchProgressInput>;
+
+/** One committed batch in the history table. */
+export interface TBatchSummary {
+  batchId: number;
+  committedAt: Date;
+  inputRows: number;
+  durationMs: number | null;
+  sink: number;
+  duplicate: number;
+  quarantined: number;
+  deadLetter: number;
+  late: number;
+  backlog: number | null;
+  watermark: Date | null;
+  preparedAhead: boolean;
+  replayed: boolean;
+}
+
+export interface TBatchProgress {
+  pipeline: string;
+  /** The latest version's number; null when the pipeline has no version yet. */
+  version: number | null;
+  /** The newest committed batch's progress record; null before the first commit. */
+  latest: TBatchProgressView | null;
+  /** At most `limit`, newest first. */
+  batches: TBatchSummary[];
+}
+
+/** null when there is no pipeline of that name. */
+export async function findBatchProgress(db: PrismaClient, input: TFindBatchProgressInput): Promise<TBatchProgress | null> {
+  const { pipeline: name, limit } = ZFindBatchProgressInput.parse(input);
+  const ref = await findLatestVersion(db, name);
+  if (!ref) return null;
+  if (!ref.version) return { pipeline: ref.pipeline, version: null, latest: null, batches: [] };
+  const rows = await db.batchLog.findMany({
+    where: { pipelineVersionId: ref.version.id },
+    orderBy: { batchId: "desc" },
+    take: limit,
+    select: { batchId: true, committedAt: true, inputRows: true, sinkRows: true, outcomes: true, progress: true },
+  });
+  const views = rows.map(batchProgressView);
+  return {
+    pipeline: ref.pipeline,
+    version: ref.version.version,
+    latest: views[0] ?? null,
+    batches: views.map(summaryOf),
+  };
+}
+
+function summaryOf(b: TBatchProgressView): TBatchSummary {
+  return {
+    batchId: b.batchId,
+    committedAt: b.committedAt,
+    inputRows: b.inputRows,
+    durationMs: b.durationMs?.total ?? null,
+    sink: b.outcomes.sink,
+    duplicate: b.outcomes.duplicate,
+    quarantined: b.outcomes.quarantined,
+    deadLetter: b.outcomes.deadLetter,
+    late: b.outcomes.late,
+    backlog: b.backlog,
+    watermark: b.watermark,
+    preparedAhead: b.preparedAhead,
+    replayed: b.replayed,
+  };
+}
