@@ -54,3 +54,24 @@ export class InvariantError extends EngineError {
     super(message, { retriable: false });
   }
 }
+
+// SQLSTATE classes that a retry can get past: connection exception, transaction rollback
+// (serialization failure, deadlock), object not in prerequisite state (lock not available),
+// insufficient resources, operator intervention (admin shutdown, query canceled), system error.
+const TRANSIENT_SQLSTATE_CLASSES = new Set(["08", "40", "53", "55", "57", "58"]);
+
+/**
+ * Whether a failed batch is worth retrying. Engine errors say so themselves and kafkajs errors carry
+ * `retriable`; a Postgres error is judged by its SQLSTATE class — the rest (data exceptions, constraint
+ * violations, missing tables or privileges, ...) fail the same way on every retry, so they stop the
+ * pipeline at once with their message instead of after a round of backoffs. Anything else (a socket
+ * closed, a timeout) is retried.
+ */
+export function isRetriable(err: unknown): boolean {
+  if (err instanceof EngineError) return err.retriable;
+  if (typeof err !== "object" || err === null) return true;
+  const e = err as { retriable?: unknown; code?: unknown; severity?: unknown };
+  if (typeof e.retriable === "boolean") return e.retriable;
+  if (typeof e.code === "string" && typeof e.severity === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return TRANSIENT_SQLSTATE_CLASSES.has(e.code.slice(0, 2));
+  return true;
+}

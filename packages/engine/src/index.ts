@@ -8,6 +8,6 @@ export { loadCheckpoint, type Checkpoint } from "./store/checkpoint-store";
 export { KafkaSource } from "./source/kafka-source";
 export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "./source/source";
 export { planBatch } from "./plan/plan-batch";
-export { EngineError, FencedError, SupersededError, ExpectationFailedError, ConfigurationError, RetriableError, InvariantError } from "./errors";
+export { isRetriable, EngineError, FencedError, SupersededError, ExpectationFailedError, ConfigurationError, RetriableError, InvariantError } from "./errors";
 export type { OutcomeCounts } from "./batch/outcomes";
 export { openRequeuedDeliveries, REQUEUED_PER_TURN, type RequeuedDeliveries, type RequeuedReport } from "./webhook/requeued-deliveries";

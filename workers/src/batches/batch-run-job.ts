@@ -10,7 +10,7 @@
 import type { Job } from "bullmq";
 import type pg from "pg";
 import type { PrismaClient } from "@sluice/db";
-import { EngineError, ExpectationFailedError, FencedError, loadCheckpoint, SupersededError, type BatchResult } from "@sluice/engine";
+import { ExpectationFailedError, FencedError, isRetriable, loadCheckpoint, SupersededError, type BatchResult } from "@sluice/engine";
 import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
 import { ZBatchRunPayload } from "../jobs/job-definitions";
 import type { Logger } from "../logger";
@@ -119,7 +119,7 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
       log.warn({ err: (err as Error).message }, "batch fenced off by another runner; the turn will be retried");
       throw err;
     }
-    const permanent = err instanceof EngineError && !err.retriable;
+    const permanent = !isRetriable(err);
     if (labels) metrics.recordFailure(labels, permanent ? "permanent" : "retriable");
     const message = err instanceof Error ? err.message : String(err);
     const batchId = await loadCheckpoint(deps.pool, turn.pipelineVersionId).then(

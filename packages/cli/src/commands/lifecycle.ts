@@ -6,7 +6,7 @@
 import { Redis } from "ioredis";
 import { loadEnv, ZWorkerEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
-import { EngineError, registerPipelineVersion } from "@sluice/engine";
+import { isRetriable, registerPipelineVersion } from "@sluice/engine";
 import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
 import { formatSpecErrors } from "@sluice/spec";
 import { BatchQueue } from "@sluice/workers";
@@ -59,7 +59,7 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
       return 1;
     }
     console.error(`${target}: ${(err as Error).message}`);
-    return err instanceof EngineError && !err.retriable ? 1 : 2;
+    return isRetriable(err) ? 2 : 1;
   } finally {
     await scheduler.close();
     await db.$disconnect();

@@ -2,7 +2,7 @@
 // before commit, which is safe) and then exit.
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { EngineError, ExpectationFailedError, FencedError, formatProgressLine, openRequeuedDeliveries, PipelineRunner, registerPipelineVersion } from "@sluice/engine";
+import { ExpectationFailedError, FencedError, formatProgressLine, isRetriable, openRequeuedDeliveries, PipelineRunner, registerPipelineVersion } from "@sluice/engine";
 import { formatSpecErrors, specTiming } from "@sluice/spec";
 import { pipelineEnv } from "@sluice/config";
 import { connect, stderrLogger } from "../connect";
@@ -59,9 +59,9 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
         if (result.kind === "empty" && effectiveMode === "until-caught-up") break;
         if (result.kind === "committed" && result.progress.backlog > 0) continue;
       } catch (err) {
-        if (!(err instanceof EngineError) || !err.retriable || effectiveMode === "once" || ++failures > MAX_RETRIES) throw err;
+        if (!isRetriable(err) || effectiveMode === "once" || ++failures > MAX_RETRIES) throw err;
         const backoff = Math.min(30_000, 500 * 2 ** failures);
-        console.error(`batch failed (${err.message}); retry ${failures}/${MAX_RETRIES} in ${backoff} ms`);
+        console.error(`batch failed (${(err as Error).message}); retry ${failures}/${MAX_RETRIES} in ${backoff} ms`);
         await sleep(backoff);
         continue;
       }
@@ -72,8 +72,7 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
     console.error(`${spec.name}: ${(err as Error).message}`);
     if (err instanceof ExpectationFailedError) return 4;
     if (err instanceof FencedError) return 3;
-    if (err instanceof EngineError) return err.retriable ? 2 : 1;
-    return 2;
+    return isRetriable(err) ? 2 : 1;
   } finally {
     await runner?.close();
     await services.close();
