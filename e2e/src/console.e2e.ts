@@ -1,6 +1,6 @@
 // The console end to end in a real browser against a running console and the seeded demo data:
 // sign-in (wrong and right password), the fleet page with data served by tRPC from Postgres, retrying
-// failed webhook deliveries, the navigation, sign-out, and the public health endpoint.
+// failed webhook deliveries, a pipeline's page, the navigation, sign-out, and the public health endpoint.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -160,6 +160,105 @@ describe("Sluice console", () => {
       } finally {
         await db.query(`DELETE FROM webhook_deliveries WHERE idempotency_key = ANY($1)`, [keys]);
         await db.query(`DELETE FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)'`);
+        await db.end();
+      }
+    },
+  );
+
+  test(
+    "a pipeline's page shows its latest batch with an idle partition, the recent batches and its dead letters by reason",
+    { skip: databaseUrl ? false : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)" },
+    async () => {
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      // No workers run against the console's database: these are the only batches of the demo's
+      // payments-ledger, as the engine records them (batch_log.progress, dead_letters).
+      const version = (
+        await db.query(
+          `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'payments-ledger' ORDER BY v.version DESC LIMIT 1`,
+        )
+      ).rows[0].id as string;
+      const progress = (batchId: number, at: string) => ({
+        batchId,
+        pipelineVersionId: version,
+        timestamp: at,
+        inputRows: 120,
+        inputRowsPerSecond: 60,
+        processedRowsPerSecond: 480,
+        durationMs: { plan: 1, read: 120, process: 90, commit: 39, total: 250 },
+        sources: [0, 1, 2].map((partition) => ({ partition, startOffset: batchId * 40, endOffset: partition === 1 ? batchId * 40 : batchId * 40 + 60, latestOffset: batchId * 40 + 500 })),
+        backlog: 880,
+        skippedOffsets: {},
+        watermark: "2025-01-01T00:00:00.000Z",
+        eventTimeMax: "2025-01-01T06:00:00.000Z",
+        stateRows: 4200,
+        stateBytes: 210_000,
+        outcomes: { sink: 110, duplicate: 6, filtered: 0, quarantined: 1, deadLetter: 1, late: 2, stale: 0, dropped: {} },
+        expectations: {},
+        replayed: false,
+        preparedAhead: true,
+        partitionEventTime: [
+          { partition: 0, eventTimeMax: "2025-01-01T06:00:00.000Z", lastDataAt: at, idle: false },
+          { partition: 1, eventTimeMax: "2025-01-01T03:10:00.000Z", lastDataAt: "2025-01-01T05:00:00.000Z", idle: true },
+          { partition: 2, eventTimeMax: "2025-01-01T05:58:00.000Z", lastDataAt: at, idle: false },
+        ],
+      });
+      try {
+        for (const [batchId, at] of [[41, "2025-01-01T06:00:01.000Z"], [42, "2025-01-01T06:00:02.000Z"]] as const) {
+          const p = progress(batchId, at);
+          await db.query(`INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`, [
+            version, batchId, p.inputRows, p.outcomes.sink, JSON.stringify(p.outcomes), JSON.stringify(p),
+          ]);
+        }
+        await db.query(
+          `INSERT INTO dead_letters (pipeline_version_id, batch_id, outcome, reason, topic, partition, "offset", raw, ingest_time)
+           SELECT $1, 42, outcome, reason, 'payments', 0, 9000 + n, convert_to('e2e', 'UTF8'), now() FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(outcome, reason, n)`,
+          [
+            version,
+            ["late", "late", "late", "dead_letter"],
+            [
+              "event time 2025-01-01T00:01:00.000Z is behind the watermark 2025-01-01T06:00:00.000Z",
+              "event time 2025-01-01T00:02:00.000Z is behind the watermark 2025-01-01T06:00:00.000Z",
+              "event time 2025-01-01T00:03:00.000Z is behind the watermark 2025-01-01T06:00:00.000Z",
+              "empty payload (tombstone or null value)",
+            ],
+          ],
+        );
+
+        await page.goto("/pipelines");
+        await page.getByTestId("pipelines-table").getByRole("link", { name: "payments-ledger" }).click();
+        await page.waitForURL(/\/pipelines\/payments-ledger$/);
+        await page.getByRole("heading", { level: 1, name: "payments-ledger" }).waitFor();
+
+        // Never started on the workers: the page says how.
+        await page.getByRole("heading", { name: "Not started on the workers" }).waitFor();
+        await page.getByText('npx sluice start payments-ledger "first deploy"').waitFor();
+
+        const latest = page.getByTestId("latest-batch");
+        await latest.getByTestId("latest-batch-id").filter({ hasText: "Batch 42" }).waitFor();
+        await latest.getByTestId("latest-outcomes").getByText("sink 110").waitFor();
+        await latest.getByTestId("partition-1").getByText("idle", { exact: true }).waitFor();
+        await latest.getByTestId("partition-0").getByText("active", { exact: true }).waitFor();
+        await latest.getByText("no longer holds the watermark back", { exact: false }).waitFor();
+
+        const history = page.getByTestId("batch-history");
+        await history.getByTestId("batch-42").getByText("read ahead").waitFor();
+        await history.getByTestId("batch-41").waitFor();
+
+        const deadLetters = page.getByTestId("dead-letters");
+        await deadLetters.getByTestId("dead-letter-counts").filter({ hasText: "late 3" }).waitFor();
+        const lateGroup = deadLetters.getByTestId("dead-letter-reasons").getByRole("row").filter({ hasText: "event time <time> is behind the watermark <time>" });
+        assert.equal((await lateGroup.getByRole("cell").nth(2).textContent())?.trim(), "3");
+        await deadLetters.getByTestId("dead-letter-rows").getByText("empty payload (tombstone or null value)").waitFor();
+
+        mkdirSync(resultsDir, { recursive: true });
+        await page.screenshot({ path: path.join(resultsDir, "pipeline-detail.png"), fullPage: true });
+
+        await page.goto("/pipelines/no-such-pipeline");
+        await page.getByRole("heading", { name: "Pipeline not found" }).waitFor();
+      } finally {
+        await db.query(`DELETE FROM batch_log WHERE pipeline_version_id = $1 AND batch_id IN (41, 42)`, [version]);
+        await db.query(`DELETE FROM dead_letters WHERE pipeline_version_id = $1 AND batch_id = 42`, [version]);
         await db.end();
       }
     },

@@ -12,8 +12,9 @@ export default async function PipelinesPage() {
   return (
     <>
       <PageHeader title="Pipelines">
-        The fleet: every registered pipeline, its owner team and latest spec version. Status, input vs
-        processing rate, backlog, freshness and firing alerts join this table as the engine reports them.
+        The fleet: every registered pipeline, its owner team and latest spec version. Open a pipeline for what
+        the engine reports: run state, the latest batch with each partition&apos;s event time, recent batches and
+        dead letters. Status, rates, backlog, freshness and firing alerts join this table later.
       </PageHeader>
       <div className="stack">
         <PipelinesView />

@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { useTRPC } from "@/trpc/react";
 
@@ -47,7 +48,9 @@ export function PipelinesView() {
               {pipelines.data.map((p) => (
                 <tr key={p.id}>
                   <td>
-                    <div className="strong mono">{p.name}</div>
+                    <Link className="strong mono" href={`/pipelines/${encodeURIComponent(p.name)}`}>
+                      {p.name}
+                    </Link>
                     {p.description ? <div className="muted small">{p.description}</div> : null}
                   </td>
                   <td>{p.ownerTeam.name}</td>

@@ -1,7 +1,35 @@
-import { findPipelines } from "@sluice/services";
-import type { TRPCRouterRecord } from "@trpc/server";
+// Pipelines: the fleet list and, per pipeline, what its latest version is doing — run state, the
+// engine's progress records and its dead letters. All reads (viewer); each answer is bounded.
+import { findBatchProgress, findPipelines, getPipelineDetail, summarizeDeadLetters } from "@sluice/services";
+import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { roleProcedure } from "../init";
+import { ZPipelineNameInputSchema } from "./pipeline-router.types";
+
+/** How many committed batches the pipeline page lists (`sluice status` shows the newest 5). */
+const BATCHES_LISTED = 20;
+/** Reason groups and newest rows of dead letters on the pipeline page. */
+const DEAD_LETTER_REASONS = 10;
+const DEAD_LETTER_ROWS = 20;
+
+function found<T>(value: T | null, pipeline: string): T {
+  if (value === null) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${pipeline}".` });
+  return value;
+}
 
 export const pipelineRouter = {
   list: roleProcedure("viewer").query(({ ctx }) => findPipelines(ctx.db)),
+
+  get: roleProcedure("viewer")
+    .input(ZPipelineNameInputSchema)
+    .query(async ({ ctx, input }) => found(await getPipelineDetail(ctx.db, input), input.pipeline)),
+
+  batches: roleProcedure("viewer")
+    .input(ZPipelineNameInputSchema)
+    .query(async ({ ctx, input }) => found(await findBatchProgress(ctx.db, { pipeline: input.pipeline, limit: BATCHES_LISTED }), input.pipeline)),
+
+  deadLetters: roleProcedure("viewer")
+    .input(ZPipelineNameInputSchema)
+    .query(async ({ ctx, input }) =>
+      found(await summarizeDeadLetters(ctx.db, { pipeline: input.pipeline, reasons: DEAD_LETTER_REASONS, rows: DEAD_LETTER_ROWS }), input.pipeline),
+    ),
 } satisfies TRPCRouterRecord;

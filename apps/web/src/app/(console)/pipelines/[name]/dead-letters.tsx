@@ -1,0 +1,100 @@
+// Rows of the latest version that did not reach the sink for a reason a person must see: counts by
+// outcome, the most frequent reasons (grouped with the row's own values taken out), the newest rows.
+import type { TDeadLetterOutcome, TDeadLetterSummary } from "@sluice/services";
+import { EmptyState } from "@/components/empty-state";
+import { formatCount } from "./format";
+import { Time } from "./time";
+
+const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = { dead_letter: "dead letter", quarantined: "quarantined", late: "late" };
+
+export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
+  const sampled = s.counts.dead_letter > s.reasonSample || s.counts.quarantined > s.reasonSample || s.counts.late > s.reasonSample;
+  return (
+    <section className="panel" data-testid="dead-letters">
+      <h2 className="panel__title">Dead letters and quarantine</h2>
+      <p className="muted small">
+        Kept in table <code>dead_letters</code> with their raw bytes: <strong>dead letter</strong> — the payload could not be decoded;{" "}
+        <strong>quarantined</strong> — it broke the contract; <strong>late</strong> — its event time was behind the watermark (with{" "}
+        <code>lateData: deadLetter</code>). The reason says what to fix: the producer, or the contract in a new spec version.
+      </p>
+      {s.counts.total === 0 ? (
+        <EmptyState title="Nothing dead-lettered" next={<>Nothing to do. Rows the engine cannot or may not write appear here with their reason.</>}>
+          <p>Version {s.version} has no dead-lettered, quarantined or late rows.</p>
+        </EmptyState>
+      ) : (
+        <>
+          <p data-testid="dead-letter-counts">
+            dead letter <span className="strong">{formatCount(s.counts.dead_letter)}</span> · quarantined{" "}
+            <span className="strong">{formatCount(s.counts.quarantined)}</span> · late <span className="strong">{formatCount(s.counts.late)}</span>{" "}
+            <span className="muted">({formatCount(s.counts.total)} rows, version {s.version})</span>
+          </p>
+
+          <h3 className="section-title">Most frequent reasons</h3>
+          <p className="muted small">
+            Grouped by what they say: a row&apos;s own values (times, positions, the offending value) are shown as <code>&lt;time&gt;</code>,{" "}
+            <code>&lt;n&gt;</code> or <code>…</code>; hover a reason for an example.
+            {s.reasonGroups > s.reasons.length ? ` The top ${s.reasons.length} of ${s.reasonGroups} groups.` : ""}
+            {sampled ? ` Counted over the newest ${formatCount(s.reasonSample)} rows of each outcome.` : ""}
+          </p>
+          <table className="table table--compact" data-testid="dead-letter-reasons">
+            <thead>
+              <tr>
+                <th>Outcome</th>
+                <th>Reason</th>
+                <th className="num">Rows</th>
+                <th>Last seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.reasons.map((r) => (
+                <tr key={`${r.outcome}:${r.reason}`}>
+                  <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
+                  <td className="small" title={`e.g. ${r.example}`}>
+                    {r.reason}
+                  </td>
+                  <td className="num">{formatCount(r.count)}</td>
+                  <td className="muted">
+                    <Time value={r.lastAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+
+          <h3 className="section-title">Newest rows</h3>
+          <table className="table table--compact" data-testid="dead-letter-rows">
+            <thead>
+              <tr>
+                <th className="num">Partition</th>
+                <th className="num">Offset</th>
+                <th>Outcome</th>
+                <th>Reason</th>
+                <th>Ingest time</th>
+                <th className="num">Batch</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.rows.map((r) => (
+                <tr key={r.id}>
+                  <td className="num">{r.partition}</td>
+                  <td className="num mono">{r.offset}</td>
+                  <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
+                  <td className="small">{r.reason}</td>
+                  <td className="muted">
+                    <Time value={r.ingestTime} />
+                  </td>
+                  <td className="num">{r.batchId}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {s.rows.length < s.counts.total ? (
+            <p className="muted small">
+              The newest {s.rows.length} of {formatCount(s.counts.total)}; the rest (with raw bytes and decoded payload) are in table <code>dead_letters</code>.
+            </p>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

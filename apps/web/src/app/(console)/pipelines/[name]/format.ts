@@ -1,0 +1,35 @@
+// Formatting for the pipeline page: counts with separators, bytes, durations and times (local, like the
+// rest of the console; the exact ISO instant is in each <time>'s title).
+const count = new Intl.NumberFormat("en-GB");
+const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
+
+export function formatCount(n: number | null | undefined): string {
+  return n === null || n === undefined ? "—" : count.format(n);
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = s / 60;
+  if (m < 60) return `${m.toFixed(m < 10 ? 1 : 0)} min`;
+  const h = m / 60;
+  return h < 48 ? `${h.toFixed(h < 10 ? 1 : 0)} h` : `${Math.round(h / 24)} d`;
+}
+
+export function formatTime(d: Date | null | undefined): string {
+  return d ? dateTime.format(d) : "—";
+}

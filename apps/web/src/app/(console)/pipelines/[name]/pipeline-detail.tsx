@@ -1,0 +1,258 @@
+"use client";
+// One pipeline's latest version: run state (pipeline.get), the engine's progress records
+// (pipeline.batches) and dead letters (pipeline.deadLetters), each refreshed on its own.
+import { useQuery } from "@tanstack/react-query";
+import type { TPipelineDetail, TPipelineRunSummary } from "@sluice/services";
+import Link from "next/link";
+import { EmptyState } from "@/components/empty-state";
+import { isAuthError, useTRPC } from "@/trpc/react";
+import { BatchHistory } from "./batch-history";
+import { DeadLetters } from "./dead-letters";
+import { LatestBatch } from "./latest-batch";
+import { Time } from "./time";
+
+const REFRESH_MS = 5_000;
+const DEAD_LETTERS_REFRESH_MS = 10_000;
+
+const isNotFound = (error: unknown) => (error as { data?: { code?: string } } | null)?.data?.code === "NOT_FOUND";
+/** A missing pipeline stays missing: no retries, no polling (until the page is reloaded). */
+const queryBehaviour = (everyMs: number) => ({
+  retry: (failures: number, error: unknown) => !isNotFound(error) && !isAuthError(error) && failures < 2,
+  refetchInterval: (query: { state: { error: unknown } }) => (isNotFound(query.state.error) ? false : everyMs),
+});
+
+export function PipelineDetail({ name }: { name: string }) {
+  const trpc = useTRPC();
+  const input = { pipeline: name };
+  const detail = useQuery({ ...trpc.pipeline.get.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
+  const batches = useQuery({ ...trpc.pipeline.batches.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
+  const deadLetters = useQuery({ ...trpc.pipeline.deadLetters.queryOptions(input), ...queryBehaviour(DEAD_LETTERS_REFRESH_MS) });
+
+  if (detail.isPending) return <p className="muted">Loading the pipeline…</p>;
+  if (detail.isError) {
+    if (isNotFound(detail.error)) {
+      return (
+        <EmptyState
+          title="Pipeline not found"
+          next={
+            <>
+              Pick one on the <Link href="/pipelines">Pipelines</Link> page, or register this one from its spec with{" "}
+              <code>npx sluice start &lt;spec.yaml&gt;</code>.
+            </>
+          }
+        >
+          <p>
+            No pipeline named <strong className="mono">{name}</strong> is registered.
+          </p>
+        </EmptyState>
+      );
+    }
+    return (
+      <p className="form__error" role="alert">
+        Could not load the pipeline: {detail.error.message}
+      </p>
+    );
+  }
+
+  const p = detail.data;
+  if (!p.latestVersion) {
+    return (
+      <div className="stack">
+        <Summary detail={p} />
+        <EmptyState title="No version registered" next={<>Register and start it from its spec: <code>npx sluice start &lt;spec.yaml&gt; &quot;first deploy&quot;</code>.</>}>
+          <p>The pipeline exists but has no spec version, so there is nothing for the engine to run.</p>
+        </EmptyState>
+      </div>
+    );
+  }
+
+  return (
+    <div className="stack">
+      <Summary detail={p} />
+      {batches.isPending ? (
+        <p className="muted">Loading batches…</p>
+      ) : batches.isError ? (
+        <p className="form__error" role="alert">
+          Could not load the batches: {batches.error.message}
+        </p>
+      ) : batches.data.latest ? (
+        <>
+          <LatestBatch latest={batches.data.latest} eventTime={p.latestVersion.eventTime} />
+          <BatchHistory batches={batches.data.batches} />
+        </>
+      ) : (
+        <NoBatchesYet name={p.name} version={p.latestVersion.version} run={p.run} topic={p.latestVersion.topic} />
+      )}
+      {deadLetters.isPending ? (
+        <p className="muted">Loading dead letters…</p>
+      ) : deadLetters.isError ? (
+        <p className="form__error" role="alert">
+          Could not load the dead letters: {deadLetters.error.message}
+        </p>
+      ) : (
+        <DeadLetters summary={deadLetters.data} />
+      )}
+    </div>
+  );
+}
+
+function Summary({ detail: p }: { detail: TPipelineDetail }) {
+  const v = p.latestVersion;
+  return (
+    <section className="panel" data-testid="pipeline-summary">
+      <h2 className="panel__title">Latest version</h2>
+      {p.description ? <p className="small">{p.description}</p> : null}
+      <dl className="facts">
+        <div>
+          <dt>Owner</dt>
+          <dd>{p.ownerTeam.name}</dd>
+        </div>
+        <div>
+          <dt>Version</dt>
+          <dd data-testid="latest-version">
+            {v ? (
+              <>
+                v{v.version} <span className="muted">of {p.versionCount}, registered <Time value={v.createdAt} /></span>
+              </>
+            ) : (
+              "—"
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Source topic</dt>
+          <dd className="mono">{v?.topic ?? "—"}</dd>
+        </div>
+        <div>
+          <dt>Event time</dt>
+          <dd>
+            {v?.eventTime ? (
+              <>
+                <span className="mono">{v.eventTime.column}</span>, watermark delay {v.eventTime.watermarkDelay ?? "—"}, a partition is idle after{" "}
+                {v.eventTime.idleTimeout} without data
+              </>
+            ) : (
+              <span className="muted">none (no watermark)</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Run</dt>
+          <dd>{p.run ? <RunPhase run={p.run} /> : <span className="badge">not started</span>}</dd>
+        </div>
+      </dl>
+      {v && p.run ? <RunState name={p.name} run={p.run} /> : null}
+      {v && !p.run ? (
+        <EmptyState
+          title="Not started on the workers"
+          next={
+            <>
+              Start it: <code>npx sluice start {p.name} &quot;first deploy&quot;</code>. The workers then run it batch by batch, and its
+              progress appears here. To try one batch in the foreground instead: <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
+            </>
+          }
+        >
+          <p>
+            Version {v.version} has no run state yet (table <code>pipeline_runs</code>): nobody has started it.
+          </p>
+        </EmptyState>
+      ) : null}
+    </section>
+  );
+}
+
+const PHASE_CLASS: Record<TPipelineRunSummary["phase"], string> = {
+  running: "badge badge--ok",
+  pausing: "badge badge--warn",
+  stopping: "badge badge--warn",
+  paused: "badge badge--warn",
+  stopped: "badge",
+  failed: "badge badge--bad",
+};
+
+function RunPhase({ run }: { run: TPipelineRunSummary }) {
+  return (
+    <span className={PHASE_CLASS[run.phase]} data-testid="run-phase">
+      {run.phase}
+    </span>
+  );
+}
+
+function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
+  const hint =
+    run.phase === "failed"
+      ? <>Fix the data or the spec, then <code>npx sluice start &lt;fixed spec&gt;</code> or <code>npx sluice restart {name} &quot;why&quot;</code> (the failed batch re-runs over the same offsets). <code>npx sluice status {name}</code> shows the failed rule&apos;s sample rows.</>
+      : run.phase === "paused" || run.phase === "pausing"
+        ? <>Resume it with <code>npx sluice resume {name}</code>.</>
+        : run.phase === "stopped" || run.phase === "stopping"
+          ? <>Start it again with <code>npx sluice start {name} &quot;why&quot;</code>; it continues from its checkpoint.</>
+          : null;
+  return (
+    <div className="run">
+      <p className="small">
+        {run.batchInFlight ? (
+          <>
+            Batch in flight since <Time value={run.batchInFlight.startedAt} /> on <span className="mono">{run.batchInFlight.workerId ?? "?"}</span>
+            {run.batchInFlight.workerAlive ? "" : " (worker not heard from: its batch will be taken over)"}.{" "}
+          </>
+        ) : null}
+        Last batch turn <Time value={run.lastBatchAt} />
+        {run.nextBatchAt && run.phase === "running" ? (
+          <>
+            , next <Time value={run.nextBatchAt} />
+          </>
+        ) : null}
+        .
+      </p>
+      {run.phase === "failed" || run.consecutiveFailures > 0 ? (
+        <p className="form__error" role="alert">
+          {run.phase === "failed" ? `Failed${run.failedBatchId !== null ? ` at batch ${run.failedBatchId}` : ""}` : `${run.consecutiveFailures} failed attempt(s), retrying`}
+          {run.lastError ? `: ${run.lastError}` : ""}
+        </p>
+      ) : null}
+      {hint ? <p className="small">{hint}</p> : null}
+      {run.transitions.length > 0 ? (
+        <details className="small">
+          <summary>Recent run changes</summary>
+          <ul className="plain">
+            {run.transitions.map((t, i) => (
+              <li key={i}>
+                <Time value={t.at} /> — {t.action}: {t.from ?? "—"} → {t.to} by <span className="mono">{t.actor}</span>
+                {t.reason ? <> (&ldquo;{t.reason}&rdquo;)</> : null}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+function NoBatchesYet({ name, version, run, topic }: { name: string; version: number; run: TPipelineRunSummary | null; topic: string | null }) {
+  const running = run?.phase === "running";
+  return (
+    <EmptyState
+      title="No committed batches yet"
+      next={
+        running ? (
+          <>
+            It is running on the workers: the first batch appears here once it commits{topic ? <> (input from topic <span className="mono">{topic}</span>)</> : null}.
+          </>
+        ) : run ? (
+          <>
+            It is {run.phase}. {run.phase === "failed" ? <>See the error above, then <code>npx sluice restart {name} &quot;why&quot;</code>.</> : <>Start it: <code>npx sluice start {name}</code>.</>}
+          </>
+        ) : (
+          <>
+            Start it on the workers: <code>npx sluice start {name} &quot;first deploy&quot;</code>.
+          </>
+        )
+      }
+    >
+      <p>
+        Version {version} has not committed a batch (table <code>batch_log</code>). Each committed batch leaves a progress record: rows in
+        and out, backlog, watermark, state and each partition&apos;s event time.
+      </p>
+    </EmptyState>
+  );
+}

@@ -1,0 +1,24 @@
+// The pipeline page's reads are for every signed-in role, and for nobody signed out. Checked on the
+// real router before any database access (the context has none).
+import type { TRole, TSessionUser } from "@sluice/services";
+import type { Logger } from "pino";
+import { describe, expect, it } from "vitest";
+import type { TTrpcContext } from "../context";
+import { createCallerFactory, createTrpcRouter } from "../init";
+import { pipelineRouter } from "./pipeline-router";
+
+const userWith = (role: TRole): TSessionUser => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role });
+const caller = (user: TSessionUser | null) =>
+  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), https: false } satisfies TTrpcContext);
+
+const reads = ["get", "batches", "deadLetters"] as const;
+
+describe("pipeline page procedures", () => {
+  it.each(reads)("pipeline.%s refuses a signed-out caller", async (name) => {
+    await expect(caller(null).pipeline[name]({ pipeline: "payments-ledger" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+  });
+
+  it.each(reads)("pipeline.%s lets a viewer through to input validation", async (name) => {
+    await expect(caller(userWith("viewer")).pipeline[name]({ pipeline: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+});
