@@ -77,10 +77,12 @@ describe("fairness", () => {
     );
 
     // No starvation, in counts rather than timings: the big pipeline re-queues behind the others
-    // after each batch, so every small pipeline commits about once per big batch (at least half as
-    // often), however slow the machine is.
+    // after each batch, so every small pipeline commits about once per big batch — or once per its
+    // trigger (1 s) when big batches come faster than that — at least half as often, however slow or
+    // fast the machine is.
     expect(bigLeft).toBe(0);
     const bigBatches = Math.ceil(BIG_BACKLOG / 20_000);
-    for (const s of shared) expect(s.batches).toBeGreaterThanOrEqual(Math.max(3, Math.floor(bigBatches / 2)));
+    const chances = Math.min(bigBatches, Math.floor(drainSeconds / 1));
+    for (const s of shared) expect(s.batches).toBeGreaterThanOrEqual(Math.max(3, Math.floor(chances / 2)));
   });
 });
