@@ -1,4 +1,6 @@
 // `sluice status <pipeline>`: what a person debugging a pipeline asks first.
+import { createPrismaClient } from "@sluice/db";
+import { DEAD_LETTER_OUTCOMES, summarizeDeadLetters } from "@sluice/services";
 import { connect } from "../connect";
 
 export async function statusCommand(name: string): Promise<number> {
@@ -46,8 +48,18 @@ export async function statusCommand(name: string): Promise<number> {
     const failure = await pool.query(`SELECT batch_id, message, samples, created_at FROM batch_failures WHERE pipeline_version_id = $1 ORDER BY id DESC LIMIT 1`, [latest]);
     const f = failure.rows[0];
     if (f) console.log(`last failure (table batch_failures): batch ${f.batch_id} at ${f.created_at.toISOString()}: ${f.message}; sample ${JSON.stringify(f.samples[0] ?? null)}`);
-    const dl = await pool.query(`SELECT outcome, count(*) AS n FROM dead_letters WHERE pipeline_version_id = $1 GROUP BY outcome ORDER BY outcome`, [latest]);
-    if (dl.rowCount) console.log(`dead letters (table dead_letters): ${dl.rows.map((r) => `${r.outcome} ${r.n}`).join(", ")}`);
+    // The same summary as the console's pipeline page: counts, and the reasons a person acts on.
+    const db = createPrismaClient(pool);
+    try {
+      const dl = await summarizeDeadLetters(db, { pipeline: name, reasons: 5, rows: 1 });
+      if (dl && dl.counts.total > 0) {
+        console.log(`dead letters (table dead_letters): ${DEAD_LETTER_OUTCOMES.filter((o) => dl.counts[o] > 0).map((o) => `${o} ${dl.counts[o]}`).join(", ")}`);
+        for (const g of dl.reasons) console.log(`  ${String(g.count).padStart(6)} × ${g.outcome}: ${g.reason}`);
+        if (dl.reasonGroups > dl.reasons.length) console.log(`  … and ${dl.reasonGroups - dl.reasons.length} more reason(s): see the console's page for this pipeline`);
+      }
+    } finally {
+      await db.$disconnect();
+    }
     return 0;
   } finally {
     await close();

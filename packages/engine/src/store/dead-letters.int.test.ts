@@ -1,12 +1,13 @@
 // Guarantee: nothing vanishes silently and nothing poisons the pipeline (product.md, semantics 6).
 // Payloads Postgres cannot store as text — NUL bytes in a binary value or a key, a "\u0000" escape
 // inside otherwise valid JSON — become dead letters with their raw bytes and a reason, and the batch
-// commits. (Found by the two-runners test: a random binary payload with a 0x00 byte made every commit
+// commits — and `sluice status` reports them grouped by reason. (Found by the two-runners test: a random binary payload with a 0x00 byte made every commit
 // of its batch fail, and since a batch re-runs over the same offsets, the pipeline could never pass it.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { runSluice } from "../testing/sluice-process";
 
 let fx: EngineFixture;
 
@@ -43,6 +44,8 @@ beforeAll(async () => {
       // Valid JSON whose string field holds U+0000: neither text nor jsonb can store it.
       { key: "m_1", value: JSON.stringify(event("evt_nul", { merchant_id: "m\u00001" })) },
       { key: "m_1", value: JSON.stringify(event("evt_nul_rescued", { note: "a\u0000b" })) },
+      // An unpaired UTF-16 surrogate (JSON.stringify writes it as the escape "\ud800"): not storable either.
+      { key: "m_1", value: JSON.stringify(event("evt_lone_surrogate", { merchant_id: "m\ud800" })) },
       { key: "m_1", value: JSON.stringify(event("evt_ok_2")) },
     ],
   });
@@ -79,10 +82,19 @@ describe("dead letters Postgres cannot store as text", () => {
       [2, "dead_letter"],
       [3, "dead_letter"],
       [4, "dead_letter"],
+      [5, "dead_letter"],
     ]);
     expect(dl.rows[0]!.raw).toEqual(Buffer.from([0x00, 0xff, 0x00, 0x41, 0x00]));
     expect(dl.rows[0]!.reason).toMatch(/^not valid JSON/);
     expect(dl.rows[1]!.key).toBe("m\\u00001");
-    for (const r of dl.rows.slice(2)) expect(r.reason).toMatch(/\\u0000/);
+    for (const r of dl.rows.slice(2, 4)) expect(r.reason).toMatch(/\\u0000/);
+    expect(dl.rows[4]!.reason).toContain("unpaired UTF-16 surrogate");
+
+    // `sluice status` says what went wrong, grouped by reason (the console's page shows the same).
+    const status = await runSluice(["status", spec.name], { databaseUrl: fx.db.url });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain("dead letters (table dead_letters): dead_letter 5");
+    expect(status.stdout).toMatch(/^ +2 × dead_letter: contains a \\u0000 \(NUL\) character/m);
+    expect(status.stdout).toMatch(/^ +1 × dead_letter: contains an unpaired UTF-16 surrogate/m);
   });
 });
