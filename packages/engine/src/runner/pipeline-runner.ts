@@ -155,6 +155,7 @@ export class PipelineRunner {
           skippedOffsets: batch.skipped,
           inputRows: records.length,
           phases: { plan: batch.phases.plan, read: batch.phases.read, process: processMs, commit: Date.now() - t },
+          wallMs: Date.now() - triggerAt,
           sincePreviousTriggerMs: sincePrevious,
           watermark,
           eventTimeMax: eventTimeMax.eventTime ? new Date(eventTimeMax.eventTime) : null,

@@ -49,6 +49,11 @@ export interface ProgressInput {
   skippedOffsets: Record<string, number>;
   inputRows: number;
   phases: PhaseDurations;
+  /**
+   * The batch's wall time, from its trigger to its commit. For a batch read ahead it is less than the
+   * sum of the phases (its read and process overlapped the previous commit); rates use it.
+   */
+  wallMs?: number;
   /** Milliseconds since the previous batch started (for the input rate); undefined for the first. */
   sincePreviousTriggerMs: number | undefined;
   watermark: Date | null;
@@ -68,7 +73,7 @@ const perSecond = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 100
 
 export function buildProgress(p: ProgressInput): BatchProgress {
   const latest = new Map(p.partitions.map((x) => [x.partition, x.high]));
-  const total = p.phases.plan + p.phases.read + p.phases.process + p.phases.commit;
+  const total = p.wallMs ?? p.phases.plan + p.phases.read + p.phases.process + p.phases.commit;
   const expectations: Record<string, number> = { ...p.warnings };
   for (const [name, n] of Object.entries(p.outcomes.dropped)) expectations[name] = (expectations[name] ?? 0) + n;
   return {
