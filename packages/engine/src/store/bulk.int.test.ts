@@ -1,7 +1,7 @@
 // Guarantee behind every bulk write (sink rows, dedup state, dead letters, window and CDC state): what
 // the engine sends as one JSON array of rows arrives in Postgres unchanged, whatever the value holds —
 // quotes, backslashes, commas, braces, the text "NULL", empty strings, JSON (a JSON null included),
-// bytes, timestamps to the millisecond near and far from 1970. Round-trips through the real database.
+// bytes, NaN and infinite doubles, timestamps to the millisecond near and far from 1970. Round-trips through the real database.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, endPool, type TestDatabase } from "@sluice/testing";
@@ -68,6 +68,8 @@ describe("bulk rows as JSON", () => {
     // A JSON null inside a value is kept; a null value is SQL NULL.
     json[9] = { inner: null };
     const bytes = text.map((_, i) => (i === 10 ? null : Buffer.from([0, i, 255, 92, 34])));
+    // Numbers JSON has no literal for travel as text, not as null.
+    const double = [0, -1.5, 1e300, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 5e-324, 7, 8, 9, null];
 
     const { sql, params } = bulkSelect([
       { name: "text", sqlType: "text", values: text },
@@ -77,9 +79,10 @@ describe("bulk rows as JSON", () => {
       { name: "time", sqlType: "timestamptz", values: time },
       { name: "json", sqlType: "jsonb", values: json },
       { name: "bytes", sqlType: "bytea", values: bytes },
+      { name: "double", sqlType: "double precision", values: double },
     ]);
     const res = await pool.query(
-      `SELECT t, b::text AS b, n::text AS n, x, ts, j, by FROM (${sql}) AS u (t, b, n, x, ts, j, by)`,
+      `SELECT t, b::text AS b, n::text AS n, x, ts, j, by, d FROM (${sql}) AS u (t, b, n, x, ts, j, by, d)`,
       params,
     );
     expect(res.rows.map((r) => r.t)).toEqual(text);
@@ -89,5 +92,6 @@ describe("bulk rows as JSON", () => {
     expect(res.rows.map((r) => r.ts)).toEqual(time);
     expect(res.rows.map((r) => r.j)).toEqual(json);
     expect(res.rows.map((r) => r.by)).toEqual(bytes);
+    expect(res.rows.map((r) => r.d)).toEqual(double);
   });
 });

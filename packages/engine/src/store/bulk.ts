@@ -51,8 +51,16 @@ function encoderFor(sqlType: string): Encode {
     case "bytea":
       return (v) => (Buffer.isBuffer(v) ? v.toString("hex") : Buffer.from(String(v)).toString("hex"));
     default:
-      return (v) => (typeof v === "bigint" ? String(v) : typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v);
+      return encodeScalar;
   }
+}
+
+/** Text for what JSON has no literal for: bigints, and NaN / ±Infinity (JSON.stringify would make them null). */
+function encodeScalar(v: unknown): unknown {
+  if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
+  if (typeof v === "bigint") return String(v);
+  if (v instanceof Date) return v.toISOString();
+  return typeof v === "object" ? JSON.stringify(v) : v;
 }
 
 /** `2025-01-02 03:04:05.678+00`, with ` BC` for years before 1 (ISO's year 0 is 1 BC; Postgres reads neither `+200000-…` nor `-000001-…`). */
