@@ -9,15 +9,14 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
-import pg from "pg";
 import { z } from "zod";
-import { endPool } from "@sluice/testing";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
-import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
 import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
-import { cpuBound, nodeCpuMs, postgresCpuMs } from "./cpu-usage";
+import { cpuBound, nodeCpuMs } from "./cpu-usage";
 import { landTopic } from "./landing-ceiling";
+import { fmt, rate } from "./format";
+import { measurePipeline } from "./measure-pipeline";
 import { readRawCeiling } from "./raw-ceiling";
 import { createScratchDatabase } from "./scratch-database";
 
@@ -44,16 +43,11 @@ const opts = ZBenchOptions.parse({
 });
 const env = loadEnv(ZServiceEnv);
 
-const rate = (n: number, ms: number) => Math.round((n * 1000) / ms);
-const fmt = (n: number) => n.toLocaleString("en-US");
-const silent = { info() {}, warn() {}, error() {} };
 
 const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-bench", logLevel: logLevel.NOTHING });
 const topic = `bench_ledger_${Date.now().toString(36)}`;
 const db = await createScratchDatabase(env.DATABASE_URL);
-const pool = new pg.Pool({ connectionString: db.url, max: 4 });
-// An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
-pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
+const { pool } = db;
 
 try {
   // 0. The input: the demo producer's adversarial stream (5% duplicates, 1% malformed, 5% out of order).
@@ -102,29 +96,12 @@ try {
   });
   if (!checked.ok) throw new Error(`benchmark spec invalid: ${JSON.stringify(checked.errors)}`);
   const spec = checked.spec;
-  const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
-  const pgCpuBefore = await postgresCpuMs(pool);
-  const cpuBefore = nodeCpuMs();
-  const started = performance.now();
-  const runner = await PipelineRunner.open(
-    { pool, kafka, logger: silent },
-    { pipelineVersionId, spec, owner: "bench" },
-  );
-  const batches: BatchProgress[] = [];
-  try {
-    for (;;) {
-      const r = await runner.runBatch();
-      if (r.kind === "empty") break;
-      batches.push(r.progress);
-    }
-  } finally {
-    await runner.close();
-  }
-  const pipelineMs = performance.now() - started;
-  const pipelineNodeUs = ((nodeCpuMs() - cpuBefore) * 1000) / total;
-  const pgCpuAfter = await postgresCpuMs(pool);
-  const pipelinePgUs =
-    pgCpuBefore !== null && pgCpuAfter !== null ? ((pgCpuAfter - pgCpuBefore) * 1000) / total : null;
+  const {
+    batches,
+    elapsedMs: pipelineMs,
+    nodeUsPerMessage: pipelineNodeUs,
+    postgresUsPerMessage: pipelinePgUs,
+  } = await measurePipeline(pool, kafka, spec, total);
   const input = batches.reduce((n, b) => n + b.inputRows, 0);
   const pipelineRate = rate(input, pipelineMs);
   console.log(
@@ -165,10 +142,9 @@ try {
   console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
   if (pipelinePgUs !== null) console.log(`  ${cpuBound(pipelineNodeUs, pipelinePgUs, rawRate)}`);
 } finally {
-  await endPool(pool);
+  await db.close({ keep: opts.keep });
   if (opts.keep) console.log(`kept database ${db.url} and topic ${topic}`);
   else {
-    await db.drop();
     const admin = kafka.admin();
     await admin.connect();
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

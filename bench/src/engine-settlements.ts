@@ -10,15 +10,15 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
-import pg from "pg";
 import { z } from "zod";
-import { endPool } from "@sluice/testing";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
-import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
+import type { BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
 import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
-import { cpuBound, nodeCpuMs, postgresCpuMs } from "./cpu-usage";
+import { cpuBound } from "./cpu-usage";
 import { landTopic } from "./landing-ceiling";
+import { fmt, rate } from "./format";
+import { measurePipeline } from "./measure-pipeline";
 import { readRawCeiling } from "./raw-ceiling";
 import { createScratchDatabase } from "./scratch-database";
 
@@ -31,15 +31,11 @@ const opts = z
   })
   .parse({ messages: values.messages, partitions: values.partitions, maxOffsets: values["max-offsets"] });
 const env = loadEnv(ZServiceEnv);
-const rate = (n: number, ms: number) => Math.round((n * 1000) / ms);
-const fmt = (n: number) => n.toLocaleString("en-US");
 
 const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-bench", logLevel: logLevel.NOTHING });
 const topic = `bench_settlements_${Date.now().toString(36)}`;
 const db = await createScratchDatabase(env.DATABASE_URL);
-const pool = new pg.Pool({ connectionString: db.url, max: 4 });
-// An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
-pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
+const { pool } = db;
 
 try {
   // The demo stream with its misbehaviour: duplicates, malformed rows, out-of-order and late events.
@@ -75,25 +71,7 @@ try {
   const checked = validateSpec({ ...example, source: { kafka: { ...example.source.kafka, topic, maxOffsetsPerTrigger: opts.maxOffsets } } });
   if (!checked.ok) throw new Error(`benchmark spec invalid: ${JSON.stringify(checked.errors)}`);
   const spec = checked.spec;
-  const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
-  const pgCpuBefore = await postgresCpuMs(pool);
-  const cpuBefore = nodeCpuMs();
-  const started = performance.now();
-  const runner = await PipelineRunner.open({ pool, kafka, logger: { info() {}, warn() {}, error() {} } }, { pipelineVersionId, spec, owner: "bench" });
-  const batches: BatchProgress[] = [];
-  try {
-    for (;;) {
-      const r = await runner.runBatch();
-      if (r.kind === "empty") break;
-      batches.push(r.progress);
-    }
-  } finally {
-    await runner.close();
-  }
-  const pipelineMs = performance.now() - started;
-  const nodeUs = ((nodeCpuMs() - cpuBefore) * 1000) / total;
-  const pgCpuAfter = await postgresCpuMs(pool);
-  const pgUsPerMsg = pgCpuBefore !== null && pgCpuAfter !== null ? ((pgCpuAfter - pgCpuBefore) * 1000) / total : null;
+  const { batches, elapsedMs: pipelineMs, nodeUsPerMessage: nodeUs, postgresUsPerMessage: pgUsPerMsg } = await measurePipeline(pool, kafka, spec, total);
   const pgUs = pgUsPerMsg !== null ? `${pgUsPerMsg.toFixed(1)} µs/msg` : "n/a";
   const input = batches.reduce((n, b) => n + b.inputRows, 0);
   const pipelineRate = rate(input, pipelineMs);
@@ -117,8 +95,7 @@ try {
   console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
   if (pgUsPerMsg !== null) console.log(`  ${cpuBound(nodeUs, pgUsPerMsg, rawRate)}`);
 } finally {
-  await endPool(pool);
-  await db.drop();
+  await db.close();
   const admin = kafka.admin();
   await admin.connect();
   await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

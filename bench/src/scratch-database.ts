@@ -1,21 +1,16 @@
 // A fresh, migrated database for one benchmark run, so a run never touches the demo's pipelines
-// and leaves nothing behind (drop() at the end).
+// and leaves nothing behind (close() at the end), with the run's connection pool.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { databaseUrlFor, endPool } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-function urlFor(serverUrl: string, database: string): string {
-  const u = new URL(serverUrl);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
 async function admin<T>(serverUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: urlFor(serverUrl, "postgres") });
+  const client = new pg.Client({ connectionString: databaseUrlFor(serverUrl, "postgres") });
   await client.connect();
   try {
     return await fn(client);
@@ -26,21 +21,29 @@ async function admin<T>(serverUrl: string, fn: (c: pg.Client) => Promise<T>): Pr
 
 export interface ScratchDatabase {
   url: string;
-  drop(): Promise<void>;
+  pool: pg.Pool;
+  /** Ends the pool (waiting for its connections to close), then drops the database unless `keep`. */
+  close(opts?: { keep?: boolean }): Promise<void>;
 }
 
 export async function createScratchDatabase(serverUrl: string): Promise<ScratchDatabase> {
   const name = `sluice_bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
-  const url = urlFor(serverUrl, name);
+  const url = databaseUrlFor(serverUrl, name);
   execFileSync("npx", ["prisma", "migrate", "deploy"], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATABASE_URL: url },
     stdio: "pipe",
   });
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
+  pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
   return {
     url,
-    drop: () =>
-      admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    pool,
+    async close(opts = {}) {
+      await endPool(pool);
+      if (!opts.keep) await admin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
   };
 }

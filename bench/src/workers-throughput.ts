@@ -17,9 +17,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Redis } from "ioredis";
 import { Kafka, logLevel } from "kafkajs";
-import pg from "pg";
 import { z } from "zod";
-import { endPool } from "@sluice/testing";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { registerPipelineVersion } from "@sluice/engine";
@@ -27,6 +25,7 @@ import { ledgerSpec } from "@sluice/engine/testing";
 import { producePayments } from "@sluice/producer";
 import { startPipelineRun, stopPipelineRun } from "@sluice/services";
 import { BatchQueue } from "@sluice/workers";
+import { fmt } from "./format";
 import { createScratchDatabase } from "./scratch-database";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -54,7 +53,6 @@ const { values } = parseArgs({
 const opts = ZOptions.parse({ ...values, maxOffsets: values["max-offsets"] });
 const env = loadEnv(ZServiceEnv);
 
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const pct = (xs: number[], p: number) =>
   xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]! : NaN;
 
@@ -66,9 +64,7 @@ const kafka = new Kafka({
 const topic = `bench_workers_${Date.now().toString(36)}`;
 const queueName = `bench.workers.${Date.now().toString(36)}`;
 const scratch = await createScratchDatabase(env.DATABASE_URL);
-const pool = new pg.Pool({ connectionString: scratch.url, max: 4 });
-// An idle connection dropped by the server must not kill the run with an unhandled 'error' event.
-pool.on("error", (err) => console.error(`idle Postgres connection failed: ${err.message}`));
+const { pool } = scratch;
 const db = createPrismaClient(pool);
 const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const queue = new BatchQueue(queueName, redis);
@@ -246,8 +242,7 @@ try {
   await queue.close();
   await redis.quit();
   await db.$disconnect();
-  await endPool(pool);
-  await scratch.drop();
+  await scratch.close();
   const admin = kafka.admin();
   await admin.connect();
   await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

@@ -107,6 +107,11 @@ export async function drainPipeline(
 ): Promise<{ pipelineVersionId: string; progress: BatchProgress[] }> {
   const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
   const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner, ...options });
+  return { pipelineVersionId, progress: await drainRunner(runner) };
+}
+
+/** Run batches until caught up (an empty batch), then close the runner; the progress of every batch. */
+export async function drainRunner(runner: PipelineRunner): Promise<BatchProgress[]> {
   const progress: BatchProgress[] = [];
   try {
     for (;;) {
@@ -117,5 +122,5 @@ export async function drainPipeline(
   } finally {
     await runner.close();
   }
-  return { pipelineVersionId, progress };
+  return progress;
 }

@@ -1,6 +1,6 @@
 // Test helpers shared with other packages' integration tests (`@sluice/engine/testing`): a database
 // and topic per test file, the ledger spec, the exactly-once audit and the local webhook receiver. Never
 // imported by production code.
-export { createEngineFixture, ledgerSpec, sinkEventIds, batchLog, silentLogger, type EngineFixture } from "./engine-fixture";
+export { createEngineFixture, drainRunner, ledgerSpec, sinkEventIds, batchLog, silentLogger, type EngineFixture } from "./engine-fixture";
 export { auditExactlyOnce, type AuditInput, type AuditedBatch } from "./exactly-once-audit";
 export { startWebhookReceiver, type WebhookReceiver, type ReceivedRequest } from "./webhook-receiver";
