@@ -7,7 +7,8 @@ cd "$root"
 source .data/services.env
 
 port="${SLUICE_E2E_PORT:-3100}"
-db="sluice_e2e"
+# SLUICE_E2E_DB: two checkouts on one machine can run their browser tests at once on their own port and database.
+db="${SLUICE_E2E_DB:-sluice_e2e}"
 admin_url="${DATABASE_URL%/*}/postgres"
 e2e_url="${DATABASE_URL%/*}/$db"
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
