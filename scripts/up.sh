@@ -29,7 +29,7 @@ start() {
   echo $! >"$pids/$name.pid"
 }
 
-start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
+PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
 # A new seed per start: the same seed re-sends the same event ids, which the pipelines would (rightly)
 # count as duplicates of the previous run's events. Set SLUICE_DEMO_SEED to replay a stream.
 demo_seed="${SLUICE_DEMO_SEED:-$(date +%s)}"
@@ -45,8 +45,9 @@ WORKER_METRICS_PORT=9465 start worker-2 node --import tsx workers/src/main.ts
 sluice_log "starting the demo pipelines on the workers"
 npx tsx scripts/wait-for-topic.ts payments 60
 npx tsx scripts/wait-for-topic.ts customer-changes 60
+# The demo's admin starts them (the CLI acts as a named user; see README "The sluice command").
 for spec in demo/pipelines/*.yaml; do
-  node --import tsx packages/cli/src/main.ts start "$spec" "quick start"
+  node --import tsx packages/cli/src/main.ts start "$spec" "quick start" --as admin@sluice.local
 done
 
 # Wait for the console to answer before printing its URL.
@@ -71,7 +72,7 @@ cat <<MSG
   Sluice is running:  http://127.0.0.1:$PORT
   Sign in as operator@sluice.local (or admin@, owner@, viewer@) with password ${SLUICE_DEMO_PASSWORD:-sluice-demo}
   Demo pipelines: $(ls demo/pipelines | sed 's/\.yaml$//' | paste -sd, -) on 2 workers (status: npx sluice status payments-ledger;
-                  pause/resume/stop: npx sluice pause payments-ledger "why")
+                  pause/resume/stop: SLUICE_ACTOR=operator@sluice.local npx sluice pause payments-ledger "why")
   Logs: .data/logs/*.log      Stop: npm run down
 
 MSG

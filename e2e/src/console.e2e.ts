@@ -13,6 +13,8 @@ import { assertConsoleReachable, baseUrl } from "./console-url";
 
 const OPERATOR = { email: "operator@sluice.local", name: "Oona Operator", role: "operator" };
 const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
+/** The auth library's session cookie (prefix "sluice"; "__Secure-" is added over https). */
+const SESSION_COOKIE = "sluice.session_token";
 /** The console's database (scripts/e2e.sh sets it), for the tests that set up data the UI then acts on. */
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
@@ -24,7 +26,7 @@ let page: Page;
 async function signIn(email: string, password: string): Promise<void> {
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
 describe("Sluice console", () => {
@@ -64,7 +66,7 @@ describe("Sluice console", () => {
   test("a signed-out visitor is sent to sign-in, keeping where they were going", async () => {
     await page.goto("/alerts");
     await page.waitForURL(/\/sign-in\?next=%2Falerts$/);
-    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
   });
 
   test("a wrong password shows an error and does not sign in", async () => {
@@ -74,7 +76,7 @@ describe("Sluice console", () => {
     await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
     assert.match(page.url(), /\/sign-in/);
     const cookies = await context.cookies();
-    assert.ok(!cookies.some((c) => c.name === "sluice_session"), "no session cookie after a failed sign-in");
+    assert.ok(!cookies.some((c) => c.name === SESSION_COOKIE), "no session cookie after a failed sign-in");
   });
 
   test("the operator signs in and sees the Pipelines page with teams served through tRPC", async () => {
@@ -93,7 +95,7 @@ describe("Sluice console", () => {
 
     // Either the seeded pipelines or the empty state that says how to register one.
     const fleet = page
-      .getByTestId("pipelines-table")
+      .getByTestId("fleet-table")
       .or(page.getByRole("heading", { name: "No pipelines yet" }));
     await fleet.first().waitFor();
 
@@ -102,7 +104,7 @@ describe("Sluice console", () => {
     await user.getByText(OPERATOR.role, { exact: true }).waitFor();
     await page.getByTestId("service-status").getByText("Postgres").waitFor();
 
-    const session = (await context.cookies()).find((c) => c.name === "sluice_session");
+    const session = (await context.cookies()).find((c) => c.name === SESSION_COOKIE);
     assert.ok(session, "session cookie set");
     assert.equal(session.httpOnly, true);
     assert.equal(session.sameSite, "Lax");
@@ -226,7 +228,7 @@ describe("Sluice console", () => {
         );
 
         await page.goto("/pipelines");
-        await page.getByTestId("pipelines-table").getByRole("link", { name: "payments-ledger" }).click();
+        await page.getByTestId("fleet-table").getByRole("link", { name: "payments-ledger" }).click();
         await page.waitForURL(/\/pipelines\/payments-ledger$/);
         await page.getByRole("heading", { level: 1, name: "payments-ledger" }).waitFor();
 

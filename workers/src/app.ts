@@ -5,9 +5,8 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { Redis } from "ioredis";
 import { Kafka, logLevel, type LogEntry } from "kafkajs";
-import pg from "pg";
 import { pipelineEnv, type TWorkerEnv } from "@sluice/config";
-import { createPrismaClient } from "@sluice/db";
+import { createPool, createPrismaClient } from "@sluice/db";
 import { markWorkerStopped, recordWorkerHeartbeat, type TWorkerIdentity } from "@sluice/services";
 import { batchRetryDelay, BatchQueue } from "./batches/batch-queue";
 import { createBatchRunHandler } from "./batches/batch-run-job";
@@ -18,6 +17,7 @@ import { handleSystemEcho } from "./jobs/system-echo";
 import type { Logger } from "./logger";
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from "./metrics";
 import { startHeartbeat } from "./scheduling/heartbeat";
+import { startOffsetSampler, type OffsetSampler } from "./scheduling/offset-sampler";
 import { startReconciler, type Reconciler } from "./scheduling/reconciler";
 import { startSluiceWorker } from "./worker";
 
@@ -36,13 +36,15 @@ export type WorkerAppConfig = Pick<
   | "WORKER_LOCK_DURATION_MS"
   | "WORKER_IDLE_RUNNER_MS"
   | "WORKER_PG_POOL_MAX"
->;
+> &
+  Partial<Pick<TWorkerEnv, "WORKER_OFFSET_SAMPLE_INTERVAL_MS">>;
 
 export interface WorkerApp {
   workerId: string;
   metricsPort: number;
   metrics: WorkerMetrics;
   reconciler: Reconciler;
+  offsetSampler: OffsetSampler;
   queue: BatchQueue;
   /**
    * Stop taking jobs and let in-flight batches commit, for at most `timeoutMs`; after that they are
@@ -59,8 +61,7 @@ const MAX_STALLED_COUNT = 20;
 export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Promise<WorkerApp> {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const log = logger.child({ workerId });
-  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.WORKER_PG_POOL_MAX });
-  pool.on("error", (err) => log.warn({ err }, "idle Postgres connection failed"));
+  const pool = createPool({ connectionString: env.DATABASE_URL, max: env.WORKER_PG_POOL_MAX, onConnectionError: (err) => log.warn({ err: err.message }, "Postgres connection failed") });
   const db = createPrismaClient(pool);
   const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-worker", logLevel: logLevel.WARN, logCreator: kafkaLogCreator(log) });
   const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
@@ -132,14 +133,18 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     onAction: (action) => metrics.reconciled.inc({ action }),
   });
 
+  const offsetSampler = startOffsetSampler({ db, kafka, intervalMs: env.WORKER_OFFSET_SAMPLE_INTERVAL_MS ?? 10_000, logger: log.child({ component: "offset-sampler" }) });
+
   return {
     workerId,
     metricsPort: metricsServer.port,
     metrics,
     reconciler,
+    offsetSampler,
     queue,
     async close(timeoutMs) {
       reconciler.stop();
+      await offsetSampler.stop();
       heartbeat.stop();
       const w = worker;
       let timer: NodeJS.Timeout | undefined;

@@ -1,14 +1,13 @@
-// Optimistic sign-in gate: pages without a valid session cookie redirect to /sign-in before any
-// rendering. It checks the signature and expiry only (no database); the console layout and every
-// tRPC procedure still load the user and check the role, so this is a convenience, not the guard.
+// Optimistic sign-in gate: pages without a session cookie redirect to /sign-in before any rendering.
+// It only checks that the cookie is there (no database); the console layout and every tRPC procedure
+// look the session up and check the role, so this is a convenience, not the guard.
+import { getSessionCookie } from "better-auth/cookies";
 import { NextResponse, type NextRequest } from "next/server";
-import { readSessionClaims } from "@/server/session/session";
-import { SESSION_COOKIE } from "@/server/session/session-cookie";
 
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  if (pathname === "/sign-in") return NextResponse.next();
-  if (readSessionClaims(request.cookies.get(SESSION_COOKIE)?.value)) return NextResponse.next();
+  if (pathname === "/sign-in" || pathname.startsWith("/sign-in/")) return NextResponse.next();
+  if (getSessionCookie(request, { cookiePrefix: "sluice" })) return NextResponse.next();
   const signIn = new URL("/sign-in", request.url);
   if (pathname !== "/") signIn.searchParams.set("next", `${pathname}${search}`);
   return NextResponse.redirect(signIn);

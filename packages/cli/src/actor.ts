@@ -1,4 +1,58 @@
-// Who is acting, for the records of lifecycle commands and webhook re-queues: the OS user and host.
-import { hostname, userInfo } from "node:os";
+// Who is acting: the CLI acts as a named Sluice user — `--as <email>` or SLUICE_ACTOR — checked
+// against the database's users, and every command that changes something asks the same
+// authorization decision as the console (@sluice/services authorizeAction) before it does anything.
+// Recorded as "cli:<email>" (pipeline_run_transitions, webhook_requeues).
+//
+// This is accountability and a guard against mistakes, not a security boundary: whoever has
+// DATABASE_URL can change the database without the CLI.
+import { loadEnv } from "@sluice/config";
+import type { PrismaClient } from "@sluice/db";
+import { authorizeAction, getActorByEmail, isSpecRegistered, type TAction, type TActor, type TTargetRef } from "@sluice/services";
+import { specHash, type TPipelineSpec } from "@sluice/spec";
+import { z } from "zod";
 
-export const cliActor = (): string => `cli:${userInfo().username}@${hostname()}`;
+/** Exit code of a command the actor may not run. */
+export const EXIT_NOT_ALLOWED = 5;
+
+const ZActorEnv = z.object({ SLUICE_ACTOR: z.string().trim().optional() });
+
+export type TCliActor = { actor: TActor; label: string };
+
+/** The acting user, or a message saying what to set (printed by the caller). */
+export async function resolveCliActor(db: PrismaClient, as: string | undefined): Promise<TCliActor | { refused: string }> {
+  const email = as?.trim() || loadEnv(ZActorEnv).SLUICE_ACTOR;
+  const source = as?.trim() ? "--as" : "SLUICE_ACTOR";
+  if (!email) {
+    return { refused: "who is acting? This command changes something: set SLUICE_ACTOR=<your email> or pass --as <email> (a user of this Sluice, e.g. operator@sluice.local). It is recorded with the change and allowed by that user's role and teams." };
+  }
+  const found = await getActorByEmail(db, email);
+  if ("missing" in found) return { refused: `${source}=${email}: no Sluice user has this email. Ask an admin to add you (console → Admin), or use your own email.` };
+  if ("disabled" in found) return { refused: `${source}=${email}: this user is disabled. Ask an admin to enable it.` };
+  return { actor: found.actor, label: `cli:${found.actor.email}` };
+}
+
+/** Resolve the actor and decide; on a refusal print why and return null (exit EXIT_NOT_ALLOWED). */
+export async function authorizeCli(db: PrismaClient, as: string | undefined, action: TAction, target: TTargetRef): Promise<TCliActor | null> {
+  const who = await resolveCliActor(db, as);
+  if ("refused" in who) {
+    console.error(`not allowed: ${who.refused}`);
+    return null;
+  }
+  const decision = await authorizeAction(db, who.actor, action, target);
+  if (decision.ok) return who;
+  // An unknown pipeline is the command's own business (it says how to register one).
+  if (decision.code === "NOT_FOUND") return who;
+  console.error(`not allowed: ${who.actor.email} (${who.actor.role}): ${decision.message}`);
+  return null;
+}
+
+/**
+ * A command given a spec file: running the live version again is a lifecycle action; anything that
+ * registers (a new pipeline, a changed spec, --fresh-state) needs pipeline.register for its team.
+ */
+export async function authorizeSpecCli(db: PrismaClient, as: string | undefined, spec: TPipelineSpec, opts: { freshState?: boolean }): Promise<TCliActor | null> {
+  const registered = !opts.freshState && (await isSpecRegistered(db, spec.name, specHash(spec)));
+  return registered
+    ? authorizeCli(db, as, "pipeline.lifecycle", { pipeline: spec.name })
+    : authorizeCli(db, as, "pipeline.register", { newPipeline: spec.name, ownerTeamSlug: spec.owner });
+}

@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key"]);
+const VALUE_OPTIONS = new Set(["key", "as"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -54,6 +54,9 @@ export const USAGE = `usage: sluice <command>
   sluice pause|resume|stop|restart <pipeline> [reason]
                                        (after a failure) likewise; each change is recorded with who,
                                        when and why (table pipeline_run_transitions)
+  sluice db migrate                    create the database of DATABASE_URL if it does not exist and
+                                       apply Sluice's migrations (what npm run db:migrate runs)
+  sluice db status                     whether that database has every migration of this version
   sluice webhooks <pipeline> [--failed]
                                        a webhook pipeline's deliveries (table webhook_deliveries):
                                        counts by status and the newest deliveries, or every failed one
@@ -62,5 +65,10 @@ export const USAGE = `usage: sluice <command>
                                        with the same keys; the workers running the pipeline send them
                                        again. Recorded with who and why (table webhook_requeues)
 
-exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, or a key that is not
-failed), 2 transient failure, 3 fenced off by another runner, 4 stopped by a fail expectation`;
+Commands that change something (run, start, pause, resume, stop, restart, webhooks retry) act as a
+Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by that user's role and teams.
+
+exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, a key that is not failed,
+a database that is missing or not migrated), 2 transient failure (after retries), 3 fenced off by
+another runner, 4 stopped by a fail expectation, 5 not allowed (no or unknown --as/SLUICE_ACTOR, or
+its role or team may not do this)`;

@@ -1,5 +1,9 @@
 // The sluice command line: validate, run and inspect pipelines. See README "The sluice command".
+import { loadEnv, ZServiceEnv } from "@sluice/config";
+import { isRetriable } from "@sluice/engine";
 import { parseArgs, USAGE } from "./args";
+import { CliError } from "./cli-error";
+import { dbCommand } from "./commands/db";
 import { lifecycleCommand } from "./commands/lifecycle";
 import { runCommand } from "./commands/run";
 import { statusCommand } from "./commands/status";
@@ -26,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
         console.error("choose one of --once and --until-caught-up");
         return 1;
       }
-      return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous", { freshState: flags.has(FRESH_STATE_FLAG) });
+      return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous", { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") });
     case "status":
       return statusCommand(target);
     case "start":
@@ -34,7 +38,9 @@ async function main(argv: string[]): Promise<number> {
     case "resume":
     case "stop":
     case "restart":
-      return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG) });
+      return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") });
+    case "db":
+      return dbCommand(target);
     case "webhooks": {
       if (target !== "retry") return webhooksCommand(target, { failedOnly: flags.has("failed") });
       const pipeline = positionals[1];
@@ -43,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       const key = values.get("key");
-      return webhooksRetryCommand(pipeline, { ...(key ? { key } : {}), reason: positionals.slice(2).join(" ") });
+      return webhooksRetryCommand(pipeline, { ...(key ? { key } : {}), reason: positionals.slice(2).join(" "), as: values.get("as") });
     }
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);
@@ -51,4 +57,20 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+/**
+ * Every failure ends here as one line saying what is wrong — never a stack trace (LOG_LEVEL=debug or
+ * trace adds it) — and the exit code of README "Exit codes": 2 when a retry may get past it, else 1.
+ */
+function reportFailure(err: unknown): number {
+  if (err instanceof CliError) {
+    console.error(err.message);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`sluice: ${message}`);
+  const level = loadEnv(ZServiceEnv.pick({ LOG_LEVEL: true })).LOG_LEVEL;
+  if ((level === "debug" || level === "trace") && err instanceof Error && err.stack) console.error(err.stack);
+  return isRetriable(err) ? 2 : 1;
+}
+
+process.exitCode = await main(process.argv.slice(2)).catch(reportFailure);

@@ -33,6 +33,8 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_IDLE_RUNNER_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
   /** Postgres connections per worker process (engine and control plane share them). */
   WORKER_PG_POOL_MAX: z.coerce.number().int().min(2).max(100).default(6),
+  /** How often each worker samples the topics' latest offsets for the console's backlog and input-rate charts. */
+  WORKER_OFFSET_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 });
 export type TWorkerEnv = z.infer<typeof ZWorkerEnv>;
 
@@ -50,4 +52,9 @@ export function loadEnv<S extends z.ZodTypeAny>(schema: S, env: NodeJS.ProcessEn
  */
 export function pipelineEnv(env: NodeJS.ProcessEnv = process.env): (name: string) => string | undefined {
   return (name) => env[name];
+}
+
+/** The environment for a child process: this process's, with `overrides` on top. */
+export function childEnv(overrides: Record<string, string>, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, ...overrides };
 }

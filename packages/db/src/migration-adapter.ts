@@ -46,11 +46,27 @@ class NameAsTextClient extends pg.Client {
   }
 }
 
+// Second workaround: @prisma/adapter-pg's executeScript (how `migrate deploy` applies a migration
+// file) splits the script on every ";" — inside comments, strings and PL/pgSQL bodies too — so a
+// migration with a trigger function fails. Postgres runs a multi-statement script itself (simple
+// query protocol), so the whole file is sent as one query. Remove with the class above once the
+// adapter splits statements properly (the native schema engine never had this problem).
+class WholeScriptPrismaPg extends PrismaPg {
+  override async connect(): ReturnType<PrismaPg["connect"]> {
+    const adapter = await super.connect();
+    const driver = adapter.underlyingDriver() as pg.Pool;
+    adapter.executeScript = async (script: string) => {
+      await driver.query(script);
+    };
+    return adapter;
+  }
+}
+
 export async function createMigrationAdapter(): Promise<PrismaPg> {
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) {
     throw new Error("DATABASE_URL is not set. Run `bash scripts/services.sh start` or export it.");
   }
   const pool = new pg.Pool({ connectionString, Client: NameAsTextClient });
-  return new PrismaPg(pool);
+  return new WholeScriptPrismaPg(pool);
 }

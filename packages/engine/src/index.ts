@@ -2,6 +2,7 @@
 // client, logger) and never reads the environment.
 export { PipelineRunner, type BatchResult, type EngineResources, type EngineLogger, type RunnerOptions } from "./runner/pipeline-runner";
 export { formatProgressLine, type BatchProgress } from "./runner/progress";
+export type { LatencyPercentiles } from "./runner/latency";
 export { registerPipelineVersion, type RegisteredVersion, type RegisterOptions } from "./store/register-version";
 export { formatStateFindings, IncompatibleStateError, previewRegistration, type RegistrationPreview } from "./store/version-compatibility";
 export { loadCheckpoint, type Checkpoint } from "./store/checkpoint-store";

@@ -1,9 +1,22 @@
-export { hashPassword, verifyPassword } from "./auth/password";
-export { seedDemo, DEMO_TEAMS, DEMO_USERS } from "./demo/seed-demo";
+export { seedDemo, DEMO_TEAMS, DEMO_USERS, DEMO_SSO_MAPPINGS } from "./demo/seed-demo";
 export { loadDemoPipelineSpecs } from "./demo/demo-pipelines";
 export { ROLES, hasRole, type TRole } from "./auth/roles";
-export { authenticateUser } from "./auth/authenticate-user";
-export { getSessionUser, type TSessionUser } from "./users/get-session-user";
+export { getActor, getActorByEmail, type TActor, type TActorTeam } from "./auth/actor";
+export { ACTIONS, ACTION_NAMES, type TAction, type TActionRule } from "./auth/actions";
+export {
+  authorizeAction,
+  decideAction,
+  decideActionRole,
+  decideRole,
+  mayDoAction,
+  requireAction,
+  NotAllowedError,
+  type TDecision,
+  type TResolvedTarget,
+  type TTargetRef,
+} from "./auth/authorize-action";
+export { consumeSignInAttempt, clearSignInAttempts, describeRetry, SIGN_IN_THROTTLE, type TThrottleDecision } from "./auth/throttle-sign-in";
+export { recordAuditEvent, ZAuditEventInput, ZAuditOrigin, type TAuditEventInput, type TAuditOrigin } from "./audit/record-audit-event";
 export { findPipelines, type TPipelineSummary } from "./pipelines/find-pipelines";
 export { findTeams, type TTeamSummary } from "./teams/find-teams";
 export {
@@ -75,3 +88,39 @@ export {
   type TDeadLetterRowView,
   type TDeadLetterOutcome,
 } from "./dead-letters/summarize-dead-letters";
+
+// Signals and time series: the console's charts and fleet view, and (later) the alert evaluator.
+export { bucketRange, presetRange, ZTimeRange, RANGE_PRESETS, MAX_POINTS, GRAIN_SECONDS, type TTimeRange, type TRangePreset, type TBucketing } from "./signals/time-range";
+export { fleetStatus, isBacklogRising, firstLine, FLEET_STATUSES, STATUS_ORDER, type TFleetStatus, type TFleetStatusInput, type TFleetStatusResult } from "./signals/fleet-status";
+export { offsetPoints, backlogSeconds, partitionBacklog, type TOffsetSample, type TOffsetPoint } from "./signals/offset-signals";
+export { freshnessOf, completenessOf, correctnessOf, type TFreshness, type TCompleteness, type TCorrectness } from "./signals/signal-values";
+export { pipelineFlow, ZFlowSpec, type TPipelineFlow, type TFlowNode, type TFlowEdge, type TFlowTotals } from "./signals/pipeline-flow";
+export { findPipelineSeries, ZFindPipelineSeriesInput, type TFindPipelineSeriesInput, type TPipelineSeries, type TSeriesMarker } from "./signals/find-pipeline-series";
+export type { TSeriesPoint, TPartitionPoint, TExpectationSeries } from "./signals/series-points";
+export { getPipelineSignals, targetsOf, ZGetPipelineSignalsInput, type TGetPipelineSignalsInput, type TPipelineSignals } from "./signals/get-pipeline-signals";
+export { findFleet, type TFleetRow } from "./signals/find-fleet";
+export { findPartitionOffsets, ZFindPartitionOffsetsInput, type TFindPartitionOffsetsInput, type TCheckpointView, type TPartitionOffsets } from "./signals/find-partition-offsets";
+export { findSampledVersions, type TSampledVersion } from "./signals/find-sampled-versions";
+export { recordOffsetSamples, pruneOffsetSamples, OFFSET_SAMPLE_RETENTION_MS, type TOffsetSampleInput } from "./signals/record-offset-samples";
+export { getBatchDetail, ZGetBatchDetailInput, type TGetBatchDetailInput, type TBatchDetail } from "./progress/get-batch-detail";
+export { findPipelineVersions, type TPipelineVersionSummary } from "./pipelines/find-pipeline-versions";
+export { applySsoGrants, groupsFromClaim, resolveSsoGrants, type TSsoGrants } from "./sso/sso-grants";
+export { AdminChangeError, type TAdminContext } from "./admin/admin-change";
+export { findUsers, type TAdminUser } from "./admin/find-users";
+export { createUser, ZCreateUserInput, type TCreateUserInput } from "./admin/create-user";
+export { resetUserPassword, setUserDisabled, setUserRole, ZResetUserPasswordInput, ZSetUserDisabledInput, ZSetUserRoleInput } from "./admin/change-user";
+export {
+  createTeam,
+  findAdminTeams,
+  onCallWebhookView,
+  setTeamMember,
+  setTeamOnCall,
+  ZCreateTeamInput,
+  ZSetTeamOnCallInput,
+  ZTeamMemberInput,
+  type TAdminTeam,
+  type TOnCallWebhook,
+} from "./admin/teams";
+export { createSsoMapping, deleteSsoMapping, findSsoMappings, ZCreateSsoMappingInput, ZDeleteSsoMappingInput, type TSsoMappingView } from "./admin/sso-mappings";
+export { commandPipeline } from "./runs/command-pipeline";
+export { isSpecRegistered } from "./pipelines/is-spec-registered";

@@ -98,6 +98,8 @@ export {
   InvalidDurationError,
 } from "./duration";
 
+export { DEFAULT_TARGETS, ZTargets, resolveTargets, type TTargets, type TResolvedTargets } from "./targets";
+
 // Expressions
 export {
   compileSpec,

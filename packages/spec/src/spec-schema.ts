@@ -9,6 +9,7 @@ import { ZContract } from "./contract";
 import { canonicalDuration, durationProblem, parseDuration } from "./duration";
 import { resolveSink } from "./resolve-sink";
 import { ZSink, type TResolvedSink } from "./sink-schema";
+import { ZTargets } from "./targets";
 import {
   ZColumnList,
   ZColumnRef,
@@ -25,7 +26,10 @@ export const ZKafkaSource = z.strictObject({
   topic: z.string().refine((t) => KAFKA_TOPIC.test(t), {
     error: (iss) => `${JSON.stringify(iss.input)} is not a Kafka topic name: use letters, digits, ., _ and -`,
   }),
-  /** Where a new pipeline version starts when it has no checkpoint. */
+  /**
+   * Where a version that has read nothing yet starts: `latest` records the end offsets at its first run
+   * in its checkpoint. A partition added to the topic later is read from its beginning either way.
+   */
   startingOffsets: z.enum(["earliest", "latest"]).default("earliest"),
   /** Upper bound on offsets read per micro-batch, spread over partitions. */
   maxOffsetsPerTrigger: z.number().int().positive().max(10_000_000).default(10_000),
@@ -113,6 +117,8 @@ export const SPEC_SECTIONS = {
   lateData: z.enum(["deadLetter", "drop"]).default("deadLetter"),
   sink: ZSink,
   trigger: ZTrigger.default({ every: "2s" }),
+  /** Freshness and violation-rate targets the console and alerts hold the signals against (targets.ts). */
+  targets: ZTargets.optional(),
 };
 
 export const ZPipelineSpecShape = z.strictObject(SPEC_SECTIONS);

@@ -8,7 +8,7 @@ import { auditExactlyOnce, createEngineFixture, ledgerSpec, type EngineFixture }
 import { producePayments } from "@sluice/producer";
 import { getPipelineRun, pausePipelineRun, resumePipelineRun, startPipelineRun, stopPipelineRun } from "@sluice/services";
 import type { WorkerApp } from "../app";
-import { waitFor } from "../testing/wait-for";
+import { waitFor } from "@sluice/testing";
 import { startTestWorker, workerConfig } from "../testing/worker-app-fixture";
 
 let fx: EngineFixture;

@@ -11,7 +11,7 @@ import { createEngineFixture, ledgerSpec, startWebhookReceiver, type EngineFixtu
 import { producePayments } from "@sluice/producer";
 import { findWebhookDeliveries, getPipelineRun, requeueFailedWebhookDeliveries, startPipelineRun, WebhookRequeueError } from "@sluice/services";
 import type { WorkerApp } from "../app";
-import { waitFor } from "../testing/wait-for";
+import { waitFor } from "@sluice/testing";
 import { startTestWorker, workerConfig } from "../testing/worker-app-fixture";
 
 const NAME = "fraud-retry";

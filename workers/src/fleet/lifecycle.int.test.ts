@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findWorkers, getPipelineRun, pausePipelineRun, resumePipelineRun, stopPipelineRun } from "@sluice/services";
 import { createFleetHarness, type FleetHarness } from "../testing/fleet-harness";
 import { auditFleet, startFleet, startProducers, waitFleetCaughtUp, type FleetPipeline } from "../testing/pipeline-fleet";
-import { waitFor } from "../testing/wait-for";
+import { waitFor } from "@sluice/testing";
 import { isStarted } from "../testing/worker-process";
 
 let h: FleetHarness;

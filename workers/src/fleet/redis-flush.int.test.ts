@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFleetHarness, fleetRunSummary, type FleetHarness } from "../testing/fleet-harness";
 import { auditFleet, startFleet, startProducers, waitFleetCaughtUp } from "../testing/pipeline-fleet";
 import { startPrivateRedis, type PrivateRedis } from "../testing/private-redis";
-import { waitFor } from "../testing/wait-for";
+import { waitFor } from "@sluice/testing";
 import { isStarted } from "../testing/worker-process";
 
 let redis: PrivateRedis;

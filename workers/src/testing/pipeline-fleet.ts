@@ -8,7 +8,7 @@ import { registerPipelineVersion } from "@sluice/engine";
 import { auditExactlyOnce, ledgerSpec } from "@sluice/engine/testing";
 import { PaymentProducer, type Manifest } from "@sluice/producer";
 import { startPipelineRun, type TBatchScheduler } from "@sluice/services";
-import { waitFor } from "./wait-for";
+import { waitFor } from "@sluice/testing";
 
 export interface FleetPipelineDef {
   name: string;

@@ -2,26 +2,16 @@
 // that FLUSHALL or restart Redis: the shared one on 6379 serves other test files at the same time.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import net from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { waitFor } from "./wait-for";
+import { freePort, waitFor } from "@sluice/testing";
 
 export interface PrivateRedis {
   url: string;
   port: number;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {

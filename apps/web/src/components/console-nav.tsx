@@ -9,11 +9,13 @@ const AREAS = [
   { href: "/audit", label: "Audit" },
 ] as const;
 
-export function ConsoleNav() {
+/** `admin`: also the Admin area (people, teams, single sign-on). */
+export function ConsoleNav({ admin = false }: { admin?: boolean }) {
   const pathname = usePathname();
+  const areas = admin ? [...AREAS, { href: "/admin", label: "Admin" }] : AREAS;
   return (
     <nav className="nav" aria-label="Console">
-      {AREAS.map(({ href, label }) => {
+      {areas.map(({ href, label }) => {
         const active = pathname === href || pathname.startsWith(`${href}/`);
         return (
           <Link key={href} href={href} className="nav__link" aria-current={active ? "page" : undefined}>

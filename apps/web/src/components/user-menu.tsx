@@ -1,15 +1,18 @@
 "use client";
-import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
 import type { TRole } from "@sluice/services";
-import { useTRPC } from "@/trpc/react";
+import { authClient } from "@/lib/auth-client";
 
 export function UserMenu({ name, email, role }: { name: string; email: string; role: TRole }) {
-  const trpc = useTRPC();
-  const signOut = useMutation(
-    // Whatever the answer (even an already-expired session), leave for the sign-in page with a
-    // full navigation so no cached query data outlives the session.
-    trpc.auth.signOut.mutationOptions({ onSettled: () => window.location.assign("/sign-in") }),
-  );
+  const [signingOut, setSigningOut] = useState(false);
+  // Whatever the answer (even an already-expired session), leave for the sign-in page with a full
+  // navigation so no cached query data outlives the session.
+  const signOut = async () => {
+    setSigningOut(true);
+    await authClient.signOut().catch(() => undefined);
+    window.location.assign("/sign-in");
+  };
   return (
     <div className="user" data-testid="signed-in-user">
       <div className="user__who">
@@ -17,11 +20,14 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
         <span className={`role role--${role}`}>{role}</span>
       </div>
       <div className="user__email muted">{email}</div>
+      <Link className="user__account small" href="/account">
+        Account and password
+      </Link>
       <button
         className="button button--ghost"
         type="button"
-        onClick={() => signOut.mutate()}
-        disabled={signOut.isPending}
+        onClick={signOut}
+        disabled={signingOut}
       >
         Sign out
       </button>

@@ -2,12 +2,23 @@
 import { ZServiceEnv } from "@sluice/config";
 import { z } from "zod";
 
+const SSO_VARS = ["SLUICE_SSO_ISSUER", "SLUICE_SSO_CLIENT_ID", "SLUICE_SSO_CLIENT_SECRET"] as const;
+
 export const ZWebEnv = ZServiceEnv.extend({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /**
-   * HMAC-SHA256 key for session cookies. Optional: when unset, a random key is generated once and
-   * kept in `.data/session-secret` (git-ignored) so restarts keep sessions. Set it explicitly when
-   * more than one console instance serves the same users.
+   * The console's address as browsers reach it (scheme, host, port). Sign-in cookies are marked
+   * Secure when it is https, cross-site requests are refused against it, and single sign-on
+   * redirects back to `<it>/api/auth/callback/sso`. Default: http://127.0.0.1:$PORT.
+   */
+  SLUICE_PUBLIC_URL: z.url().optional(),
+  /** More origins allowed to send requests (comma-separated), e.g. http://localhost:3000. */
+  SLUICE_TRUSTED_ORIGINS: z.string().default(""),
+  /**
+   * Key that signs session cookies and the single sign-on state. Optional: when unset, a random key
+   * is generated once and kept in `.data/session-secret` (git-ignored) so restarts keep sessions.
+   * Set it explicitly when more than one console instance serves the same users.
    */
   SLUICE_SESSION_SECRET: z
     .string()
@@ -15,11 +26,38 @@ export const ZWebEnv = ZServiceEnv.extend({
     .optional(),
   /** Where the generated session secret is kept; relative to the console's working directory. */
   SLUICE_DATA_DIR: z.string().default(".data"),
-  /** How long a sign-in lasts. */
+  /** How long a sign-in lasts (not extended by use; sign-out, a password change or disabling the user end it earlier). */
   SLUICE_SESSION_TTL_HOURS: z.coerce
     .number()
     .positive()
     .max(24 * 30)
     .default(12),
+  /** Single sign-on (OpenID Connect): the issuer URL (its /.well-known/openid-configuration is read). */
+  SLUICE_SSO_ISSUER: z.url().optional(),
+  SLUICE_SSO_CLIENT_ID: z.string().min(1).optional(),
+  SLUICE_SSO_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Which claim carries the user's groups. */
+  SLUICE_SSO_GROUPS_CLAIM: z.string().min(1).default("groups"),
+  /** Scopes to ask for (space- or comma-separated); add the one your provider needs for groups. */
+  SLUICE_SSO_SCOPES: z.string().default("openid email profile groups"),
+  /** The sign-in button says "Sign in with <this>". */
+  SLUICE_SSO_LABEL: z.string().min(1).max(60).default("single sign-on"),
+}).superRefine((env, ctx) => {
+  const set = SSO_VARS.filter((k) => env[k]);
+  if (set.length > 0 && set.length < SSO_VARS.length) {
+    const missing = SSO_VARS.filter((k) => !env[k]);
+    ctx.addIssue({ code: "custom", path: [missing[0]!], message: `single sign-on needs ${SSO_VARS.join(", ")}; ${set.join(", ")} set but ${missing.join(", ")} missing` });
+  }
 });
 export type TWebEnv = z.infer<typeof ZWebEnv>;
+
+/** The console's own origin and the others allowed to call it. */
+export function consoleOrigins(env: TWebEnv): { publicUrl: string; trustedOrigins: string[] } {
+  const publicUrl = (env.SLUICE_PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/$/, "");
+  const extra = env.SLUICE_TRUSTED_ORIGINS.split(",").map((o) => o.trim().replace(/\/$/, "")).filter(Boolean);
+  const own = new URL(publicUrl);
+  // Loopback is loopback: a console on 127.0.0.1 is also reached as localhost, and the other way round.
+  const alias = own.hostname === "127.0.0.1" ? "localhost" : own.hostname === "localhost" ? "127.0.0.1" : null;
+  const aliases = alias ? [`${own.protocol}//${alias}${own.port ? `:${own.port}` : ""}`] : [];
+  return { publicUrl, trustedOrigins: [...new Set([own.origin, ...aliases, ...extra])] };
+}

@@ -1,6 +1,8 @@
 // The lifecycle commands as an operator types them: `sluice start <spec>` registers and starts the
 // version (queueing its first batch for the workers), pause/resume/stop change the run state and are
 // recorded with who and why, and a command that does not apply exits 1 saying what to do instead.
+// Each command acts as a named user (SLUICE_ACTOR / --as): one without a user, an unknown or
+// disabled one, a viewer or an owner of another team exits 5 saying why, and nothing changes.
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,7 +12,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, createTestUsers, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const queueName = uniqueName("cli_lifecycle");
@@ -18,20 +20,32 @@ let database: TestDatabase;
 let pool: pg.Pool;
 let dir: string;
 
-function sluice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function sluiceAs(actor: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, WORKER_QUEUE: queueName, SLUICE_ACTOR: actor };
+  if (actor === undefined) delete env.SLUICE_ACTOR;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: database.url, WORKER_QUEUE: queueName } },
+      { cwd: REPO_ROOT, env },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );
   });
 }
 
+/** The shop team's owner runs the commands unless a test says otherwise. */
+const sluice = (...args: string[]) => sluiceAs("owner@shop.test", ...args);
+
 beforeAll(async () => {
   database = await createTestDatabase("cli_lifecycle");
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  await createTestUsers(pool, [
+    { email: "owner@shop.test", role: "owner", teams: ["shop"] },
+    { email: "owner@elsewhere.test", role: "owner", teams: ["elsewhere"] },
+    { email: "operator@ops.test", role: "operator" },
+    { email: "viewer@shop.test", role: "viewer", teams: ["shop"] },
+    { email: "gone@shop.test", role: "owner", teams: ["shop"], disabled: true },
+  ]);
   dir = await mkdtemp(path.join(tmpdir(), "sluice-cli-"));
 });
 afterAll(async () => {
@@ -77,7 +91,25 @@ describe("sluice lifecycle commands", () => {
       ["resume", ""],
       ["stop", ""],
     ]);
-    expect(history.rows[0].actor).toMatch(/^cli:/);
+    expect(history.rows.map((r) => r.actor)).toEqual(["cli:owner@shop.test", "cli:owner@shop.test", "cli:owner@shop.test", "cli:owner@shop.test"]);
+  });
+
+  it("acts only as a known, enabled user whose role and team allow it; a refusal exits 5 and changes nothing", async () => {
+    const before = (await pool.query(`SELECT count(*)::int AS n FROM pipeline_run_transitions`)).rows[0].n;
+    expect(await sluiceAs(undefined, "resume", "orders")).toMatchObject({ code: 5, stderr: expect.stringContaining("who is acting? This command changes something: set SLUICE_ACTOR=<your email> or pass --as <email>") });
+    expect(await sluiceAs("nobody@shop.test", "resume", "orders")).toMatchObject({ code: 5, stderr: expect.stringContaining("SLUICE_ACTOR=nobody@shop.test: no Sluice user has this email") });
+    expect(await sluiceAs(undefined, "resume", "orders", "--as", "gone@shop.test")).toMatchObject({ code: 5, stderr: expect.stringContaining("--as=gone@shop.test: this user is disabled") });
+    expect(await sluiceAs("viewer@shop.test", "resume", "orders")).toMatchObject({ code: 5, stderr: expect.stringMatching(/not allowed: viewer@shop.test \(viewer\): Only operator, owner \(of the pipeline's team\) or admin may start, pause/) });
+    const otherTeam = await sluiceAs("owner@elsewhere.test", "resume", "orders");
+    expect(otherTeam).toMatchObject({ code: 5, stderr: expect.stringContaining('"orders" — it belongs to shop; your teams: elsewhere') });
+    expect((await pool.query(`SELECT count(*)::int AS n FROM pipeline_run_transitions`)).rows[0].n).toBe(before);
+
+    // An operator runs the whole fleet (but registers no specs); --as wins over SLUICE_ACTOR.
+    expect((await sluiceAs("viewer@shop.test", "start", "orders", "--as", "operator@ops.test")).stdout).toContain("start → running");
+    const spec = path.join(dir, "orders-v2.yaml");
+    await writeFile(spec, `name: orders\nowner: shop\nsource: { kafka: { topic: orders } }\nformat: json\ncontract: { fields: { id: string, note: string? } }\nsink: { postgres: { table: orders } }\ntrigger: { every: 5s }\n`);
+    expect(await sluiceAs("operator@ops.test", "start", spec)).toMatchObject({ code: 5, stderr: expect.stringContaining("may register a pipeline or a new version") });
+    expect((await pool.query(`SELECT count(*)::int AS n FROM pipeline_versions`)).rows[0].n).toBe(1);
   });
 
   it("an unknown pipeline exits 1 and says how to start one", async () => {

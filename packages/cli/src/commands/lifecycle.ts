@@ -10,27 +10,30 @@ import { isRetriable, registerPipelineVersion } from "@sluice/engine";
 import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
 import { formatSpecErrors } from "@sluice/spec";
 import { BatchQueue } from "@sluice/workers";
-import { cliActor } from "../actor";
+import { authorizeCli, authorizeSpecCli, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
 
 const isSpecFile = (t: string) => /\.(ya?ml|json)$/.test(t);
 
-export async function lifecycleCommand(command: TRunCommand, target: string, reason: string, opts: { freshState?: boolean } = {}): Promise<number> {
-  const services = connect();
+export async function lifecycleCommand(command: TRunCommand, target: string, reason: string, opts: { freshState?: boolean; as?: string } = {}): Promise<number> {
+  const services = await connect();
   const db = createPrismaClient(services.pool);
-  const actor = cliActor();
   const scheduler = wakeWorkers();
   try {
     let pipelineVersionId: string;
     let label: string;
+    let actor: string;
     if (isSpecFile(target)) {
       const loaded = await loadSpecFile(target);
       if (!loaded.ok) {
         console.error(formatSpecErrors(loaded.errors, target));
         return 1;
       }
+      const who = await authorizeSpecCli(db, opts.as, loaded.spec, opts);
+      if (!who) return EXIT_NOT_ALLOWED;
+      actor = who.label;
       const reg = await registerPipelineVersion(services.pool, loaded.spec, { continueFromPrevious: !opts.freshState });
       pipelineVersionId = reg.pipelineVersionId;
       label = `${loaded.spec.name} version ${reg.version}`;
@@ -40,6 +43,9 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
         console.log(`${loaded.spec.name}: version ${reg.version} replaces version ${reg.replaced.version}, which is stopped`);
       }
     } else {
+      const who = await authorizeCli(db, opts.as, "pipeline.lifecycle", { pipeline: target });
+      if (!who) return EXIT_NOT_ALLOWED;
+      actor = who.label;
       const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name: target } }, orderBy: { version: "desc" }, select: { id: true, version: true } });
       if (!v) {
         console.error(`no pipeline named "${target}" — start one from its spec: npx sluice start <spec.yaml>`);

@@ -1,19 +1,23 @@
 // `sluice run`: one pipeline in the foreground. SIGINT/SIGTERM let the current batch finish (or fail
-// before commit, which is safe) and then exit.
+// before commit, which is safe) and then exit. Transient failures — Postgres restarting, Kafka down —
+// are waited out with a line per retry (retry.ts), at start-up as between batches; exit 2 only when
+// they outlast the retries.
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ExpectationFailedError, FencedError, formatProgressLine, isRetriable, openRequeuedDeliveries, PipelineRunner, registerPipelineVersion } from "@sluice/engine";
+import { ExpectationFailedError, FencedError, formatProgressLine, isRetriable, openRequeuedDeliveries, PipelineRunner, registerPipelineVersion, type RegisteredVersion } from "@sluice/engine";
 import { formatSpecErrors, specTiming } from "@sluice/spec";
-import { pipelineEnv } from "@sluice/config";
-import { connect, stderrLogger } from "../connect";
+import { loadEnv, pipelineEnv, ZServiceEnv } from "@sluice/config";
+import { createPrismaClient } from "@sluice/db";
+import { authorizeSpecCli, EXIT_NOT_ALLOWED } from "../actor";
+import { CliError } from "../cli-error";
+import { connect, type Services } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
+import { describeFailure, RUN_RETRIES, waitBeforeRetry, withRetries } from "../retry";
 
 export type RunMode = "once" | "until-caught-up" | "continuous";
 
-const MAX_RETRIES = 5;
-
-export async function runCommand(file: string, mode: RunMode, opts: { freshState?: boolean } = {}): Promise<number> {
+export async function runCommand(file: string, mode: RunMode, opts: { freshState?: boolean; as?: string } = {}): Promise<number> {
   const loaded = await loadSpecFile(file);
   if (!loaded.ok) {
     console.error(formatSpecErrors(loaded.errors, file));
@@ -24,28 +28,45 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
   // trigger: availableNow drains the backlog, then stops.
   const effectiveMode: RunMode = mode === "continuous" && everyMs === undefined ? "until-caught-up" : mode;
 
-  const services = connect();
-  let stopping = false;
-  const stop = () => {
-    stopping = true;
-  };
+  const stopping = new AbortController();
+  const stop = () => stopping.abort();
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 
+  const at = loadEnv(ZServiceEnv);
+  let services: Services | undefined;
   let runner: PipelineRunner | undefined;
   try {
-    const reg = await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState });
-    console.log(describeRegistration(spec.name, reg).join("\n"));
-    runner = await PipelineRunner.open(
-      { pool: services.pool, kafka: services.kafka, logger: stderrLogger },
-      { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },
+    // Start-up waits for Postgres like a batch does: readiness, registration, the lease.
+    let reg: RegisteredVersion | undefined;
+    let allowed: boolean | undefined;
+    const started = await withRetries(
+      at,
+      async () => {
+        services ??= await connect();
+        if (allowed === undefined) {
+          const db = createPrismaClient(services.pool);
+          allowed = (await authorizeSpecCli(db, opts.as, spec, opts).finally(() => db.$disconnect())) !== null;
+        }
+        if (!allowed) return null;
+        reg ??= await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState });
+        const opened = await PipelineRunner.open(
+          { pool: services.pool, kafka: services.kafka, logger: services.logger },
+          { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },
+        );
+        return { runner: opened, pool: services.pool, reg };
+      },
+      stopping.signal,
     );
+    if (!started) return EXIT_NOT_ALLOWED;
+    runner = started.runner;
+    console.log(describeRegistration(spec.name, started.reg).join("\n"));
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.
-    const requeued = await openRequeuedDeliveries({ pool: services.pool, pipelineVersionId: reg.pipelineVersionId, env: pipelineEnv() }, spec);
+    const requeued = await openRequeuedDeliveries({ pool: started.pool, pipelineVersionId: started.reg.pipelineVersionId, env: pipelineEnv() }, spec);
 
     let failures = 0;
-    while (!stopping) {
-      const started = Date.now();
+    while (!stopping.signal.aborted) {
+      const startedAt = Date.now();
       try {
         const result = await runner.runBatch();
         failures = 0;
@@ -59,22 +80,21 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
         if (result.kind === "empty" && effectiveMode === "until-caught-up") break;
         if (result.kind === "committed" && result.progress.backlog > 0) continue;
       } catch (err) {
-        if (!isRetriable(err) || effectiveMode === "once" || ++failures > MAX_RETRIES) throw err;
-        const backoff = Math.min(30_000, 500 * 2 ** failures);
-        console.error(`batch failed (${(err as Error).message}); retry ${failures}/${MAX_RETRIES} in ${backoff} ms`);
-        await sleep(backoff);
+        if (!isRetriable(err) || effectiveMode === "once" || ++failures > RUN_RETRIES) throw err;
+        await waitBeforeRetry(err, at, failures, stopping.signal);
         continue;
       }
-      await sleep(Math.max(0, (everyMs ?? 0) - (Date.now() - started)));
+      await sleep(Math.max(0, (everyMs ?? 0) - (Date.now() - startedAt)), undefined, { signal: stopping.signal }).catch(() => undefined);
     }
     return 0;
   } catch (err) {
-    console.error(`${spec.name}: ${(err as Error).message}`);
+    if (err instanceof CliError) throw err;
+    console.error(`${spec.name}: ${describeFailure(err, at)}`);
     if (err instanceof ExpectationFailedError) return 4;
     if (err instanceof FencedError) return 3;
     return isRetriable(err) ? 2 : 1;
   } finally {
     await runner?.close();
-    await services.close();
+    await services?.close();
   }
 }

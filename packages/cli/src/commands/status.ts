@@ -4,7 +4,7 @@ import { DEAD_LETTER_OUTCOMES, summarizeDeadLetters } from "@sluice/services";
 import { connect } from "../connect";
 
 export async function statusCommand(name: string): Promise<number> {
-  const { pool, close } = connect();
+  const { pool, close } = await connect();
   try {
     const versions = await pool.query(
       `SELECT v.id, v.version, c.last_batch_id, c.end_offsets, c.watermark, c.state_rows, c.state_bytes, c.lease_owner, c.lease_epoch

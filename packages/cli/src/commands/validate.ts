@@ -15,7 +15,7 @@ export async function validateCommand(file: string, opts: { againstRegistered?: 
 
 /** Says what registering the spec would do to the registered pipeline's state; 1 when it would be refused. */
 async function compareWithRegistered(spec: TPipelineSpec): Promise<number> {
-  const services = connect();
+  const services = await connect();
   try {
     const preview = await previewRegistration(services.pool, spec);
     if (preview.kind === "new-pipeline") console.log(`no pipeline named "${spec.name}" is registered: it would be version 1`);

@@ -3,8 +3,9 @@
 // receiver is fixed. The re-queue only changes the ledger (and records who and why); the workers
 // running the pipeline send the deliveries, so this command needs no webhook URL or secret.
 import { createPrismaClient } from "@sluice/db";
+import { isRetriable } from "@sluice/engine";
 import { findWebhookDeliveries, requeueFailedWebhookDeliveries, WebhookRequeueError, type TWebhookDeliveryView } from "@sluice/services";
-import { cliActor } from "../actor";
+import { authorizeCli, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
 
 const RECENT = 20;
@@ -28,10 +29,12 @@ export async function webhooksCommand(pipeline: string, opts: { failedOnly: bool
   });
 }
 
-export async function webhooksRetryCommand(pipeline: string, opts: { key?: string; reason: string }): Promise<number> {
+export async function webhooksRetryCommand(pipeline: string, opts: { key?: string; reason: string; as?: string }): Promise<number> {
   return withDb(pipeline, async (db) => {
+    const who = await authorizeCli(db, opts.as, "webhook.requeue", { pipeline });
+    if (!who) return EXIT_NOT_ALLOWED;
     try {
-      const r = await requeueFailedWebhookDeliveries(db, { pipeline, ...(opts.key ? { key: opts.key } : {}), actor: cliActor(), reason: opts.reason });
+      const r = await requeueFailedWebhookDeliveries(db, { pipeline, ...(opts.key ? { key: opts.key } : {}), actor: who.label, reason: opts.reason });
       if (r.requeued === 0) {
         console.log(`${pipeline}: no failed webhook deliveries: nothing to retry`);
         return 0;
@@ -61,13 +64,13 @@ function formatDelivery(d: TWebhookDeliveryView): string {
 }
 
 async function withDb(pipeline: string, fn: (db: ReturnType<typeof createPrismaClient>) => Promise<number>): Promise<number> {
-  const services = connect();
+  const services = await connect();
   const db = createPrismaClient(services.pool);
   try {
     return await fn(db);
   } catch (err) {
     console.error(`${pipeline}: ${(err as Error).message}`);
-    return 2;
+    return isRetriable(err) ? 2 : 1;
   } finally {
     await db.$disconnect();
     await services.close();

@@ -7,10 +7,13 @@ import type { OffsetRange, PartitionOffsets } from "../source/source";
 export type StartingOffsets = "earliest" | "latest";
 
 export interface PlanInput {
-  /** Next offset to read per partition after the last committed batch (absent: never read). */
+  /**
+   * Next offset to read per partition, from the checkpoint: after the last committed batch, or where
+   * the version started (`startingOffsets: latest`). A partition it does not name is read from its
+   * earliest retained offset: never read, or added to the topic after the version started.
+   */
   committedEnd: Record<string, number>;
   partitions: PartitionOffsets[];
-  startingOffsets: StartingOffsets;
   maxOffsetsPerTrigger: number;
 }
 
@@ -20,15 +23,25 @@ export interface BatchPlan {
   skipped: Record<string, number>;
 }
 
-export function startOffsetFor(p: PartitionOffsets, committedEnd: Record<string, number>, starting: StartingOffsets): { from: number; skipped: number } {
+/**
+ * Where a version that has not read anything starts, to be recorded in its checkpoint before its first
+ * plan: `latest` is the log end of every partition now, so a restart before the first batch still
+ * starts there (and reads what arrived in between). `earliest` needs no record: a partition the
+ * checkpoint does not name starts at its earliest offset.
+ */
+export function startingOffsets(starting: StartingOffsets, partitions: PartitionOffsets[]): Record<string, number> | undefined {
+  return starting === "latest" ? Object.fromEntries(partitions.map((p) => [String(p.partition), p.high])) : undefined;
+}
+
+export function startOffsetFor(p: PartitionOffsets, committedEnd: Record<string, number>): { from: number; skipped: number } {
   const committed = committedEnd[String(p.partition)];
-  if (committed === undefined) return { from: starting === "earliest" ? p.low : p.high, skipped: 0 };
+  if (committed === undefined) return { from: p.low, skipped: 0 };
   if (committed < p.low) return { from: p.low, skipped: p.low - committed };
   return { from: Math.min(committed, p.high), skipped: 0 };
 }
 
 export function planBatch(input: PlanInput): BatchPlan {
-  const starts = input.partitions.map((p) => ({ p, ...startOffsetFor(p, input.committedEnd, input.startingOffsets) }));
+  const starts = input.partitions.map((p) => ({ p, ...startOffsetFor(p, input.committedEnd) }));
   const backlogs = starts.map(({ p, from }) => Math.max(0, p.high - from));
   const total = backlogs.reduce((a, b) => a + b, 0);
   const cap = input.maxOffsetsPerTrigger;

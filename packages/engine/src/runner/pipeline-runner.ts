@@ -14,15 +14,18 @@ import { lateHorizon, nextWatermark } from "../batch/watermark";
 import { ExpectationFailedError } from "../errors";
 import { openResult, type OpenedResult, type WebhookTuning } from "../operator/open-result";
 import { applyPrepared } from "../operator/result-operator";
-import { backlogAfter, planBatch } from "../plan/plan-batch";
+import { planBatch, startingOffsets } from "../plan/plan-batch";
 import { KafkaSource } from "../source/kafka-source";
 import { endOffsetsOf, sameRanges, type OffsetRange, type PartitionOffsets, type RecordSource } from "../source/source";
-import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, type Checkpoint } from "../store/checkpoint-store";
+import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, recordStartingOffsets, type Checkpoint } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
 import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
+import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
 
 export interface EngineLogger {
+  /** What helps debugging only (optional: a logger without it drops those lines). */
+  debug?(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
@@ -133,6 +136,8 @@ export class PipelineRunner {
     // 5. one fenced transaction.
     t = Date.now();
     const sincePrevious = this.lastTriggerAt === undefined ? undefined : triggerAt - this.lastTriggerAt;
+    // Sorted before the transaction; the progress record only subtracts the commit instant from them.
+    const sortedIngest = sortedIngestTimes(records.map((r) => r.timestamp));
     const commit = commitBatch(pool, {
       pipelineVersionId,
       batchId,
@@ -167,6 +172,7 @@ export class PipelineRunner {
           now: now(),
           lateAccepted: processed.lateAccepted,
           partitionEventTime,
+          sortedIngest,
           ...(prepared ? { operator: prepared.report } : {}),
         }) as unknown as Record<string, unknown>,
     });
@@ -200,9 +206,8 @@ export class PipelineRunner {
       ranges = replan;
     } else {
       const plan = planBatch({
-        committedEnd: cp.endOffsets,
+        committedEnd: await this.startingPoint(cp, partitions),
         partitions,
-        startingOffsets: spec.source.kafka.startingOffsets,
         maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
       });
       if (plan.ranges.every((r) => r.to === r.from) && !(await this.idleReleasesWatermark(cp))) return undefined;
@@ -272,12 +277,15 @@ export class PipelineRunner {
     return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
   }
 
-  /** Offsets not yet read on the topic, from the committed checkpoint. */
-  async backlog(): Promise<number> {
-    const cp = await loadCheckpoint(this.res.pool, this.opts.pipelineVersionId);
-    const partitions: PartitionOffsets[] = await this.source.partitionOffsets();
-    const plan = planBatch({ committedEnd: cp.endOffsets, partitions, startingOffsets: this.compiled.spec.source.kafka.startingOffsets, maxOffsetsPerTrigger: Number.MAX_SAFE_INTEGER });
-    return backlogAfter(plan.ranges.map((r) => ({ ...r, to: r.from })), partitions);
+  /**
+   * Where the next plan starts: the checkpoint's offsets. A version that has read nothing yet records
+   * its start first when the spec says `latest` (the log end now), so it starts "from now" once — a
+   * restart before its first batch still starts there — and reads every new record from then on.
+   */
+  private async startingPoint(cp: Checkpoint, partitions: PartitionOffsets[]): Promise<Record<string, number>> {
+    if (cp.lastBatchId >= 0 || Object.keys(cp.endOffsets).length > 0) return cp.endOffsets;
+    const start = startingOffsets(this.compiled.spec.source.kafka.startingOffsets, partitions);
+    return start ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.epoch, start) : cp.endOffsets;
   }
 
   /**

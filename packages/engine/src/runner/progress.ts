@@ -4,6 +4,7 @@ import type { OutcomeCounts } from "../batch/outcomes";
 import type { PartitionEventTime } from "../batch/partition-watermark";
 import type { OperatorReport } from "../operator/result-operator";
 import type { OffsetRange, PartitionOffsets } from "../source/source";
+import { latencyPercentiles, type LatencyPercentiles } from "./latency";
 
 export interface PhaseDurations {
   plan: number;
@@ -39,6 +40,10 @@ export interface BatchProgress {
   partitionEventTime?: PartitionEventTime[];
   /** Windows / CDC / webhook: what the operator did in this batch. */
   operator?: OperatorReport;
+  /** End-to-end latency of the batch's rows, Kafka append time → this commit (ms); absent for a batch without rows. */
+  latencyMs?: LatencyPercentiles;
+  /** The newest Kafka append time among the batch's rows: how fresh the data it committed is. */
+  ingestTimeMax?: string;
 }
 
 export interface ProgressInput {
@@ -67,6 +72,8 @@ export interface ProgressInput {
   lateAccepted?: number;
   partitionEventTime?: PartitionEventTime[];
   operator?: OperatorReport;
+  /** The batch's rows' Kafka timestamps, sorted (latency.ts `sortedIngestTimes`), for latency and freshness. */
+  sortedIngest?: Float64Array;
 }
 
 const perSecond = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
@@ -76,6 +83,7 @@ export function buildProgress(p: ProgressInput): BatchProgress {
   const total = p.wallMs ?? p.phases.plan + p.phases.read + p.phases.process + p.phases.commit;
   const expectations: Record<string, number> = { ...p.warnings };
   for (const [name, n] of Object.entries(p.outcomes.dropped)) expectations[name] = (expectations[name] ?? 0) + n;
+  const latency = p.sortedIngest ? latencyPercentiles(p.sortedIngest, p.now.getTime()) : null;
   return {
     batchId: p.batchId,
     pipelineVersionId: p.pipelineVersionId,
@@ -98,6 +106,7 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     ...(p.lateAccepted ? { lateAccepted: p.lateAccepted } : {}),
     ...(p.partitionEventTime && p.partitionEventTime.length > 0 ? { partitionEventTime: p.partitionEventTime } : {}),
     ...(p.operator ? { operator: p.operator } : {}),
+    ...(latency ? { latencyMs: latency, ingestTimeMax: new Date(p.sortedIngest![p.sortedIngest!.length - 1]!).toISOString() } : {}),
   };
 }
 

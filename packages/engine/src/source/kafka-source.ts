@@ -11,6 +11,16 @@
 // batch's worth of records into a buffer while the engine processes and commits. The next read()
 // uses the buffer only if its range starts exactly where the buffer starts, so a read still returns
 // exactly the planned offsets; otherwise the buffer is dropped and the partition seeks as before.
+//
+// Partitions added to the topic later: the admin client refreshes the topic's metadata on every
+// offsets request (kafkajs admin clients have no metadata max age), so plans include a new partition
+// at once; the consumer's group, though, assigned it only the partitions it knew when it joined, so a
+// read of a partition it was not assigned rejoins with fresh metadata.
+//
+// Outages: kafkajs gives up on a broker that does not answer with errors it calls non-retriable; to
+// Sluice any failure to reach Kafka is a RetriableError (the batch re-runs). A consumer that crashed
+// is not restarted by kafkajs (restartOnFailure: false): a read waiting on it fails at once, and the
+// next read starts a fresh one. The admin client is replaced after a failure too.
 import { randomBytes } from "node:crypto";
 import type { Admin, Consumer, EachBatchPayload, Kafka } from "kafkajs";
 import { RetriableError } from "../errors";
@@ -48,6 +58,7 @@ interface PendingRead {
   partitions: Map<number, PendingPartition>;
   remaining: Set<number>;
   resolve: () => void;
+  reject: (err: Error) => void;
 }
 
 export class KafkaSource implements RecordSource {
@@ -57,6 +68,8 @@ export class KafkaSource implements RecordSource {
   private readonly readTimeoutMs: number;
   private admin: Admin | undefined;
   private consumer: Consumer | undefined;
+  /** The partitions the consumer's group assigned it at its last join. */
+  private assigned = new Set<number>();
   private joined: Promise<void> | undefined;
   private pending: PendingRead | undefined;
   private readonly ahead = new Map<number, ReadAhead>();
@@ -70,16 +83,18 @@ export class KafkaSource implements RecordSource {
   }
 
   async partitionOffsets(): Promise<PartitionOffsets[]> {
-    if (!this.admin) {
-      this.admin = this.kafka.admin();
-      await this.admin.connect();
-    }
     try {
+      if (!this.admin) {
+        this.admin = this.kafka.admin();
+        await this.admin.connect();
+      }
       const offsets = await this.admin.fetchTopicOffsets(this.topic);
       return offsets
         .map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }))
         .sort((a, b) => a.partition - b.partition);
     } catch (err) {
+      await this.admin?.disconnect().catch(() => undefined);
+      this.admin = undefined;
       throw new RetriableError(`could not fetch offsets of topic "${this.topic}": ${(err as Error).message}`, err);
     }
   }
@@ -87,7 +102,23 @@ export class KafkaSource implements RecordSource {
   async read(ranges: OffsetRange[]): Promise<SourceRecord[]> {
     const wanted = ranges.filter((r) => r.to > r.from);
     if (wanted.length === 0) return [];
-    const consumer = await this.ensureConsumer();
+    try {
+      return await this.readRanges(wanted);
+    } catch (err) {
+      if (err instanceof RetriableError) throw err;
+      // The consumer may be half-way through anything: the next read starts a fresh one.
+      await this.closeConsumer();
+      throw new RetriableError(`could not read topic "${this.topic}": ${(err as Error).message}`, err);
+    }
+  }
+
+  private async readRanges(wanted: OffsetRange[]): Promise<SourceRecord[]> {
+    let consumer = await this.ensureConsumer();
+    if (wanted.some((r) => !this.assigned.has(r.partition))) {
+      // A partition added since the group was joined: join again, with metadata that knows it.
+      await this.closeConsumer();
+      consumer = await this.ensureConsumer();
+    }
 
     const partitions = new Map<number, PendingPartition>();
     const seek: number[] = [];
@@ -107,8 +138,8 @@ export class KafkaSource implements RecordSource {
       if (state.next >= r.to) this.ahead.set(r.partition, { ...buffered, from: r.to, records: upTo === -1 ? [] : buffered.records.slice(upTo) });
     }
     const remaining = new Set([...partitions].filter(([, st]) => st.next < st.to).map(([p]) => p));
-    const done = new Promise<void>((resolve) => {
-      this.pending = { partitions, remaining, resolve };
+    const done = new Promise<void>((resolve, reject) => {
+      this.pending = { partitions, remaining, resolve, reject };
       if (remaining.size === 0) resolve();
     });
     for (const p of seek) consumer.seek({ topic: this.topic, partition: p, offset: String(partitions.get(p)!.next) });
@@ -138,11 +169,17 @@ export class KafkaSource implements RecordSource {
   }
 
   async close(): Promise<void> {
-    await this.consumer?.disconnect().catch(() => undefined);
+    await this.closeConsumer();
     await this.admin?.disconnect().catch(() => undefined);
-    this.consumer = undefined;
     this.admin = undefined;
+  }
+
+  private async closeConsumer(): Promise<void> {
+    await this.consumer?.disconnect().catch(() => undefined);
+    this.consumer = undefined;
     this.joined = undefined;
+    this.assigned = new Set();
+    this.ahead.clear();
   }
 
   private seekPending(consumer: Consumer): void {
@@ -153,9 +190,27 @@ export class KafkaSource implements RecordSource {
     }
   }
 
-  private ensureConsumer(): Promise<Consumer> {
+  private async ensureConsumer(): Promise<Consumer> {
     if (!this.joined) this.joined = this.startConsumer();
-    return this.joined.then(() => this.consumer!);
+    try {
+      await this.joined;
+    } catch (err) {
+      // A failed start is not remembered: the next read tries again.
+      await this.closeConsumer();
+      throw err;
+    }
+    if (!this.consumer) throw new RetriableError(`the Kafka consumer of "${this.topic}" stopped while joining its group`);
+    return this.consumer;
+  }
+
+  /** kafkajs disconnected the consumer after a failure it gave up on; a read waiting on it fails now. */
+  private onCrash(consumer: Consumer, error: Error): void {
+    if (this.consumer !== consumer) return;
+    this.consumer = undefined;
+    this.joined = undefined;
+    this.assigned = new Set();
+    this.ahead.clear();
+    this.pending?.reject(new RetriableError(`the Kafka consumer of "${this.topic}" stopped: ${error.message}`, error));
   }
 
   private async startConsumer(): Promise<void> {
@@ -165,17 +220,26 @@ export class KafkaSource implements RecordSource {
       maxWaitTimeInMs: 250,
       maxBytesPerPartition: 4 * 1024 * 1024,
       maxBytes: 32 * 1024 * 1024,
+      // We restart it ourselves, on the next read (onCrash).
+      retry: { restartOnFailure: async () => false },
     });
     this.consumer = consumer;
-    const joined = new Promise<void>((resolve) => {
-      consumer.on(consumer.events.GROUP_JOIN, () => {
+    const joined = new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        this.onCrash(consumer, payload.error);
+        reject(payload.error);
+      });
+      consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
         // After any (re)join the group resets positions; put pending partitions back where we were,
         // and drop read-ahead buffers (their partitions seek on their next read).
+        this.assigned = new Set(payload.memberAssignment[this.topic] ?? []);
         this.ahead.clear();
         this.seekPending(consumer);
         resolve();
       });
     });
+    // Awaited below; a crash before that (while connecting) must not count as unhandled.
+    joined.catch(() => undefined);
     await consumer.connect();
     await consumer.subscribe({ topic: this.topic, fromBeginning: true });
     await consumer.run({

@@ -62,6 +62,27 @@ export async function loadCheckpoint(db: pg.Pool | pg.PoolClient, pipelineVersio
   };
 }
 
+/**
+ * Record where a version that has read nothing yet starts (`startingOffsets: latest`: the log end of
+ * each partition when it first runs), so every later plan — after a restart too — starts there.
+ * Written once: only while the checkpoint names no offsets and no batch was committed, and only by
+ * the lease holder. Returns the recorded start, whoever recorded it.
+ */
+export async function recordStartingOffsets(db: pg.Pool, pipelineVersionId: string, epoch: number, offsets: Record<string, number>): Promise<Record<string, number>> {
+  const res = await db.query<{ end_offsets: Record<string, number>; lease_epoch: string }>(
+    `WITH started AS (
+       UPDATE checkpoints SET end_offsets = $3::jsonb, updated_at = now()
+        WHERE pipeline_version_id = $1 AND lease_epoch = $2 AND last_batch_id = -1 AND end_offsets = '{}'::jsonb
+       RETURNING end_offsets, lease_epoch)
+     SELECT end_offsets, lease_epoch FROM started
+     UNION ALL SELECT end_offsets, lease_epoch FROM checkpoints WHERE pipeline_version_id = $1 AND NOT EXISTS (SELECT 1 FROM started)`,
+    [pipelineVersionId, epoch, JSON.stringify(offsets)],
+  );
+  const r = res.rows[0];
+  if (!r || Number(r.lease_epoch) !== epoch) throw new FencedError(`pipeline version ${pipelineVersionId}: another runner took over before its starting offsets were recorded`);
+  return r.end_offsets;
+}
+
 /** The planned ranges of a batch, if it was planned (and perhaps not committed) before. */
 export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, batchId: number): Promise<OffsetRange[] | undefined> {
   const res = await db.query<{ ranges: OffsetRange[] }>(`SELECT ranges FROM offset_log WHERE pipeline_version_id = $1 AND batch_id = $2`, [pipelineVersionId, batchId]);

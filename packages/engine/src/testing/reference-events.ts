@@ -3,6 +3,7 @@
 // the expected result with one SQL query and compare it to the sink exactly.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
+import { expect } from "vitest";
 import { KafkaSource } from "../source/kafka-source";
 import { bulkSelect } from "../store/bulk";
 
@@ -46,6 +47,23 @@ export async function loadReferenceBatches(pool: pg.Pool, pipelineVersionIds: st
       WHERE o.pipeline_version_id = ANY($1)`,
     [pipelineVersionIds],
   );
+}
+
+/**
+ * The batches in ref_batches read every offset of the topic exactly once: per partition they follow
+ * each other from offset 0 to the topic's end (so a recomputation over them covers every event).
+ */
+export async function expectBatchesCoverTopic(pool: pg.Pool, kafka: Kafka, topic: string, table = "ref_batches"): Promise<void> {
+  const ranges = await pool.query<{ partition: number; from: string; to: string }>(`SELECT partition, "from", "to" FROM ${table} WHERE "to" > "from" ORDER BY partition, "from"`);
+  const next = new Map<number, number>();
+  for (const r of ranges.rows) {
+    expect({ partition: r.partition, from: Number(r.from) }).toEqual({ partition: r.partition, from: next.get(r.partition) ?? 0 });
+    next.set(r.partition, Number(r.to));
+  }
+  const admin = kafka.admin();
+  await admin.connect();
+  const high = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  expect(Object.fromEntries(next)).toEqual(Object.fromEntries(high.map((h) => [h.partition, Number(h.high)])));
 }
 
 /**

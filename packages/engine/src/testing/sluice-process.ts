@@ -1,6 +1,6 @@
 // The `sluice` command as a real child process, for tests that kill it, race two of it, or read its
 // exit code: `node --import tsx packages/cli/src/main.ts <args>` against a test database and topic.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,16 +22,38 @@ export interface SluiceProcess {
   waitForLines(pattern: RegExp, n: number): Promise<boolean>;
 }
 
-export function spawnSluice(
-  args: string[],
-  env: { databaseUrl: string; kafkaBrokers?: string[] },
-): SluiceProcess {
+export interface SluiceEnv {
+  databaseUrl: string;
+  kafkaBrokers?: string[];
+  /** More environment variables (LOG_LEVEL, …). */
+  extra?: Record<string, string>;
+}
+
+/** The user these tests' commands act as (SLUICE_ACTOR): an admin, so every command is allowed. */
+export const TEST_ACTOR = "engine-tests@sluice.local";
+
+/**
+ * Create TEST_ACTOR in the test database if it is not there (synchronously: spawnSluice is). A
+ * database that is missing or not migrated is left alone: those tests are about what the CLI says then.
+ */
+function ensureTestActor(databaseUrl: string): void {
+  try {
+    execFileSync("psql", [databaseUrl, "-qXc", `INSERT INTO users (id, email, name, role) VALUES ('engine-tests', '${TEST_ACTOR}', 'Engine tests', 'admin') ON CONFLICT (email) DO NOTHING`], { stdio: "pipe" });
+  } catch {
+    // no database or no users table yet
+  }
+}
+
+export function spawnSluice(args: string[], env: SluiceEnv): SluiceProcess {
+  ensureTestActor(env.databaseUrl);
   const child = spawn(process.execPath, ["--import", "tsx", CLI_MAIN, ...args], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
       DATABASE_URL: env.databaseUrl,
       KAFKA_BROKERS: (env.kafkaBrokers ?? testServices.kafkaBrokers).join(","),
+      SLUICE_ACTOR: TEST_ACTOR,
+      ...env.extra,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -71,10 +93,7 @@ export function spawnSluice(
 }
 
 /** Run `sluice <args>` to completion. */
-export async function runSluice(
-  args: string[],
-  env: { databaseUrl: string },
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runSluice(args: string[], env: SluiceEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const p = spawnSluice(args, env);
   const { code } = await p.exited;
   return { code, stdout: p.stdout.join("\n"), stderr: p.stderr.join("\n") };

@@ -13,44 +13,17 @@ import { totalOutcomes } from "../batch/outcomes";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
-import { batchLog, createEngineFixture, drainPipeline, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { batchLog, createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 import { judgedEventsSql, loadReferenceBatches, loadReferenceEvents } from "../testing/reference-events";
+import { EXPECTED_MEASURES, settlementsSpec, SINK_COLUMNS, tumbling5mLateness3mSql } from "../testing/settlements";
 
 const MIN = 60_000;
 let fx: EngineFixture;
 let manifest: Manifest;
 
-function settlementsSpec(topic: string, name: string, table: string, aggregate: Record<string, unknown>, overrides: Record<string, unknown> = {}): TPipelineSpec {
-  return ledgerSpec(topic, {
-    name,
-    source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 600 } },
-    eventTime: { column: "event_time", watermarkDelay: "2m", idleTimeout: "1h" },
-    expectations: [],
-    transform: { filter: "type in ['settlement', 'refund']" },
-    aggregate: {
-      groupBy: ["merchant_id"],
-      measures: {
-        settled: "sum(amount)",
-        refunded: "sum(amount) if type == 'refund'",
-        events: "count()",
-        customers: "count_distinct(customer_id)",
-        largest: "max(amount)",
-        mean: "avg(amount)",
-      },
-      ...aggregate,
-    },
-    sink: { postgres: { table } },
-    ...overrides,
-  });
-}
-
 function drain(spec: TPipelineSpec): Promise<{ pipelineVersionId: string; progress: BatchProgress[] }> {
   return drainPipeline(fx, spec);
 }
-
-const EXPECTED_MEASURES = `sum(amount)::text AS settled, coalesce(sum(amount) FILTER (WHERE type = 'refund'), 0)::text AS refunded, count(*)::int AS events,
-  count(DISTINCT customer_id)::int AS customers, max(amount)::text AS largest, round(avg(amount), 6)::text AS mean`;
-const SINK_COLUMNS = `merchant_id, window_start, window_end, settled::text, refunded::text, events::int, customers::int, largest::text, mean::text`;
 
 beforeAll(async () => {
   fx = await createEngineFixture("windows");
@@ -72,17 +45,6 @@ beforeAll(async () => {
   await loadReferenceEvents(fx.pool, fx.kafka, fx.topic);
 });
 afterAll(() => fx?.close());
-
-/** The update-mode settlements over the raw events: 5-minute windows, rows up to 3 minutes late accepted. */
-function tumbling5mLateness3mSql(): string {
-  return `WITH ${judgedEventsSql(2 * MIN)},
-       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
-                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark - interval '3 minutes')
-                     ORDER BY event_id, batch_id)
-       SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
-              to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
-         FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`;
-}
 
 describe("event-time windows: the reference check", () => {
   it("update mode (tumbling 5m, allowedLateness 3m): every window equals the SQL recomputation over the raw events", async () => {

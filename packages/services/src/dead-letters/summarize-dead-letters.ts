@@ -8,7 +8,7 @@
 // along the (version, outcome, created_at) index, never by sorting every row of the version.
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
-import { findLatestVersion } from "../pipelines/latest-version";
+import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 
 export const DEAD_LETTER_OUTCOMES = ["dead_letter", "quarantined", "late"] as const;
 export type TDeadLetterOutcome = (typeof DEAD_LETTER_OUTCOMES)[number];
@@ -78,7 +78,7 @@ export interface TDeadLetterSummary {
 /** null when there is no pipeline of that name. */
 export async function summarizeDeadLetters(db: PrismaClient, input: TSummarizeDeadLettersInput): Promise<TDeadLetterSummary | null> {
   const { pipeline: name, reasons: reasonLimit, rows: rowLimit, sample } = ZSummarizeDeadLettersInput.parse(input);
-  const ref = await findLatestVersion(db, name);
+  const ref = await findPipelineVersion(db, name);
   if (!ref) return null;
   const counts: TDeadLetterSummary["counts"] = { dead_letter: 0, quarantined: 0, late: 0, total: 0 };
   if (!ref.version) return { pipeline: ref.pipeline, version: null, counts, reasons: [], reasonGroups: 0, reasonSample: sample, rows: [] };

@@ -49,6 +49,8 @@ const ZProgress = z.object({
     .array(z.object({ partition: z.number().int(), eventTimeMax: instant, lastDataAt: instant, idle: z.boolean() }))
     .catch([]),
   operator: z.record(z.string(), z.union([z.number(), z.string()])).nullable().catch(null),
+  latencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() }).nullable().catch(null),
+  ingestTimeMax: instant,
 });
 
 export type TOutcomeCounts = z.infer<typeof ZOutcomes>;
@@ -93,6 +95,10 @@ export interface TBatchProgressView {
   partitions: TPartitionProgress[];
   /** Windows / CDC / webhook: what the operator did. */
   operator: Record<string, number | string> | null;
+  /** End-to-end latency of the batch's rows, Kafka append time → commit (ms); null for older records or no rows. */
+  latencyMs: { p50: number; p95: number; p99: number; max: number } | null;
+  /** The newest Kafka append time the batch committed. */
+  ingestTimeMax: Date | null;
 }
 
 export interface TBatchLogRow {
@@ -130,6 +136,8 @@ export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
     lateAccepted: p.lateAccepted,
     partitions: mergePartitions(p.sources, p.partitionEventTime),
     operator: p.operator,
+    latencyMs: p.latencyMs,
+    ingestTimeMax: p.ingestTimeMax,
   };
 }
 

@@ -2,11 +2,13 @@
 // recent batches as one row each (batch_log, the commit log: a row means the batch was committed).
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
-import { findLatestVersion } from "../pipelines/latest-version";
+import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { batchProgressView, type TBatchProgressView } from "./batch-progress-view";
 
 export const ZFindBatchProgressInput = z.object({
   pipeline: z.string().min(1).max(200),
+  /** A version number; the serving (newest) version when absent. */
+  version: z.number().int().positive().optional(),
   limit: z.number().int().min(1).max(100).default(20),
 });
 export type TFindBatchProgressInput = z.input<typeof ZFindBatchProgressInput>;
@@ -40,8 +42,8 @@ export interface TBatchProgress {
 
 /** null when there is no pipeline of that name. */
 export async function findBatchProgress(db: PrismaClient, input: TFindBatchProgressInput): Promise<TBatchProgress | null> {
-  const { pipeline: name, limit } = ZFindBatchProgressInput.parse(input);
-  const ref = await findLatestVersion(db, name);
+  const { pipeline: name, version, limit } = ZFindBatchProgressInput.parse(input);
+  const ref = await findPipelineVersion(db, name, version);
   if (!ref) return null;
   if (!ref.version) return { pipeline: ref.pipeline, version: null, latest: null, batches: [] };
   const rows = await db.batchLog.findMany({

@@ -4,7 +4,7 @@ import { ConsoleNav } from "@/components/console-nav";
 import { ServiceStatus } from "@/components/service-status";
 import { SessionGuard } from "@/components/session-guard";
 import { UserMenu } from "@/components/user-menu";
-import { requireUser } from "@/server/session/current-user";
+import { requireUser } from "@/server/auth/current-user";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const user = await requireUser("/pipelines");
@@ -17,7 +17,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </span>{" "}
           Sluice
         </div>
-        <ConsoleNav />
+        <ConsoleNav admin={user.role === "admin"} />
         <div className="shell__sidebar-footer">
           <ServiceStatus />
           <UserMenu name={user.name} email={user.email} role={user.role} />

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { getCurrentUser } from "@/server/session/current-user";
+import { ssoConfig } from "@/server/auth/auth";
+import { getCurrentUser } from "@/server/auth/current-user";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { SignInForm } from "./sign-in-form";
 
@@ -13,6 +14,7 @@ export default async function SignInPage({
 }) {
   const next = safeReturnPath((await searchParams).next);
   if (await getCurrentUser()) redirect(next);
+  const sso = ssoConfig();
   return (
     <main className="sign-in">
       <div className="sign-in__card">
@@ -23,7 +25,7 @@ export default async function SignInPage({
           Sluice
         </div>
         <p className="muted">Sign in to operate your pipelines.</p>
-        <SignInForm next={next} />
+        <SignInForm next={next} sso={sso ? { label: sso.label } : null} />
       </div>
     </main>
   );

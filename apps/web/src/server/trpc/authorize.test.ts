@@ -1,60 +1,43 @@
-import type { TRole, TSessionUser } from "@sluice/services";
+// roleProcedure and actionProcedure on a router built from the real middleware: they refuse before
+// the procedure runs, in the order sign-in → role → input → team, with the decision's own message.
+import type { TActor, TRole } from "@sluice/services";
 import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
-import { authorize } from "./authorize";
+import { z } from "zod";
 import type { TTrpcContext } from "./context";
-import { createCallerFactory, createTrpcRouter, roleProcedure } from "./init";
+import { actionProcedure, createCallerFactory, createTrpcRouter, roleProcedure } from "./init";
 
-const userWith = (role: TRole): TSessionUser => ({
-  id: `u_${role}`,
-  email: `${role}@sluice.local`,
-  name: role,
-  role,
-});
+const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 
-describe("authorize", () => {
-  it("no session is UNAUTHORIZED, whatever the required role", () => {
-    expect(authorize(null, "viewer")).toMatchObject({ ok: false, code: "UNAUTHORIZED" });
-  });
-
-  it("a role below the required one is FORBIDDEN and the message names both roles", () => {
-    const decision = authorize(userWith("operator"), "owner");
-    expect(decision).toMatchObject({ ok: false, code: "FORBIDDEN" });
-    expect(!decision.ok && decision.message).toMatch(/owner role.*signed in as operator/);
-  });
-
-  it("the required role and every role above it are allowed", () => {
-    for (const role of ["owner", "admin"] as const) {
-      expect(authorize(userWith(role), "owner")).toEqual({ ok: true, user: userWith(role) });
-    }
-  });
-});
-
-describe("roleProcedure", () => {
-  // A router built from the real middleware; the context carries no database because none is used.
+describe("roleProcedure and actionProcedure", () => {
+  // The context carries no database: every refusal below is decided before one would be needed.
   const router = createTrpcRouter({
     read: roleProcedure("viewer").query(({ ctx }) => ctx.user.role),
-    approve: roleProcedure("operator").mutation(({ ctx }) => `approved by ${ctx.user.email}`),
+    adminRead: roleProcedure("admin").query(() => "secret"),
+    manageUsers: actionProcedure("admin.users", z.object({ email: z.email() })).mutation(({ ctx }) => `done by ${ctx.user.email}`),
+    pause: actionProcedure("pipeline.lifecycle", z.object({ pipeline: z.string().min(1) }), (i) => ({ pipeline: i.pipeline })).mutation(() => "paused"),
   });
-  const caller = (user: TSessionUser | null) =>
-    createCallerFactory(router)({
-      user,
-      db: undefined as never,
-      logger: undefined as unknown as Logger,
-      resHeaders: new Headers(),
-      https: false,
-    } satisfies TTrpcContext);
+  const caller = (user: TActor | null) =>
+    createCallerFactory(router)({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" } } satisfies TTrpcContext);
 
-  it("rejects a caller without a session before the procedure runs", async () => {
+  it("rejects a caller without a session before anything else", async () => {
     await expect(caller(null).read()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(caller(null).pause({ pipeline: "" })).rejects.toMatchObject({ code: "UNAUTHORIZED", message: "Sign in to continue." });
   });
 
-  it("rejects a viewer from an operator procedure but lets the viewer read", async () => {
-    await expect(caller(userWith("viewer")).approve()).rejects.toMatchObject({ code: "FORBIDDEN" });
+  it("refuses a role below the ladder's minimum, naming both roles", async () => {
+    await expect(caller(userWith("owner")).adminRead()).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/admin role.*signed in as owner/) });
     await expect(caller(userWith("viewer")).read()).resolves.toBe("viewer");
   });
 
-  it("hands the procedure the signed-in user", async () => {
-    await expect(caller(userWith("admin")).approve()).resolves.toBe("approved by admin@sluice.local");
+  it("refuses a role that may never do the action before validating its input", async () => {
+    await expect(caller(userWith("viewer")).pause({ pipeline: "" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(caller(userWith("operator")).manageUsers({ email: "not-an-email" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  it("validates input once the role may act, and hands the procedure the actor", async () => {
+    await expect(caller(userWith("admin")).manageUsers({ email: "not-an-email" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(caller(userWith("admin")).manageUsers({ email: "x@sluice.local" })).resolves.toBe("done by admin@sluice.local");
+    await expect(caller(userWith("operator")).pause({ pipeline: "payments-ledger" })).resolves.toBe("paused");
   });
 });

@@ -1,14 +1,13 @@
-// Per-request tRPC context: the database, the signed-in user (or null) and the response headers,
-// through which auth procedures set and clear the session cookie.
+// Per-request tRPC context: the database, the signed-in actor (user, role, teams — or null), where
+// the request came from (for the audit log) and the response headers.
 import type { PrismaClient } from "@sluice/db";
-import type { TSessionUser } from "@sluice/services";
+import type { TActor, TAuditOrigin } from "@sluice/services";
 import type { Logger } from "pino";
 
 export interface TTrpcContext {
   db: PrismaClient;
-  user: TSessionUser | null;
+  user: TActor | null;
   logger: Logger;
   resHeaders: Headers;
-  /** Whether the browser reached us over HTTPS (session cookies are then marked Secure). */
-  https: boolean;
+  from: TAuditOrigin;
 }

@@ -1,10 +1,11 @@
-// tRPC building blocks. Only auth.signIn is a publicProcedure; every other procedure is a
-// roleProcedure(minRole), so each one states the least role allowed to call it.
-import type { TRole } from "@sluice/services";
-import { initTRPC, TRPCError } from "@trpc/server";
+// tRPC building blocks. There is no public procedure (signing in and out is the auth library's, at
+// /api/auth). Reads are roleProcedure(minRole); everything that changes something is an
+// actionProcedure: both ask the one authorization decision in @sluice/services.
+import type { TAction, TRole, TTargetRef } from "@sluice/services";
+import { initTRPC } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError, z } from "zod";
-import { authorize } from "./authorize";
+import { requireActionFor, requireActionRole, requireRole } from "./authorize";
 import type { TTrpcContext } from "./context";
 
 const t = initTRPC.context<TTrpcContext>().create({
@@ -27,14 +28,21 @@ const t = initTRPC.context<TTrpcContext>().create({
 export const createTrpcRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Anyone, signed in or not. Use only for signing in. */
-export const publicProcedure = t.procedure;
-
-/** Callers whose role is `minRole` or higher; `ctx.user` is then non-null. */
+/** Callers whose role is `minRole` or higher on the ladder; `ctx.user` is then non-null. */
 export function roleProcedure(minRole: TRole) {
-  return t.procedure.use(({ ctx, next }) => {
-    const decision = authorize(ctx.user, minRole);
-    if (!decision.ok) throw new TRPCError({ code: decision.code, message: decision.message });
-    return next({ ctx: { ...ctx, user: decision.user } });
-  });
+  return t.procedure.use(({ ctx, next }) => next({ ctx: { ...ctx, user: requireRole(ctx.user, minRole) } }));
+}
+
+/**
+ * A change: signed in (401 otherwise) → a role that may do the action at all (403) → input validated
+ * (400) → allowed on this target, i.e. the pipeline's team (403, or 404 for an unknown pipeline). `targetOf` names the
+ * pipeline from the input; leave it out for actions on no pipeline (admin.*).
+ */
+export function actionProcedure<TSchema extends z.ZodType>(action: TAction, input: TSchema, targetOf?: (input: z.output<TSchema>) => TTargetRef) {
+  return t.procedure
+    .use(({ ctx, next }) => next({ ctx: { ...ctx, user: requireActionRole(ctx.user, action) } }))
+    .input(input)
+    .use(async ({ ctx, input, next }) =>
+      next({ ctx: { ...ctx, user: await requireActionFor(ctx.db, ctx.user, action, targetOf ? targetOf(input as z.output<TSchema>) : null) } }),
+    );
 }

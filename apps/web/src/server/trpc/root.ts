@@ -1,7 +1,10 @@
 // The console's API: one router per domain. Client code imports only the AppRouter type.
+import { adminRouter } from "./routers/admin-router";
 import { authRouter } from "./routers/auth-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
+import { fleetRouter, signalsRouter } from "./routers/signals-router";
+import { runRouter } from "./routers/run-router";
 import { teamRouter } from "./routers/team-router";
 import { webhookRouter } from "./routers/webhook-router";
 import { createTrpcRouter } from "./init";
@@ -9,9 +12,13 @@ import { createTrpcRouter } from "./init";
 export const appRouter = createTrpcRouter({
   auth: authRouter,
   pipeline: pipelineRouter,
+  fleet: fleetRouter,
+  signals: signalsRouter,
   team: teamRouter,
   health: healthRouter,
   webhook: webhookRouter,
+  run: runRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { EmptyState } from "@/components/empty-state";
 import { PageHeader } from "@/components/page-header";
-import { requireUser } from "@/server/session/current-user";
+import { requireUser } from "@/server/auth/current-user";
 import { hasRole } from "@sluice/services";
 
 export const metadata: Metadata = { title: "Change requests" };

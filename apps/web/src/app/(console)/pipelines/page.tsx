@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { hasRole } from "@sluice/services";
+import { mayDoAction } from "@sluice/services";
 import { PageHeader } from "@/components/page-header";
-import { requireUser } from "@/server/session/current-user";
+import { requireUser } from "@/server/auth/current-user";
 import { PipelinesView } from "./pipelines-view";
 import { WebhookDeliveries } from "./webhook-deliveries";
 
@@ -12,13 +12,13 @@ export default async function PipelinesPage() {
   return (
     <>
       <PageHeader title="Pipelines">
-        The fleet: every registered pipeline, its owner team and latest spec version. Open a pipeline for what
-        the engine reports: run state, the latest batch with each partition&apos;s event time, recent batches and
-        dead letters. Status, rates, backlog, freshness and firing alerts join this table later.
+        The fleet, problems first: is anything failed or falling behind, since when, and is it losing data or
+        only late. Open a pipeline for its graph, charts over any range, batches and checkpoint.
       </PageHeader>
       <div className="stack">
         <PipelinesView />
-        <WebhookDeliveries canRetry={hasRole(user.role, "operator")} />
+        {/* Owners may retry their own teams' pipelines only; the procedure decides per pipeline. */}
+        <WebhookDeliveries canRetry={mayDoAction(user, "webhook.requeue")} />
       </div>
     </>
   );

@@ -11,7 +11,7 @@ import { useTRPC } from "@/trpc/react";
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
 const REFRESH_MS = 5_000;
 
-/** `canRetry`: the signed-in user is an operator or above (the procedure checks it again). */
+/** `canRetry`: the signed-in user's role may retry (an owner only for their teams' pipelines: the procedure decides). */
 export function WebhookDeliveries({ canRetry }: { canRetry: boolean }) {
   const trpc = useTRPC();
   const summary = useQuery({ ...trpc.webhook.summary.queryOptions(), refetchInterval: REFRESH_MS });
@@ -53,7 +53,7 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
     }),
   );
   const retry = (key?: string) => requeue.mutate({ pipeline, reason, ...(key ? { key } : {}) });
-  const notAllowed = canRetry ? undefined : "Retrying sends to the receiver again: it needs the operator role.";
+  const notAllowed = canRetry ? undefined : "Retrying sends to the receiver again: it needs the operator role (or owner, for your teams' pipelines).";
 
   return (
     <div className="webhook" data-testid={`webhook-${pipeline}`}>

@@ -1,15 +1,15 @@
 // The pipeline page's reads are for every signed-in role, and for nobody signed out. Checked on the
 // real router before any database access (the context has none).
-import type { TRole, TSessionUser } from "@sluice/services";
+import type { TActor, TRole } from "@sluice/services";
 import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
 import type { TTrpcContext } from "../context";
 import { createCallerFactory, createTrpcRouter } from "../init";
 import { pipelineRouter } from "./pipeline-router";
 
-const userWith = (role: TRole): TSessionUser => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role });
-const caller = (user: TSessionUser | null) =>
-  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), https: false } satisfies TTrpcContext);
+const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
+const caller = (user: TActor | null) =>
+  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" } } satisfies TTrpcContext);
 
 const reads = ["get", "batches", "deadLetters"] as const;
 

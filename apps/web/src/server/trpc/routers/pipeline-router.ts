@@ -3,7 +3,7 @@
 import { findBatchProgress, findPipelines, getPipelineDetail, summarizeDeadLetters } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { roleProcedure } from "../init";
-import { ZPipelineNameInputSchema } from "./pipeline-router.types";
+import { ZPipelineBatchesInputSchema, ZPipelineNameInputSchema } from "./pipeline-router.types";
 
 /** How many committed batches the pipeline page lists (`sluice status` shows the newest 5). */
 const BATCHES_LISTED = 20;
@@ -24,8 +24,8 @@ export const pipelineRouter = {
     .query(async ({ ctx, input }) => found(await getPipelineDetail(ctx.db, input), input.pipeline)),
 
   batches: roleProcedure("viewer")
-    .input(ZPipelineNameInputSchema)
-    .query(async ({ ctx, input }) => found(await findBatchProgress(ctx.db, { pipeline: input.pipeline, limit: BATCHES_LISTED }), input.pipeline)),
+    .input(ZPipelineBatchesInputSchema)
+    .query(async ({ ctx, input }) => found(await findBatchProgress(ctx.db, { ...input, limit: BATCHES_LISTED }), input.pipeline)),
 
   deadLetters: roleProcedure("viewer")
     .input(ZPipelineNameInputSchema)

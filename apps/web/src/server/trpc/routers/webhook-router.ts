@@ -1,9 +1,10 @@
 // Webhook deliveries: what the ledger holds per pipeline (viewers) and re-queueing failed deliveries
-// once the receiver is fixed (operators: it causes external side effects again). The re-queue is
-// recorded with the signed-in user as the actor; the workers running the pipeline do the sending.
+// once the receiver is fixed (operators for any pipeline, owners for their teams' pipelines: it causes
+// external side effects again). The re-queue is recorded with the signed-in user as the actor; the
+// workers running the pipeline do the sending.
 import { findWebhookDeliveries, requeueFailedWebhookDeliveries, summarizeWebhookDeliveries, WebhookRequeueError } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
-import { roleProcedure } from "../init";
+import { actionProcedure, roleProcedure } from "../init";
 import { ZWebhookPipelineInputSchema, ZWebhookRequeueInputSchema } from "./webhook-router.types";
 
 /** How many failed deliveries the console lists per pipeline (the CLI lists them all). */
@@ -20,8 +21,7 @@ export const webhookRouter = {
       return found;
     }),
 
-  requeue: roleProcedure("operator")
-    .input(ZWebhookRequeueInputSchema)
+  requeue: actionProcedure("webhook.requeue", ZWebhookRequeueInputSchema, (input) => ({ pipeline: input.pipeline }))
     .mutation(async ({ ctx, input }) => {
       try {
         const result = await requeueFailedWebhookDeliveries(ctx.db, { ...input, actor: `user:${ctx.user.email}` });

@@ -1,9 +1,11 @@
 // The recent committed batches, newest first: one row each from its progress record.
 import type { TBatchSummary } from "@sluice/services";
+import Link from "next/link";
+import { batchHref } from "./links";
 import { formatCount, formatDuration } from "./format";
 import { Time } from "./time";
 
-export function BatchHistory({ batches }: { batches: TBatchSummary[] }) {
+export function BatchHistory({ batches, pipeline, version }: { batches: TBatchSummary[]; pipeline: string; version: number | null }) {
   return (
     <section className="panel" data-testid="batch-history">
       <h2 className="panel__title">Recent batches</h2>
@@ -31,7 +33,9 @@ export function BatchHistory({ batches }: { batches: TBatchSummary[] }) {
         <tbody>
           {batches.map((b) => (
             <tr key={b.batchId} data-testid={`batch-${b.batchId}`}>
-              <td className="num strong">{b.batchId}</td>
+              <td className="num strong">
+                <Link href={batchHref(pipeline, b.batchId, version)}>{b.batchId}</Link>
+              </td>
               <td>
                 <Time value={b.committedAt} />
               </td>

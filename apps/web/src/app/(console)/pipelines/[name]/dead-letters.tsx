@@ -10,7 +10,7 @@ const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = { dead_letter: "dead l
 export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
   const sampled = s.counts.dead_letter > s.reasonSample || s.counts.quarantined > s.reasonSample || s.counts.late > s.reasonSample;
   return (
-    <section className="panel" data-testid="dead-letters">
+    <section className="panel" id="dead-letters" data-testid="dead-letters">
       <h2 className="panel__title">Dead letters and quarantine</h2>
       <p className="muted small">
         Kept in table <code>dead_letters</code> with their raw bytes: <strong>dead letter</strong> — the payload could not be decoded;{" "}

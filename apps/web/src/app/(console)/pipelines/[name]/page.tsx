@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
 import { PageHeader } from "@/components/page-header";
-import { requireUser } from "@/server/session/current-user";
+import { requireUser } from "@/server/auth/current-user";
 import { PipelineDetail } from "./pipeline-detail";
 
 type TProps = { params: Promise<{ name: string }> };
@@ -28,11 +29,13 @@ export default async function PipelinePage({ params }: TProps) {
         <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span> <span className="mono">{name}</span>
       </nav>
       <PageHeader title={name}>
-        What the engine reports for the pipeline&apos;s latest version: its run state on the workers, the newest
-        progress record with each partition&apos;s event time, the recent batches, and the rows that did not reach
-        the sink and why. Refreshed every few seconds.
+        Is it broken, since when, and is it losing data or only late: its run state, freshness, completeness
+        and correctness, the pipeline as a graph with the rows on every edge, every signal over time, the
+        checkpoint per partition, recent batches and dead letters. Live while the tab is open.
       </PageHeader>
-      <PipelineDetail name={name} />
+      <Suspense fallback={<p className="muted">Loading the pipeline…</p>}>
+        <PipelineDetail name={name} />
+      </Suspense>
     </>
   );
 }

@@ -6,10 +6,13 @@ import type { TPipelineDetail, TPipelineRunSummary } from "@sluice/services";
 import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { isAuthError, useTRPC } from "@/trpc/react";
+import { FiringAlerts, LifecycleActions } from "../fleet-slots";
 import { BatchHistory } from "./batch-history";
+import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
 import { LatestBatch } from "./latest-batch";
 import { Time } from "./time";
+import { useDashboardRange } from "./use-dashboard-range";
 
 const REFRESH_MS = 5_000;
 const DEAD_LETTERS_REFRESH_MS = 10_000;
@@ -24,8 +27,10 @@ const queryBehaviour = (everyMs: number) => ({
 export function PipelineDetail({ name }: { name: string }) {
   const trpc = useTRPC();
   const input = { pipeline: name };
+  const { range, version, setRange, setVersion } = useDashboardRange();
   const detail = useQuery({ ...trpc.pipeline.get.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
-  const batches = useQuery({ ...trpc.pipeline.batches.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
+  const versions = useQuery({ ...trpc.signals.versions.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
+  const batches = useQuery({ ...trpc.pipeline.batches.queryOptions({ ...input, version }), ...queryBehaviour(REFRESH_MS) });
   const deadLetters = useQuery({ ...trpc.pipeline.deadLetters.queryOptions(input), ...queryBehaviour(DEAD_LETTERS_REFRESH_MS) });
 
   if (detail.isPending) return <p className="muted">Loading the pipeline…</p>;
@@ -66,9 +71,17 @@ export function PipelineDetail({ name }: { name: string }) {
     );
   }
 
+  const noBatches = batches.data && !batches.data.latest;
+  const notRunning = noBatches ? (p.run ? `No committed batch yet; the pipeline is ${p.run.phase}.` : `Not started: npx sluice start ${p.name} "first deploy"`) : null;
   return (
     <div className="stack">
+      <div className="header-slots" data-testid="pipeline-header-slots">
+        <VersionSelect versions={versions.data ?? []} version={version} onChange={setVersion} />
+        <FiringAlerts pipeline={p.name} placement="pipeline-header" />
+        <LifecycleActions pipeline={p.name} version={version ?? p.latestVersion.version} placement="pipeline-header" />
+      </div>
       <Summary detail={p} />
+      <Dashboards pipeline={p.name} version={version} versions={versions.data ?? []} range={range} setRange={setRange} notRunning={notRunning} />
       {batches.isPending ? (
         <p className="muted">Loading batches…</p>
       ) : batches.isError ? (
@@ -78,7 +91,7 @@ export function PipelineDetail({ name }: { name: string }) {
       ) : batches.data.latest ? (
         <>
           <LatestBatch latest={batches.data.latest} eventTime={p.latestVersion.eventTime} />
-          <BatchHistory batches={batches.data.batches} />
+          <BatchHistory batches={batches.data.batches} pipeline={p.name} version={version ?? null} />
         </>
       ) : (
         <NoBatchesYet name={p.name} version={p.latestVersion.version} run={p.run} topic={p.latestVersion.topic} />

@@ -1,21 +1,16 @@
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { auth } from "@/server/auth/auth";
+import { db } from "@/server/db";
+import { webEnv } from "@/server/env";
+import { createTrpcHandler } from "@/server/http/trpc-handler";
 import { logger } from "@/server/logger";
 import { countRequests } from "@/server/metrics/registry";
-import { createTrpcContext } from "@/server/trpc/create-context";
-import { appRouter } from "@/server/trpc/root";
+import { consoleOrigins } from "@/server/web-env";
 
-const handler = countRequests("/api/trpc", (req: Request) =>
-  fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: createTrpcContext,
-    onError: ({ path, error }) => {
-      // Expected refusals (bad input, no session, wrong role) are not server errors.
-      if (error.code === "INTERNAL_SERVER_ERROR")
-        logger().error({ path, err: error.cause ?? error }, "tRPC procedure failed");
-    },
-  }),
-);
+let trpc: ((req: Request) => Promise<Response>) | undefined;
+
+const handler = countRequests("/api/trpc", (req: Request) => {
+  trpc ??= createTrpcHandler({ auth: auth(), db: db(), logger: logger(), trustedOrigins: consoleOrigins(webEnv()).trustedOrigins });
+  return trpc(req);
+});
 
 export { handler as GET, handler as POST };

@@ -1,0 +1,92 @@
+"use client";
+// The pipeline as a graph (React Flow, @xyflow/react): the phases left to right in the engine's order,
+// the branches where rows leave below them, and on every edge the rows that took it in the selected
+// range. Whether input = sink + every branch is said above it. The same counts are listed under the
+// graph as a table (readable without a pointer, and what the browser test compares).
+import { Background, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import type { TPipelineFlow } from "@sluice/services";
+import { formatValue } from "./format";
+
+const X_STEP = 190;
+const BRANCH_Y = 150;
+
+function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
+  const main = flow.nodes.filter((n) => n.kind !== "branch");
+  const x = new Map(main.map((n, i) => [n.id, i * X_STEP]));
+  const branchesOf = new Map<string, number>();
+  const nodes: Node[] = flow.nodes.map((n) => {
+    const parent = n.kind === "branch" ? flow.edges.find((e) => e.to === n.id)?.from : undefined;
+    const nth = parent ? (branchesOf.set(parent, (branchesOf.get(parent) ?? 0) + 1), branchesOf.get(parent)! - 1) : 0;
+    // Branches sit below and half a step right of their phase, so the edge and its count stay visible.
+    const position = parent ? { x: (x.get(parent) ?? 0) + X_STEP / 2 + nth * 30, y: BRANCH_Y + nth * 62 } : { x: x.get(n.id) ?? 0, y: 0 };
+    return {
+      id: n.id,
+      position,
+      data: { label: n.detail ? `${n.label} · ${n.detail}` : n.label },
+      className: `flow-node flow-node--${n.kind}`,
+      draggable: false,
+      connectable: false,
+      sourcePosition: parent || n.kind === "sink" ? undefined : ("right" as Node["sourcePosition"]),
+      targetPosition: (parent ? "top" : "left") as Node["targetPosition"],
+      type: n.kind === "source" ? "input" : n.kind === "sink" || n.kind === "branch" ? "output" : "default",
+    };
+  });
+  const edges: Edge[] = flow.edges.map((e) => ({
+    id: `${e.from}->${e.to}`,
+    source: e.from,
+    target: e.to,
+    label: formatValue(e.rows, "count", true),
+    animated: !e.leaves && e.rows > 0,
+    style: { stroke: e.leaves ? (e.rows > 0 ? "#bf8700" : "#d0d7de") : "#1f6feb", strokeWidth: e.leaves ? 1.2 : 2 },
+    markerEnd: { type: MarkerType.ArrowClosed },
+    labelBgPadding: [4, 2] as [number, number],
+    labelStyle: { fontSize: 11, fontWeight: 600 },
+  }));
+  return { nodes, edges };
+}
+
+export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
+  const { nodes, edges } = layout(flow);
+  const labelOf = new Map(flow.nodes.map((n) => [n.id, n.label]));
+  return (
+    <div data-testid="flow" data-input={flow.input} data-outcomes={flow.outcomes} data-balanced={flow.balanced}>
+      <p className={flow.balanced ? "small" : "small bad"} data-testid="flow-balance">
+        {flow.balanced
+          ? `Balanced: input ${formatValue(flow.input, "count", true)} = sink + every branch (${formatValue(flow.outcomes, "count", true)}); every batch in the range added up.`
+          : `NOT balanced: input ${formatValue(flow.input, "count", true)} ≠ outcomes ${formatValue(flow.outcomes, "count", true)} — rows are unaccounted for; check the batches in this range.`}
+      </p>
+      {flow.warnings.length > 0 ? (
+        <p className="small muted">
+          Kept but counted (warn expectations): {flow.warnings.map((w) => `${w.name} ${formatValue(w.rows, "count", true)}`).join(" · ")}
+        </p>
+      ) : null}
+      <div className="flow">
+        <ReactFlow nodes={nodes} edges={edges} fitView nodesDraggable={false} nodesConnectable={false} elementsSelectable={false} proOptions={{ hideAttribution: true }} minZoom={0.3}>
+          <Background gap={24} color="#eaeef2" />
+        </ReactFlow>
+      </div>
+      <details className="small">
+        <summary>Rows per edge</summary>
+        <table className="table" data-testid="flow-edges">
+          <thead>
+            <tr>
+              <th>From</th>
+              <th>To</th>
+              <th className="num">Rows</th>
+            </tr>
+          </thead>
+          <tbody>
+            {flow.edges.map((e) => (
+              <tr key={`${e.from}->${e.to}`} data-from={e.from} data-to={e.to} data-rows={e.rows} data-leaves={e.leaves}>
+                <td>{labelOf.get(e.from)}</td>
+                <td>{labelOf.get(e.to)}</td>
+                <td className="num mono">{formatValue(e.rows, "count", true)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+// The console's HTTP surface for integration tests: the real auth library instance and the real tRPC
+// handler on a fresh migrated database, called with real Requests (cookies, Origin, addresses) —
+// everything `next start` runs except the socket. Demo users are seeded with DEMO_PASSWORD.
+import { createPrismaClient, type PrismaClient } from "@sluice/db";
+import { seedDemo } from "@sluice/services";
+import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import pino from "pino";
+import superjson from "superjson";
+import { handleAuthRequest } from "../auth/auth-route";
+import { createAuth, type TAuth } from "../auth/create-auth";
+import type { TSsoConfig } from "../auth/sso-config";
+import { createTrpcHandler } from "../http/trpc-handler";
+
+export const CONSOLE_URL = "http://127.0.0.1:3139";
+export const DEMO_PASSWORD = "correct-horse-battery";
+
+export interface TConsoleUnderTest {
+  db: PrismaClient;
+  database: TestDatabase;
+  auth: TAuth;
+  /** POST /api/auth/sign-in/email; `cookie` is the session cookie ("name=value") on success. */
+  signIn(email: string, password: string, opts?: { ip?: string }): Promise<{ status: number; body: { message?: string; code?: string; retryAfterSeconds?: number }; cookie: string | null }>;
+  /** POST to any /api/auth path as a browser on the console's own page would. */
+  authPost(path: string, body: unknown, cookie: string | null, opts?: { origin?: string; ip?: string }): Promise<Response>;
+  /** A tRPC call: queries as GET, mutations as POST from the console's origin (or `origin`). */
+  trpc(kind: "query" | "mutation", path: string, input: unknown, cookie: string | null, opts?: { origin?: string | null }): Promise<{ status: number; json: unknown; message?: string }>;
+  close(): Promise<void>;
+}
+
+export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig } = {}): Promise<TConsoleUnderTest> {
+  const database = await createTestDatabase(label);
+  const db = createPrismaClient(database.url);
+  await seedDemo(db, DEMO_PASSWORD);
+  const logger = pino({ level: "silent" });
+  const trustedOrigins = [CONSOLE_URL];
+  const auth = createAuth({ db, secret: "s".repeat(48), publicUrl: CONSOLE_URL, trustedOrigins, sessionTtlHours: 12, sso: opts.sso ?? null, logger });
+  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins });
+
+  const authPost = (path: string, body: unknown, cookie: string | null, o: { origin?: string; ip?: string } = {}) =>
+    handleAuthRequest(
+      auth,
+      new Request(`${CONSOLE_URL}/api/auth${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: o.origin ?? CONSOLE_URL, "x-forwarded-for": o.ip ?? "127.0.0.10", "user-agent": "integration-test", ...(cookie ? { cookie } : {}) },
+        body: JSON.stringify(body),
+      }),
+    );
+
+  return {
+    db,
+    database,
+    auth,
+    authPost,
+    async signIn(email, password, o = {}) {
+      const res = await authPost("/sign-in/email", { email, password }, null, o);
+      const setCookie = res.headers.getSetCookie().find((c) => c.startsWith("sluice.session_token="));
+      return { status: res.status, body: await res.json().catch(() => ({})), cookie: setCookie ? setCookie.split(";")[0]! : null };
+    },
+    async trpc(kind, path, input, cookie, o = {}) {
+      const headers: Record<string, string> = { "x-forwarded-for": "127.0.0.10", ...(cookie ? { cookie } : {}) };
+      const origin = o.origin === undefined ? CONSOLE_URL : o.origin;
+      const serialized = encodeURIComponent(JSON.stringify(superjson.serialize(input)));
+      const req =
+        kind === "query"
+          ? new Request(`${CONSOLE_URL}/api/trpc/${path}?input=${serialized}`, { headers })
+          : new Request(`${CONSOLE_URL}/api/trpc/${path}`, {
+              method: "POST",
+              headers: { ...headers, "content-type": "application/json", ...(origin ? { origin } : {}) },
+              body: JSON.stringify(superjson.serialize(input)),
+            });
+      const res = await trpcHandler(req);
+      const json = (await res.json()) as { error?: { message?: string; json?: { message?: string } } };
+      return { status: res.status, json, message: json.error?.json?.message ?? json.error?.message };
+    },
+    async close() {
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}

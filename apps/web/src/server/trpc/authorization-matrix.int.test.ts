@@ -1,0 +1,147 @@
+// Every mutating tRPC procedure × every kind of caller, through the real HTTP handler with real
+// session cookies: signed out → 401, a role or team that may not → 403 and the change did not happen
+// (checked in Postgres); the roles that may → the change happened. A new mutation without a row here
+// fails the first test, so none can be added without deciding who may call it.
+import type { PrismaClient } from "@sluice/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRouter } from "./root";
+import { DEMO_PASSWORD, startConsoleUnderTest, type TConsoleUnderTest } from "../testing/console-under-test";
+
+type TCaller = "signedOut" | "viewer" | "operator" | "owner" | "ownerOfOtherTeam" | "admin";
+const CALLERS: TCaller[] = ["signedOut", "viewer", "operator", "owner", "ownerOfOtherTeam", "admin"];
+const EMAILS: Record<Exclude<TCaller, "signedOut">, string> = {
+  viewer: "viewer@sluice.local",
+  operator: "operator@sluice.local",
+  owner: "owner@sluice.local", // owner of Payments Data, which owns the pipelines below
+  ownerOfOtherTeam: "risk-owner@sluice.local", // owner of Risk & Fraud only
+  admin: "admin@sluice.local",
+};
+
+interface TCase {
+  allowed: TCaller[];
+  /** Prepare what this caller's attempt acts on; returns the procedure's input. */
+  prepare(db: PrismaClient, tag: string): Promise<unknown>;
+  /** Whether the attempt changed the database. */
+  happened(db: PrismaClient, tag: string): Promise<boolean>;
+}
+
+const ADMIN_ONLY: TCaller[] = ["admin"];
+const FLEET_OR_OWN_TEAM: TCaller[] = ["operator", "owner", "admin"];
+
+let c: TConsoleUnderTest;
+const cookies = new Map<TCaller, string | null>();
+let paymentsTeamId: string;
+let riskTeamId: string;
+
+async function pipelineOfPayments(db: PrismaClient, name: string): Promise<{ pipelineId: string; versionId: string }> {
+  const p = await db.pipeline.create({ data: { name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: { name }, specHash: `hash-${name}` } } }, include: { versions: true } });
+  return { pipelineId: p.id, versionId: p.versions[0]!.id };
+}
+const targetUser = (db: PrismaClient, tag: string) => db.user.create({ data: { email: `target-${tag}@sluice.local`, name: `Target ${tag}` } });
+
+const MUTATIONS: Record<string, TCase> = {
+  "webhook.requeue": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const { pipelineId, versionId } = await pipelineOfPayments(db, `hooks-${tag}`);
+      await db.webhookDelivery.create({ data: { pipelineId, idempotencyKey: `k-${tag}`, status: "failed", attempts: 10, payload: {}, pipelineVersionId: versionId, batchId: 0 } });
+      return { pipeline: `hooks-${tag}`, reason: "matrix" };
+    },
+    happened: async (db, tag) => (await db.webhookDelivery.findFirstOrThrow({ where: { idempotencyKey: `k-${tag}` } })).status === "pending",
+  },
+  "run.command": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      await pipelineOfPayments(db, `ledger-${tag}`);
+      return { pipeline: `ledger-${tag}`, command: "start", reason: "matrix" };
+    },
+    happened: async (db, tag) => (await db.pipelineRunTransition.count({ where: { run: { pipelineVersion: { pipeline: { name: `ledger-${tag}` } } } } })) > 0,
+  },
+  "admin.createUser": {
+    allowed: ADMIN_ONLY,
+    prepare: async (_db, tag) => ({ email: `new-${tag}@sluice.local`, name: "New Person", role: "viewer" }),
+    happened: async (db, tag) => (await db.user.count({ where: { email: `new-${tag}@sluice.local` } })) > 0,
+  },
+  "admin.setRole": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ userId: (await targetUser(db, tag)).id, role: "operator" }),
+    happened: async (db, tag) => (await db.user.findUniqueOrThrow({ where: { email: `target-${tag}@sluice.local` } })).role === "operator",
+  },
+  "admin.setDisabled": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ userId: (await targetUser(db, tag)).id, disabled: true }),
+    happened: async (db, tag) => (await db.user.findUniqueOrThrow({ where: { email: `target-${tag}@sluice.local` } })).disabledAt !== null,
+  },
+  "admin.resetPassword": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ userId: (await targetUser(db, tag)).id }),
+    happened: async (db, tag) => (await db.account.count({ where: { user: { email: `target-${tag}@sluice.local` } } })) > 0,
+  },
+  "admin.createTeam": {
+    allowed: ADMIN_ONLY,
+    prepare: async (_db, tag) => ({ slug: `team-${tag}`, name: `Team ${tag}` }),
+    happened: async (db, tag) => (await db.team.count({ where: { slug: `team-${tag}` } })) > 0,
+  },
+  "admin.setTeamMember": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ teamId: riskTeamId, userId: (await targetUser(db, tag)).id, member: true }),
+    happened: async (db, tag) => (await db.teamMember.count({ where: { teamId: riskTeamId, user: { email: `target-${tag}@sluice.local` } } })) > 0,
+  },
+  "admin.setOnCall": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ teamId: (await db.team.create({ data: { slug: `oncall-${tag}`, name: tag } })).id, onCallEmail: "pager@sluice.local", webhook: { kind: "env", name: "PAGER_URL" } }),
+    happened: async (db, tag) => (await db.team.findUniqueOrThrow({ where: { slug: `oncall-${tag}` } })).onCallEmail !== null,
+  },
+  "admin.createSsoMapping": {
+    allowed: ADMIN_ONLY,
+    prepare: async (_db, tag) => ({ group: `g-${tag}`, role: "viewer", teamId: null }),
+    happened: async (db, tag) => (await db.ssoGroupMapping.count({ where: { group: `g-${tag}` } })) > 0,
+  },
+  "admin.deleteSsoMapping": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ id: (await db.ssoGroupMapping.create({ data: { group: `del-${tag}`, role: "viewer" } })).id }),
+    happened: async (db, tag) => (await db.ssoGroupMapping.count({ where: { group: `del-${tag}` } })) === 0,
+  },
+};
+
+beforeAll(async () => {
+  c = await startConsoleUnderTest("authz_matrix");
+  paymentsTeamId = (await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } })).id;
+  riskTeamId = (await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } })).id;
+  const riskOwner = await c.db.user.create({ data: { email: EMAILS.ownerOfOtherTeam, name: "Rita Risk-Owner", role: "owner", memberships: { create: { teamId: riskTeamId } } } });
+  await c.db.account.create({ data: { id: `credential-${riskOwner.id}`, userId: riskOwner.id, providerId: "credential", accountId: riskOwner.id, password: (await c.db.account.findFirstOrThrow({ where: { user: { email: EMAILS.viewer } } })).password } });
+  cookies.set("signedOut", null);
+  for (const [i, caller] of (Object.keys(EMAILS) as (keyof typeof EMAILS)[]).entries()) {
+    const signedIn = await c.signIn(EMAILS[caller], DEMO_PASSWORD, { ip: `10.9.0.${i + 1}` });
+    expect(signedIn.status, `${caller} signs in`).toBe(200);
+    cookies.set(caller, signedIn.cookie);
+  }
+});
+afterAll(async () => {
+  await c?.close();
+});
+
+describe("authorization matrix", () => {
+  it("covers every mutating procedure of the console's API", () => {
+    const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+      .filter(([, p]) => p._def.type === "mutation")
+      .map(([path]) => path)
+      .sort();
+    expect(mutations).toEqual(Object.keys(MUTATIONS).sort());
+  });
+
+  describe.each(Object.entries(MUTATIONS))("%s", (path, matrix) => {
+    it.each(CALLERS)("called by %s", async (caller) => {
+      const tag = `${path.replace(/\W/g, "")}-${caller}`.toLowerCase();
+      const input = await matrix.prepare(c.db, tag);
+      const res = await c.trpc("mutation", path, input, cookies.get(caller)!);
+      const allowed = matrix.allowed.includes(caller);
+      const expected = caller === "signedOut" ? 401 : allowed ? 200 : 403;
+      expect(res.status, `${caller} → ${path}: ${res.message}`).toBe(expected);
+      expect(await matrix.happened(c.db, tag), `${path} by ${caller} happened`).toBe(allowed);
+      if (caller === "ownerOfOtherTeam" && !allowed && matrix.allowed.includes("owner")) {
+        expect(res.message).toMatch(/only for your own teams' pipelines: ".*" — it belongs to Payments Data; your teams: Risk & Fraud/);
+      }
+    });
+  });
+});

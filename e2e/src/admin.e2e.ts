@@ -1,0 +1,90 @@
+// The Admin page in a real browser: an admin adds a person (with a one-time password shown once),
+// maps an identity-provider group, sets a team's on-call contact (the webhook URL is never shown
+// again); the new person signs in with the one-time password; a viewer finds no Admin area.
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "./browser";
+import { assertConsoleReachable, baseUrl } from "./console-url";
+
+const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
+const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
+let browser: Browser;
+
+async function signedIn(email: string, password: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 900 } });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(/\/pipelines$/);
+  return page;
+}
+
+describe("Admin page", () => {
+  before(async () => {
+    await assertConsoleReachable();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  test("an admin adds a person, maps a group and sets an on-call contact; the person signs in with the one-time password", async () => {
+    const page = await signedIn("admin@sluice.local", DEMO_PASSWORD);
+    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).click();
+    await page.getByRole("heading", { level: 1, name: "Admin" }).waitFor();
+    await page.getByTestId("user-viewer@sluice.local").waitFor();
+
+    const add = page.getByRole("form", { name: "Add a person" });
+    await add.getByLabel("Email").fill("not-an-email");
+    await add.getByLabel("Name").fill("Pat Person");
+    await add.getByRole("button", { name: "Add person" }).click();
+    await add.getByRole("alert").filter({ hasText: "Enter an email address" }).waitFor();
+
+    await add.getByLabel("Email").fill("pat@sluice.local");
+    await add.getByLabel("Role").selectOption("owner");
+    await add.getByLabel("Team").selectOption({ label: "Risk & Fraud" });
+    await add.getByRole("button", { name: "Add person" }).click();
+    const created = await add.getByRole("status").filter({ hasText: "One-time password" }).textContent();
+    const oneTimePassword = /One-time password: (\w+)/.exec(created ?? "")?.[1];
+    assert.ok(oneTimePassword, `one-time password shown: ${created}`);
+    await page.getByTestId("user-pat@sluice.local").getByText("Risk & Fraud").waitFor();
+
+    const map = page.getByRole("form", { name: "Map a group" });
+    await map.getByLabel("Group").fill("risk-engineers");
+    await map.getByLabel("Role").selectOption("owner");
+    await map.getByLabel("Team").selectOption({ label: "Risk & Fraud" });
+    await map.getByRole("button", { name: "Map group" }).click();
+    await page.getByTestId("sso-risk-engineers").getByText("Risk & Fraud").waitFor();
+
+    const onCall = page.getByRole("form", { name: "On-call contact of Risk & Fraud" });
+    await onCall.getByLabel("On-call email").fill("risk-pager@sluice.local");
+    await onCall.getByLabel(/^Webhook/).selectOption("url");
+    await onCall.getByLabel("Webhook URL").fill("https://hooks.example.com/services/very-secret-token");
+    await onCall.getByRole("button", { name: "Save on-call" }).click();
+    await onCall.getByText("host hooks.example.com; the URL is never shown").waitFor();
+    assert.doesNotMatch(await page.content(), /very-secret-token/);
+
+    mkdirSync(resultsDir, { recursive: true });
+    await page.screenshot({ path: path.join(resultsDir, "admin.png"), fullPage: true });
+    await page.context().close();
+
+    const pat = await signedIn("pat@sluice.local", oneTimePassword);
+    await pat.getByTestId("signed-in-user").getByText("owner", { exact: true }).waitFor();
+    await pat.context().close();
+  });
+
+  test("a viewer has no Admin area, and the page itself says it is for admins", async () => {
+    const page = await signedIn("viewer@sluice.local", DEMO_PASSWORD);
+    assert.equal(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).count(), 0);
+    await page.goto("/admin");
+    await page.getByRole("heading", { name: "Admins only" }).waitFor();
+    await page.context().close();
+  });
+});

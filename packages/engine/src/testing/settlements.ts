@@ -1,0 +1,48 @@
+// The windowed settlements workload of the engine's window tests, shared with the tests that run it
+// through outages: the spec (a ledger topic folded into per-merchant windows with every kind of
+// measure) and the SQL that recomputes its expected result from the raw events (reference-events.ts).
+import type { TPipelineSpec } from "@sluice/spec";
+import { ledgerSpec } from "./engine-fixture";
+import { judgedEventsSql } from "./reference-events";
+
+const MIN = 60_000;
+
+export function settlementsSpec(topic: string, name: string, table: string, aggregate: Record<string, unknown>, overrides: Record<string, unknown> = {}): TPipelineSpec {
+  return ledgerSpec(topic, {
+    name,
+    source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 600 } },
+    eventTime: { column: "event_time", watermarkDelay: "2m", idleTimeout: "1h" },
+    expectations: [],
+    transform: { filter: "type in ['settlement', 'refund']" },
+    aggregate: {
+      groupBy: ["merchant_id"],
+      measures: {
+        settled: "sum(amount)",
+        refunded: "sum(amount) if type == 'refund'",
+        events: "count()",
+        customers: "count_distinct(customer_id)",
+        largest: "max(amount)",
+        mean: "avg(amount)",
+      },
+      ...aggregate,
+    },
+    sink: { postgres: { table } },
+    ...overrides,
+  });
+}
+
+export const EXPECTED_MEASURES = `sum(amount)::text AS settled, coalesce(sum(amount) FILTER (WHERE type = 'refund'), 0)::text AS refunded, count(*)::int AS events,
+  count(DISTINCT customer_id)::int AS customers, max(amount)::text AS largest, round(avg(amount), 6)::text AS mean`;
+/** The sink's columns, cast like EXPECTED_MEASURES, for comparing rows. */
+export const SINK_COLUMNS = `merchant_id, window_start, window_end, settled::text, refunded::text, events::int, customers::int, largest::text, mean::text`;
+
+/** The update-mode settlements over the raw events: 5-minute windows, rows up to 3 minutes late accepted (watermarkDelay 2m). */
+export function tumbling5mLateness3mSql(): string {
+  return `WITH ${judgedEventsSql(2 * MIN)},
+       accepted AS (SELECT DISTINCT ON (event_id) * FROM ref_judged
+                     WHERE type IN ('settlement', 'refund') AND (prev_watermark IS NULL OR event_time >= prev_watermark - interval '3 minutes')
+                     ORDER BY event_id, batch_id)
+       SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
+              to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
+         FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`;
+}

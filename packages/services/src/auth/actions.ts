@@ -1,0 +1,28 @@
+// The closed set of things a person can change in Sluice, and which roles may do each one. This table
+// is the whole policy: authorize-action.ts applies it. To add an action (a later feature), add a row.
+//
+// - `fleet`: roles allowed on every target (operators run the whole fleet).
+// - `ownTeam`: roles allowed only when the target pipeline belongs to one of the actor's teams.
+// - admin may do everything, so it is never listed.
+import type { TRole } from "./roles";
+
+export interface TActionRule {
+  /** What the action needs to be decided: a pipeline (its owner team), or nothing. */
+  target: "pipeline" | "none";
+  fleet: readonly TRole[];
+  ownTeam: readonly TRole[];
+  /** Completes "you may not …" in a refusal. */
+  describe: string;
+}
+
+export const ACTIONS = {
+  "pipeline.lifecycle": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "start, pause, resume, stop or restart a pipeline" },
+  "pipeline.register": { target: "pipeline", fleet: [], ownTeam: ["owner"], describe: "register a pipeline or a new version of its spec" },
+  "webhook.requeue": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "re-send a pipeline's failed webhook deliveries" },
+  "admin.users": { target: "none", fleet: [], ownTeam: [], describe: "manage users (invite, role, disable, reset password)" },
+  "admin.teams": { target: "none", fleet: [], ownTeam: [], describe: "manage teams (members, on-call contact)" },
+  "admin.sso": { target: "none", fleet: [], ownTeam: [], describe: "change the single sign-on group mapping" },
+} as const satisfies Record<string, TActionRule>;
+
+export type TAction = keyof typeof ACTIONS;
+export const ACTION_NAMES = Object.keys(ACTIONS) as TAction[];

@@ -1,0 +1,116 @@
+// The pipeline as a graph of its phases, in the engine's order (decode → contract → expectations →
+// filter → late → dedup → window / CDC / webhook → sink), with the rows that took each edge over a
+// range: the main line carries what is left after each phase, and a branch leaves it for every
+// outcome that is not the sink. "Nothing vanishes silently": input = sink + every branch, checked here.
+import { z } from "zod";
+
+export interface TFlowTotals {
+  inputRows: number;
+  sink: number;
+  duplicate: number;
+  filtered: number;
+  quarantined: number;
+  deadLetter: number;
+  late: number;
+  stale: number;
+  /** Dropped per `drop` expectation. */
+  droppedBy: Record<string, number>;
+  /** Violations per expectation (warn: kept and counted; drop: these rows left). */
+  violations: Record<string, number>;
+  unbalancedBatches: number;
+}
+
+export interface TFlowNode {
+  id: string;
+  kind: "source" | "phase" | "sink" | "branch";
+  label: string;
+  /** A second line: the topic, the rule, the table. */
+  detail: string | null;
+}
+
+export interface TFlowEdge {
+  from: string;
+  to: string;
+  rows: number;
+  /** A branch where rows leave the main line (dead letter, quarantined, dropped, filtered, late, duplicate, stale). */
+  leaves: boolean;
+}
+
+export interface TPipelineFlow {
+  nodes: TFlowNode[];
+  edges: TFlowEdge[];
+  input: number;
+  /** sink + every branch. */
+  outcomes: number;
+  /** input = outcomes, and every batch in the range balanced on its own. */
+  balanced: boolean;
+  /** `warn` expectations: rows that violated them but stayed on the line. */
+  warnings: { name: string; rows: number }[];
+}
+
+/** What the graph needs from the stored spec (read leniently: it was validated when registered). */
+export const ZFlowSpec = z.object({
+  source: z.object({ kafka: z.object({ topic: z.string() }) }).optional().catch(undefined),
+  expectations: z.array(z.object({ name: z.string(), action: z.string().default("warn"), expr: z.string().optional() })).catch([]),
+  transform: z.object({ filter: z.string().optional() }).optional().catch(undefined),
+  eventTime: z.object({ column: z.string() }).optional().catch(undefined),
+  dedupe: z.object({ key: z.array(z.string()) }).optional().catch(undefined),
+  aggregate: z.object({}).passthrough().optional().catch(undefined),
+  cdc: z.object({}).passthrough().optional().catch(undefined),
+  sink: z.object({ postgres: z.object({ table: z.string() }).optional(), webhook: z.object({}).passthrough().optional() }).optional().catch(undefined),
+});
+export type TFlowSpec = z.infer<typeof ZFlowSpec>;
+
+export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
+  const nodes: TFlowNode[] = [{ id: "source", kind: "source", label: "Kafka source", detail: spec.source?.kafka.topic ?? null }];
+  const edges: TFlowEdge[] = [];
+  let at = "source";
+  let flowing = t.inputRows;
+  let leaving = 0;
+  const phase = (id: string, label: string, detail: string | null, branches: { id: string; label: string; rows: number }[]) => {
+    nodes.push({ id, kind: "phase", label, detail });
+    edges.push({ from: at, to: id, rows: flowing, leaves: false });
+    for (const b of branches) {
+      nodes.push({ id: `${id}:${b.id}`, kind: "branch", label: b.label, detail: null });
+      edges.push({ from: id, to: `${id}:${b.id}`, rows: b.rows, leaves: true });
+      flowing -= b.rows;
+      leaving += b.rows;
+    }
+    at = id;
+  };
+
+  phase("decode", "Decode", "JSON", [{ id: "dead-letter", label: "dead letter (undecodable)", rows: t.deadLetter }]);
+  phase("contract", "Contract", null, [{ id: "quarantined", label: "quarantined", rows: t.quarantined }]);
+  if (spec.expectations.length > 0) {
+    const drops = spec.expectations.filter((e) => e.action === "drop").length;
+    phase(
+      "expectations",
+      "Expectations",
+      `${spec.expectations.length} rule${spec.expectations.length === 1 ? "" : "s"}, ${drops} drop`,
+      spec.expectations.filter((e) => e.action === "drop").map((e) => ({ id: `dropped:${e.name}`, label: `dropped by ${e.name}`, rows: t.droppedBy[e.name] ?? 0 })),
+    );
+  }
+  // Drops by an expectation no longer in this spec (renamed since) still left the line: show them too.
+  const listed = new Set(spec.expectations.map((e) => e.name));
+  const orphanDrops = Object.entries(t.droppedBy).filter(([name, n]) => !listed.has(name) && n > 0);
+  if (orphanDrops.length > 0 && !nodes.some((n) => n.id === "expectations")) phase("expectations", "Expectations", null, []);
+  for (const [name, rows] of orphanDrops) {
+    nodes.push({ id: `expectations:dropped:${name}`, kind: "branch", label: `dropped by ${name}`, detail: null });
+    edges.push({ from: "expectations", to: `expectations:dropped:${name}`, rows, leaves: true });
+    flowing -= rows;
+    leaving += rows;
+  }
+  if (spec.transform?.filter || t.filtered > 0) phase("filter", "Filter", spec.transform?.filter ?? null, [{ id: "filtered", label: "filtered out", rows: t.filtered }]);
+  if (spec.eventTime || t.late > 0) phase("late", "Watermark", spec.eventTime?.column ?? null, [{ id: "late", label: "late", rows: t.late }]);
+  // An append ledger also counts rows whose key the sink already holds as duplicates.
+  phase("dedup", "Dedup", spec.dedupe ? spec.dedupe.key.join(", ") : "sink key", [{ id: "duplicate", label: "duplicate", rows: t.duplicate }]);
+  if (spec.aggregate) phase("window", "Window", null, []);
+  if (spec.cdc || t.stale > 0) phase("cdc", "CDC apply", null, [{ id: "stale", label: "stale (older change)", rows: t.stale }]);
+  if (spec.sink?.webhook) phase("webhook", "Webhook", null, []);
+
+  nodes.push({ id: "sink", kind: "sink", label: spec.sink?.webhook ? "Delivered" : "Sink", detail: spec.sink?.postgres?.table ?? null });
+  edges.push({ from: at, to: "sink", rows: t.sink, leaves: false });
+  const outcomes = t.sink + leaving;
+  const warnings = spec.expectations.filter((e) => e.action !== "drop").map((e) => ({ name: e.name, rows: t.violations[e.name] ?? 0 }));
+  return { nodes, edges, input: t.inputRows, outcomes, balanced: outcomes === t.inputRows && flowing === t.sink && t.unbalancedBatches === 0, warnings };
+}

@@ -1,0 +1,207 @@
+// The SQL behind every chart: rollup buckets (10-second or 60-second grain, whichever divides the
+// chart's step) re-binned with date_bin to the step, for one or many pipeline versions at once (the
+// fleet asks for all of them in one query each). Every read is a range scan of a primary key that
+// starts with (pipeline_version_id, grain_seconds, bucket_start).
+import type { Prisma, PrismaClient } from "@sluice/db";
+import { BUCKET_ORIGIN, GRAIN_SECONDS, splitByGrain, type TBucketing } from "./time-range";
+
+/**
+ * Runs one dashboard query with JIT compilation off. The planner's row estimates for these range scans
+ * over `pipeline_version_id = ANY(…)` are far above the few thousand rows they read, which makes it
+ * JIT-compile them: measured 300–700 ms of compilation for queries that execute in tens of ms
+ * (docs/performance.md). SET LOCAL keeps the setting inside this one transaction.
+ */
+function withoutJit<T>(db: PrismaClient, query: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SET LOCAL jit = off`;
+    return query(tx);
+  });
+}
+
+export interface TBatchBucketRow {
+  pv: string;
+  t: Date;
+  batches: number;
+  first_batch_id: number;
+  last_batch_id: number;
+  last_committed_at: Date;
+  input_rows: number;
+  sink: number;
+  duplicate: number;
+  filtered: number;
+  quarantined: number;
+  dead_letter: number;
+  late: number;
+  stale: number;
+  dropped: number;
+  unbalanced: number;
+  plan_ms: number;
+  read_ms: number;
+  process_ms: number;
+  commit_ms: number;
+  total_ms: number;
+  latency_p50: number | null;
+  latency_p95: number | null;
+  latency_p99: number | null;
+  state_rows: number;
+  state_bytes: number;
+  watermark: Date | null;
+  event_time_max: Date | null;
+  ingest_time_max: Date | null;
+}
+
+export async function queryBatchBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TBatchBucketRow[]> {
+  if (versionIds.length === 0) return [];
+  return withoutJit(db, (tx) => tx.$queryRaw<TBatchBucketRow[]>`
+    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
+           sum(batches)::int AS batches, min(first_batch_id)::float8 AS first_batch_id, max(last_batch_id)::float8 AS last_batch_id,
+           max(last_committed_at) AS last_committed_at,
+           sum(input_rows)::float8 AS input_rows, sum(sink)::float8 AS sink, sum(duplicate)::float8 AS duplicate, sum(filtered)::float8 AS filtered,
+           sum(quarantined)::float8 AS quarantined, sum(dead_letter)::float8 AS dead_letter, sum(late)::float8 AS late, sum(stale)::float8 AS stale,
+           sum(dropped)::float8 AS dropped, sum(unbalanced)::int AS unbalanced,
+           sum(plan_ms)::float8 AS plan_ms, sum(read_ms)::float8 AS read_ms, sum(process_ms)::float8 AS process_ms,
+           sum(commit_ms)::float8 AS commit_ms, sum(total_ms)::float8 AS total_ms,
+           max(latency_p50) AS latency_p50, max(latency_p95) AS latency_p95, max(latency_p99) AS latency_p99,
+           (array_agg(state_rows ORDER BY last_batch_id DESC))[1]::float8 AS state_rows,
+           (array_agg(state_bytes ORDER BY last_batch_id DESC))[1]::float8 AS state_bytes,
+           (array_agg(watermark ORDER BY last_batch_id DESC))[1] AS watermark,
+           (array_agg(event_time_max ORDER BY last_batch_id DESC))[1] AS event_time_max,
+           max(ingest_time_max) AS ingest_time_max
+      FROM batch_rollup
+     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${b.from} AND bucket_start < ${b.to}
+     GROUP BY 1, 2 ORDER BY 1, 2`);
+}
+
+/** Only the rows committed per bucket: what the fleet's sparklines need (a fraction of the columns to ship). */
+export async function queryProcessedBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<{ pv: string; t: Date; input_rows: number }[]> {
+  if (versionIds.length === 0) return [];
+  return withoutJit(db, (tx) => tx.$queryRaw`
+    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
+           sum(input_rows)::float8 AS input_rows
+      FROM batch_rollup
+     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${b.from} AND bucket_start < ${b.to}
+     GROUP BY 1, 2 ORDER BY 1, 2`);
+}
+
+export interface TCountBucketRow {
+  pv: string;
+  t: Date;
+  name: string;
+  n: number;
+}
+
+/** Violations (warn and drop) per expectation name and bucket. */
+export async function queryExpectationBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TCountBucketRow[]> {
+  if (versionIds.length === 0) return [];
+  return withoutJit(db, (tx) => tx.$queryRaw<TCountBucketRow[]>`
+    SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
+           e.key AS name, sum(e.value::numeric)::float8 AS n
+      FROM batch_rollup r, jsonb_each_text(r.violations) e
+     WHERE r.pipeline_version_id = ANY(${versionIds}) AND r.grain_seconds = ${b.grain} AND r.bucket_start >= ${b.from} AND r.bucket_start < ${b.to}
+     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
+}
+
+export interface TPartitionBucketRow {
+  pv: string;
+  t: Date;
+  partition: number;
+  rows_read: number;
+  last_committed_at: Date;
+  event_time_max: Date | null;
+  last_data_at: Date | null;
+  idle: boolean | null;
+}
+
+export async function queryPartitionBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TPartitionBucketRow[]> {
+  if (versionIds.length === 0) return [];
+  return withoutJit(db, (tx) => tx.$queryRaw<TPartitionBucketRow[]>`
+    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t, partition,
+           sum(rows_read)::float8 AS rows_read, max(last_committed_at) AS last_committed_at,
+           (array_agg(event_time_max ORDER BY last_batch_id DESC))[1] AS event_time_max,
+           (array_agg(last_data_at ORDER BY last_batch_id DESC))[1] AS last_data_at,
+           (array_agg(idle ORDER BY last_batch_id DESC))[1] AS idle
+      FROM partition_rollup
+     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${b.from} AND bucket_start < ${b.to}
+     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
+}
+
+export interface TOffsetBucketRow {
+  pv: string;
+  t: Date;
+  partition: number;
+  sampled_at: Date;
+  latest_offset: number;
+  committed_offset: number | null;
+}
+
+/**
+ * The last offset sample per partition and bucket. Starts one step before the range, so the first
+ * bucket's input rate has a sample to be measured from.
+ */
+export async function queryOffsetBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TOffsetBucketRow[]> {
+  if (versionIds.length === 0) return [];
+  const from = new Date(b.from.getTime() - b.stepSeconds * 1000);
+  return withoutJit(db, (tx) => tx.$queryRaw<TOffsetBucketRow[]>`
+    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t, partition,
+           max(sampled_at) AS sampled_at,
+           (array_agg(latest_offset ORDER BY sampled_at DESC))[1]::float8 AS latest_offset,
+           (array_agg(committed_offset ORDER BY sampled_at DESC))[1]::float8 AS committed_offset
+      FROM offset_samples
+     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${from} AND bucket_start < ${b.to}
+     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
+}
+
+export interface TRangeTotalsRow {
+  pv: string;
+  batches: number;
+  input_rows: number;
+  sink: number;
+  duplicate: number;
+  filtered: number;
+  quarantined: number;
+  dead_letter: number;
+  late: number;
+  stale: number;
+  dropped: number;
+  unbalanced: number;
+  violations: Record<string, number>;
+  dropped_by: Record<string, number>;
+}
+
+/** Sums over [from, to) per version, with violations and drops per expectation (whole minutes from the coarse grain). */
+export async function queryRangeTotals(db: PrismaClient, versionIds: string[], from: Date, to: Date): Promise<TRangeTotalsRow[]> {
+  if (versionIds.length === 0) return [];
+  const { coarseFrom, coarseTo } = splitByGrain(from, to);
+  return withoutJit(db, (tx) => tx.$queryRaw<TRangeTotalsRow[]>`
+    WITH r AS (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND (
+                 (grain_seconds = 60 AND bucket_start >= ${coarseFrom} AND bucket_start < ${coarseTo}) OR
+                 (grain_seconds = ${GRAIN_SECONDS} AND ((bucket_start >= ${from} AND bucket_start < ${coarseFrom}) OR (bucket_start >= ${coarseTo} AND bucket_start < ${to})))))
+    SELECT t.*, coalesce(v.m, '{}') AS violations, coalesce(d.m, '{}') AS dropped_by FROM (
+      SELECT pipeline_version_id AS pv, sum(batches)::int AS batches, sum(input_rows)::float8 AS input_rows, sum(sink)::float8 AS sink,
+             sum(duplicate)::float8 AS duplicate, sum(filtered)::float8 AS filtered, sum(quarantined)::float8 AS quarantined,
+             sum(dead_letter)::float8 AS dead_letter, sum(late)::float8 AS late, sum(stale)::float8 AS stale, sum(dropped)::float8 AS dropped,
+             sum(unbalanced)::int AS unbalanced
+        FROM r GROUP BY 1) t
+    LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.violations) e GROUP BY 1, 2) x GROUP BY pv) v ON v.pv = t.pv
+    LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.dropped_by) e GROUP BY 1, 2) x GROUP BY pv) d ON d.pv = t.pv`);
+}
+
+/** The newest committed Kafka append time per version (its ingest-time freshness). */
+export async function queryNewestIngest(db: PrismaClient, versionIds: string[]): Promise<{ pv: string; ingest_time_max: Date; last_committed_at: Date }[]> {
+  if (versionIds.length === 0) return [];
+  // One index probe per version (newest bucket first), not a scan of its history.
+  return withoutJit(db, (tx) => tx.$queryRaw`
+    SELECT v.id AS pv, r.ingest_time_max, r.last_committed_at FROM unnest(${versionIds}::text[]) AS v(id)
+    CROSS JOIN LATERAL (SELECT ingest_time_max, last_committed_at FROM batch_rollup
+                         WHERE pipeline_version_id = v.id AND grain_seconds = 60 AND ingest_time_max IS NOT NULL ORDER BY bucket_start DESC LIMIT 1) r`);
+}
+
+/** The newest offset sample per version and partition, if one was taken since `since`. */
+export async function queryLatestOffsets(db: PrismaClient, versionIds: string[], since: Date): Promise<TOffsetBucketRow[]> {
+  if (versionIds.length === 0) return [];
+  return withoutJit(db, (tx) => tx.$queryRaw<TOffsetBucketRow[]>`
+    SELECT DISTINCT ON (pipeline_version_id, partition) pipeline_version_id AS pv, bucket_start AS t, partition, sampled_at,
+           latest_offset::float8 AS latest_offset, committed_offset::float8 AS committed_offset
+      FROM offset_samples WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${GRAIN_SECONDS} AND bucket_start >= ${since}
+     ORDER BY pipeline_version_id, partition, bucket_start DESC`);
+}
