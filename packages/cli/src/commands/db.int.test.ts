@@ -72,6 +72,7 @@ function expectExplained(results: Result[], code: number, says: RegExp[]): void 
 }
 
 describe("sluice commands on a database that is not ready", () => {
+  // 18 CLI processes at once, the down server's through all their retries: slow on a busy machine.
   it("every command says what is wrong and the command that fixes it: a missing database, one without tables, one behind, a server that is down", async () => {
     const missingUrl = databaseUrlFor(testServices.databaseUrl, missing);
     const emptyUrl = databaseUrlFor(testServices.databaseUrl, empty);
@@ -86,7 +87,7 @@ describe("sluice commands on a database that is not ready", () => {
     expectExplained(results(emptyUrl), 1, [new RegExp(`database "${empty}" .* has no Sluice tables`), /Create them: npx sluice db migrate/]);
     expectExplained(results(behind.url), 1, [/lacks 1 of this version's migrations \(\d{14}_\w+\)\. Apply them: npx sluice db migrate/]);
     expectExplained(results(downUrl), 2, [/Postgres at 127\.0\.0\.1:\d+ is not reachable \(connect ECONNREFUSED/, /npm run services:start/]);
-  });
+  }, 240_000);
 
   it("sluice db migrate creates a missing database and migrates it, and migrates an empty one; then the commands work", async () => {
     const [missingUrl, emptyUrl] = [missing, empty].map((db) => databaseUrlFor(testServices.databaseUrl, db));
