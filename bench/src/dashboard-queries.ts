@@ -12,7 +12,8 @@ import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { bucketRange, findFleet, findPartitionOffsets, findPipelineSeries, getPipelineSignals } from "@sluice/services";
 // The fleet's queries one by one (internal to the services package; a bench may look inside).
-import { queryOffsetBuckets, queryProcessedBuckets, queryRangeTotals } from "../../packages/services/src/signals/rollup-queries";
+import { queryFleetVersions } from "../../packages/services/src/signals/fleet-versions";
+import { queryOffsetBuckets, queryOffsetPoints, queryProcessedBuckets, queryRangeTotals } from "../../packages/services/src/signals/rollup-queries";
 import { nodeCpuMs, postgresCpuMs } from "./cpu-usage";
 import { fmt } from "./format";
 import { databaseUrlFor } from "@sluice/testing";
@@ -148,9 +149,11 @@ async function timeQueries(pool: pg.Pool): Promise<void> {
   // Where the fleet's time goes: each of its queries alone.
   const spark = bucketRange({ from: new Date(END.getTime() - 3600_000), to: END }, 60);
   await time("  fleet part: rows committed per minute, 1 h", () => queryProcessedBuckets(db, versions, spark));
-  await time("  fleet part: offset buckets, 1 h at 1 min", () => queryOffsetBuckets(db, versions, spark));
+  await time("  fleet part: offset points summed in SQL, 1 h", () => queryOffsetPoints(db, versions, spark));
+  await time("  (per partition, as the pipeline page reads them)", () => queryOffsetBuckets(db, versions, spark));
   await time("  fleet part: range totals, last hour", () => queryRangeTotals(db, versions, new Date(END.getTime() - 3600_000), END));
-  await time("  fleet part: pipelines, versions, runs (Prisma)", () => db.pipeline.findMany({ select: { name: true, versions: { take: 1, orderBy: { version: "desc" }, select: { id: true, spec: true, run: true, checkpoint: { select: { eventTimeMax: true } } } } } }));
+  await time("  fleet part: pipelines and runs, one statement", () => queryFleetVersions(db));
+  await time("  (the same through Prisma's nested findMany)", () => db.pipeline.findMany({ select: { name: true, versions: { take: 1, orderBy: { version: "desc" }, select: { id: true, spec: true, run: true, checkpoint: { select: { eventTimeMax: true } } } } } }));
   await time("checkpoint offsets (findPartitionOffsets)", () => findPartitionOffsets(db, { pipeline: "big-ledger" }, END));
   // The alternative the rollups replace: the 7-day rate chart binned straight from batch_log.
   await time("7d rate chart straight from batch_log (date_bin)", () =>

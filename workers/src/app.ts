@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { Kafka, logLevel, type LogEntry } from "kafkajs";
 import { pipelineEnv, type TWorkerEnv } from "@sluice/config";
 import { createPool, createPrismaClient } from "@sluice/db";
-import { markWorkerStopped, recordWorkerHeartbeat, type TWorkerIdentity } from "@sluice/services";
+import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, markWorkerStopped, recordWorkerHeartbeat, type TWorkerIdentity } from "@sluice/services";
 import { batchRetryDelay, BatchQueue } from "./batches/batch-queue";
 import { createBatchRunHandler } from "./batches/batch-run-job";
 import { createPipelineMetrics } from "./batches/pipeline-metrics";
@@ -37,7 +37,7 @@ export type WorkerAppConfig = Pick<
   | "WORKER_IDLE_RUNNER_MS"
   | "WORKER_PG_POOL_MAX"
 > &
-  Partial<Pick<TWorkerEnv, "WORKER_OFFSET_SAMPLE_INTERVAL_MS">>;
+  Partial<Pick<TWorkerEnv, "WORKER_OFFSET_SAMPLE_INTERVAL_MS" | "WORKER_MAX_UNFINISHED_ATTEMPTS">>;
 
 export interface WorkerApp {
   workerId: string;
@@ -102,6 +102,7 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
         logger: log,
         workerId,
         maxConsecutiveFailures: env.WORKER_MAX_CONSECUTIVE_FAILURES,
+        maxUnfinishedAttempts: env.WORKER_MAX_UNFINISHED_ATTEMPTS ?? DEFAULT_MAX_UNFINISHED_ATTEMPTS,
       }),
     },
     logger: log,

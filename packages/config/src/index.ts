@@ -19,6 +19,11 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_QUEUE: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).default("sluice.batches"),
   /** Consecutive failed batches (transient errors) before a pipeline version enters `failed`. */
   WORKER_MAX_CONSECUTIVE_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /**
+   * Attempts of one batch that may start and never finish (the worker running it died, e.g. out of
+   * memory) before the version enters `failed` — so a poison batch cannot kill workers forever.
+   */
+  WORKER_MAX_UNFINISHED_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
   /** First retry delay of a failed batch; doubles per attempt, capped at 30 s. */
   WORKER_RETRY_BASE_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** How often each worker compares the queue with the run state in Postgres (and rebuilds lost jobs). */

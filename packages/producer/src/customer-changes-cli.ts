@@ -4,17 +4,17 @@ import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { realClock } from "./clock";
-import { customerChanges } from "./customer-changes";
+import { customerChanges, DEMO_CHANGE_FEED } from "./customer-changes";
 import { createKafka, ensureTopic } from "./kafka-output";
 
 const { values } = parseArgs({
   options: {
     topic: { type: "string", default: "customer-changes" },
-    rate: { type: "string", default: "5" },
-    customers: { type: "string", default: "500" },
+    rate: { type: "string", default: String(DEMO_CHANGE_FEED.ratePerSecond) },
+    customers: { type: "string", default: String(DEMO_CHANGE_FEED.customers) },
     seed: { type: "string", default: "7" },
-    shuffle: { type: "string", default: "0.1" },
-    duplicates: { type: "string", default: "0.02" },
+    shuffle: { type: "string", default: String(DEMO_CHANGE_FEED.shuffleShare) },
+    duplicates: { type: "string", default: String(DEMO_CHANGE_FEED.duplicateShare) },
   },
 });
 const rate = Number(values.rate);

@@ -10,6 +10,13 @@ import { Prng, type Seed } from "./prng";
 
 export const CUSTOMER_STATUSES = ["active", "suspended", "closed"] as const;
 
+/**
+ * The live demo's feed (customer-changes-cli.ts defaults, scripts/up.sh). The demo's customer-status
+ * pipeline picks its watermark delay for it: a held-back change waits for `shuffleWindow` newer changes
+ * of its customer, about customers × shuffleWindow / rate seconds (5 minutes here).
+ */
+export const DEMO_CHANGE_FEED = { ratePerSecond: 5, customers: 500, shuffleShare: 0.1, duplicateShare: 0.02 } as const;
+
 export interface CustomerChange {
   change_id: string;
   customer_id: string;

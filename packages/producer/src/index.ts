@@ -80,6 +80,7 @@ export {
   changesInOrder,
   produceCustomerChanges,
   CUSTOMER_STATUSES,
+  DEMO_CHANGE_FEED,
   type CustomerChange,
   type CustomerChangeOptions,
   type ProduceCustomerChangesOptions,

@@ -40,7 +40,8 @@ export {
   type TRunCommandResult,
   type TBatchScheduler,
 } from "./runs/run-pipeline-command";
-export { claimBatchTurn, type TBatchTurnClaim, type TBatchTurnRef } from "./runs/claim-batch-turn";
+export { claimBatchTurn, releaseBatchAttempt, type TBatchTurnClaim, type TBatchTurnRef, type TClaimOptions } from "./runs/claim-batch-turn";
+export { DEFAULT_MAX_UNFINISHED_ATTEMPTS, describeRanges, poisonBatchMessage } from "./runs/poison-batch";
 export { finishBatchTurn, nextBatchDelay, type TBatchTurnFinish, type TBatchOutcome } from "./runs/finish-batch-turn";
 export { failBatchTurn, type TBatchError, type TBatchTurnFailure } from "./runs/fail-batch-turn";
 export { stopSupersededRun } from "./runs/stop-superseded-run";

@@ -11,7 +11,7 @@ import type { Job } from "bullmq";
 import type pg from "pg";
 import type { PrismaClient } from "@sluice/db";
 import { ExpectationFailedError, FencedError, isRetriable, loadCheckpoint, SupersededError, type BatchResult } from "@sluice/engine";
-import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
+import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, releaseBatchAttempt, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
 import { ZBatchRunPayload } from "../jobs/job-definitions";
 import type { Logger } from "../logger";
 import type { BatchQueue } from "./batch-queue";
@@ -27,6 +27,8 @@ export interface BatchRunDeps {
   logger: Logger;
   workerId: string;
   maxConsecutiveFailures: number;
+  /** Attempts of one batch that may start and never finish (the worker died) before the version fails. */
+  maxUnfinishedAttempts: number;
 }
 
 export type BatchRunResult =
@@ -48,7 +50,12 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     const turn: TBatchTurnRef = { pipelineVersionId: payload.pipelineVersionId, seq: payload.seq, workerId };
     const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
 
-    const claim = await claimBatchTurn(db, turn);
+    // Counts this attempt in Postgres before anything of the batch runs (a poison batch fails here).
+    const claim = await claimBatchTurn(db, turn, { maxUnfinishedAttempts: deps.maxUnfinishedAttempts });
+    if (claim.kind === "poisoned") {
+      log.error({ batchId: claim.batchId, err: claim.message }, "pipeline version failed: its batch killed every worker that ran it");
+      return { skipped: "failed" };
+    }
     if (claim.kind === "stale") {
       // This job's turn is over (or was never current): make sure the current one has its job.
       if (claim.running) await ensureCurrentTurn(turn.pipelineVersionId);
@@ -117,6 +124,8 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     if (err instanceof FencedError || err instanceof VersionBusyError) {
       if (labels) metrics.recordFailure(labels, "fenced");
       log.warn({ err: (err as Error).message }, "batch fenced off by another runner; the turn will be retried");
+      // This attempt ended alive: it must not count towards the poison-batch limit.
+      await releaseBatchAttempt(db, turn).catch((e: Error) => log.warn({ err: e.message }, "could not release the batch attempt"));
       throw err;
     }
     const permanent = !isRetriable(err);

@@ -13,6 +13,7 @@ import { CliError } from "../cli-error";
 import { connect, type Services } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
+import { describeUnfinishedBatch } from "../unfinished-batch";
 import { describeFailure, RUN_RETRIES, waitBeforeRetry, withRetries } from "../retry";
 
 export type RunMode = "once" | "until-caught-up" | "continuous";
@@ -61,6 +62,8 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
     if (!started) return EXIT_NOT_ALLOWED;
     runner = started.runner;
     console.log(describeRegistration(spec.name, started.reg).join("\n"));
+    const unfinished = await describeUnfinishedBatch(started.pool, started.reg.pipelineVersionId);
+    if (unfinished) console.log(unfinished);
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.
     const requeued = await openRequeuedDeliveries({ pool: started.pool, pipelineVersionId: started.reg.pipelineVersionId, env: pipelineEnv() }, spec);
 

@@ -1,7 +1,7 @@
 // Plain, valid events of the ledger spec's contract sent to chosen partitions, for tests that must
 // know which event landed where (a partition added later, a start "from now"). Each call's ids are
 // unique (`<prefix>-<n>`), so the expected sink is the union of what the test sent after a point.
-import type { Kafka } from "kafkajs";
+import { CompressionTypes, type Kafka } from "kafkajs";
 
 export interface SentEvents {
   ids: string[];
@@ -39,4 +39,30 @@ export async function sendLedgerEvents(kafka: Kafka, topic: string, opts: { pref
   } finally {
     await producer.disconnect();
   }
+}
+
+/**
+ * Valid ledger events that carry 250 000 empty objects each: 750 KB of JSON (a few KB gzipped on the
+ * wire) that parses into ~16 MB of heap. Thirty of them in one batch exhaust a process started with
+ * --max-old-space-size=192 — a poison batch that really kills its process (out of memory).
+ */
+export async function sendPoisonEvents(kafka: Kafka, topic: string, opts: { count: number; partition: number }): Promise<string[]> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const attachment = JSON.stringify(Array.from({ length: 250_000 }, () => ({})));
+  const ids: string[] = [];
+  try {
+    for (let sent = 0; sent < opts.count; sent += 5) {
+      const messages = Array.from({ length: Math.min(5, opts.count - sent) }, (_, i) => {
+        const id = `poison-${String(sent + i).padStart(3, "0")}`;
+        ids.push(id);
+        const event = { event_id: id, type: "authorization", merchant_id: "m1", customer_id: "c1", payment_id: `p-${id}`, seq: 1, amount: "1.00", currency: "EUR", card_country: "DE", event_time: new Date().toISOString() };
+        return { partition: opts.partition, key: "m1", value: `${JSON.stringify(event).slice(0, -1)},"attachment":${attachment}}` };
+      });
+      await producer.send({ topic, messages, acks: -1, compression: CompressionTypes.GZIP });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  return ids;
 }

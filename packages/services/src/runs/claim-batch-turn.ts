@@ -3,7 +3,11 @@
 // superseded), and a pause or stop that was asked for is settled here instead of running a batch.
 // Correctness does not depend on this check — the engine's lease fences — but it keeps stray jobs
 // (double-enqueued, replayed after a Redis loss) from running extra batches.
+//
+// The claim also counts the attempt, durably and before any of the batch runs: a batch that kills
+// every worker that runs it is failed here, at its next claim, instead of looping (poison-batch.ts).
 import type { PrismaClient } from "@sluice/db";
+import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, failPoisonBatch, isPoisoned, nextBatchIdOf } from "./poison-batch";
 import { inTransaction, lockRun, recordTransition, type TLockedRun, type TTx } from "./run-record";
 
 export type TBatchTurnClaim =
@@ -14,7 +18,9 @@ export type TBatchTurnClaim =
   /** A pause/stop was pending: the status now follows it, no batch runs. */
   | { kind: "settled"; status: "paused" | "stopped" }
   /** The version is not running (paused, stopped or failed). */
-  | { kind: "idle"; status: string };
+  | { kind: "idle"; status: string }
+  /** The batch was started `maxUnfinishedAttempts` times and never finished: the version is now failed. */
+  | { kind: "poisoned"; batchId: number; message: string };
 
 export interface TBatchTurnRef {
   pipelineVersionId: string;
@@ -23,24 +29,54 @@ export interface TBatchTurnRef {
   workerId: string;
 }
 
-export async function claimBatchTurn(db: PrismaClient, turn: TBatchTurnRef): Promise<TBatchTurnClaim> {
-  // Fast path, one statement: the usual case, the current turn of a running version.
+export interface TClaimOptions {
+  /** Attempts of one batch that may start and never finish before the version fails (default 3). */
+  maxUnfinishedAttempts?: number;
+}
+
+export async function claimBatchTurn(db: PrismaClient, turn: TBatchTurnRef, opts: TClaimOptions = {}): Promise<TBatchTurnClaim> {
+  const max = opts.maxUnfinishedAttempts ?? DEFAULT_MAX_UNFINISHED_ATTEMPTS;
+  // Fast path, one statement: the usual case, the current turn of a running version whose next batch
+  // has not already been started `max` times without finishing. It counts this attempt.
   const claimed = await db.$queryRaw<{ failures: number }[]>`
-    UPDATE pipeline_runs SET batch_started_at = now(), batch_worker_id = ${turn.workerId}, next_batch_at = NULL, updated_at = now()
-     WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq} AND status = 'running' AND desired_state = 'running'
-    RETURNING consecutive_failures AS failures`;
+    UPDATE pipeline_runs r SET batch_started_at = now(), batch_worker_id = ${turn.workerId}, next_batch_at = NULL, updated_at = now(),
+           unfinished_attempts = CASE WHEN r.attempt_batch_id = n.batch_id THEN r.unfinished_attempts + 1 ELSE 1 END,
+           attempt_batch_id = n.batch_id
+      FROM (SELECT coalesce((SELECT last_batch_id + 1 FROM checkpoints WHERE pipeline_version_id = ${turn.pipelineVersionId}), 0) AS batch_id) n
+     WHERE r.pipeline_version_id = ${turn.pipelineVersionId} AND r.schedule_seq = ${turn.seq} AND r.status = 'running' AND r.desired_state = 'running'
+       AND NOT (r.attempt_batch_id IS NOT DISTINCT FROM n.batch_id AND r.unfinished_attempts >= ${max})
+    RETURNING r.consecutive_failures AS failures`;
   if (claimed[0]) return { kind: "run", seq: turn.seq, consecutiveFailures: claimed[0].failures };
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
     if (run.status !== "running") return { kind: "idle", status: run.status };
     if (run.seq !== turn.seq) return { kind: "stale", currentSeq: run.seq, running: run.desired === "running" };
     if (run.desired !== "running") return { kind: "settled", status: await settlePending(tx, run, turn.workerId, "no batch was in flight") };
+    const batchId = await nextBatchIdOf(tx, turn.pipelineVersionId);
+    if (isPoisoned(run, batchId, max)) return { kind: "poisoned", batchId, message: await failPoisonBatch(tx, run, turn.workerId, batchId) };
     await tx.pipelineRun.update({
       where: { pipelineVersionId: turn.pipelineVersionId },
-      data: { batchStartedAt: new Date(), batchWorkerId: turn.workerId, nextBatchAt: null, updatedAt: new Date() },
+      data: {
+        batchStartedAt: new Date(),
+        batchWorkerId: turn.workerId,
+        nextBatchAt: null,
+        updatedAt: new Date(),
+        attemptBatchId: batchId,
+        unfinishedAttempts: run.attemptBatchId === batchId ? run.unfinishedAttempts + 1 : 1,
+      },
     });
     return { kind: "run", seq: run.seq, consecutiveFailures: run.consecutiveFailures };
   });
+}
+
+/**
+ * An attempt that ended without finishing its turn — fenced off by another runner, or refused because
+ * this process already runs the version: it did not die, so it no longer counts as unfinished.
+ */
+export async function releaseBatchAttempt(db: PrismaClient, turn: TBatchTurnRef): Promise<void> {
+  await db.$executeRaw`
+    UPDATE pipeline_runs SET unfinished_attempts = greatest(unfinished_attempts - 1, 0)
+     WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq}`;
 }
 
 /** Move a running version whose desired state is paused/stopped to that status, and record it. */

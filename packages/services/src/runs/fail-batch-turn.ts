@@ -37,7 +37,8 @@ export function failBatchTurn(db: PrismaClient, turn: TBatchTurnRef, error: TBat
     const now = new Date();
     await tx.pipelineRun.update({
       where,
-      data: { consecutiveFailures: failures, lastError: error.message.slice(0, 4000), lastErrorAt: now, batchStartedAt: null, batchWorkerId: null, updatedAt: now },
+      // The attempt ended (with an error the worker caught): it no longer counts as unfinished.
+      data: { consecutiveFailures: failures, unfinishedAttempts: 0, lastError: error.message.slice(0, 4000), lastErrorAt: now, batchStartedAt: null, batchWorkerId: null, updatedAt: now },
     });
     // A pause/stop asked for while the batch was failing: honour it rather than retrying.
     if (run.desired !== "running") return { kind: "settled", status: await settlePending(tx, run, turn.workerId, `after a failed batch: ${error.message.slice(0, 500)}`) };

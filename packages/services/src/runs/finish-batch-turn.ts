@@ -42,7 +42,7 @@ export async function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, out
   if (!next.drained) {
     const lastBatchAt = outcome.committed ? new Date() : null;
     const advanced = await db.$queryRaw<{ seq: number }[]>`
-      UPDATE pipeline_runs SET schedule_seq = schedule_seq + 1, consecutive_failures = 0, next_batch_at = ${new Date(Date.now() + next.delayMs)},
+      UPDATE pipeline_runs SET schedule_seq = schedule_seq + 1, consecutive_failures = 0, unfinished_attempts = 0, next_batch_at = ${new Date(Date.now() + next.delayMs)},
              last_batch_at = coalesce(${lastBatchAt}::timestamptz, last_batch_at), updated_at = now(),
              batch_started_at = CASE WHEN batch_worker_id = ${turn.workerId} THEN NULL ELSE batch_started_at END,
              batch_worker_id = CASE WHEN batch_worker_id = ${turn.workerId} THEN NULL ELSE batch_worker_id END
@@ -54,7 +54,7 @@ export async function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, out
     const run = await lockRun(tx, turn.pipelineVersionId);
     const where = { pipelineVersionId: turn.pipelineVersionId };
     const mine = run.batchWorkerId === turn.workerId;
-    const done = { consecutiveFailures: 0, updatedAt: new Date(), ...(outcome.committed ? { lastBatchAt: new Date() } : {}), ...(mine ? { batchStartedAt: null, batchWorkerId: null } : {}) };
+    const done = { consecutiveFailures: 0, unfinishedAttempts: 0, updatedAt: new Date(), ...(outcome.committed ? { lastBatchAt: new Date() } : {}), ...(mine ? { batchStartedAt: null, batchWorkerId: null } : {}) };
     if (run.status !== "running" || run.seq !== turn.seq) {
       if (mine) await tx.pipelineRun.update({ where, data: { batchStartedAt: null, batchWorkerId: null } });
       return { kind: "stale" };

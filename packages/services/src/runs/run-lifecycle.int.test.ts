@@ -4,7 +4,7 @@ import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { createTestDatabase, type TestDatabase } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordWorkerHeartbeat } from "../workers/record-worker-heartbeat";
-import { claimBatchTurn } from "./claim-batch-turn";
+import { claimBatchTurn, releaseBatchAttempt } from "./claim-batch-turn";
 import { failBatchTurn } from "./fail-batch-turn";
 import { findScheduledRuns } from "./find-scheduled-runs";
 import { finishBatchTurn } from "./finish-batch-turn";
@@ -153,6 +153,70 @@ describe("batch turns", () => {
     });
     // A retry of the failed job's turn finds the version failed and does nothing.
     expect(await claimBatchTurn(db, turn)).toEqual({ kind: "idle", status: "failed" });
+  });
+
+  describe("a poison batch (its worker dies every time)", () => {
+    /** A version whose checkpoint is at batch 6 and whose batch 7 is planned over two partitions. */
+    async function plannedVersion(): Promise<string> {
+      const pv = await newVersion();
+      await db.$executeRaw`INSERT INTO checkpoints (pipeline_version_id, last_batch_id) VALUES (${pv}, 6)`;
+      const ranges = [
+        { partition: 0, from: 100, to: 150 },
+        { partition: 1, from: 40, to: 40 },
+        { partition: 2, from: 80, to: 120 },
+      ];
+      await db.$executeRaw`INSERT INTO offset_log (pipeline_version_id, batch_id, ranges) VALUES (${pv}, 7, ${JSON.stringify(ranges)}::jsonb)`;
+      await startPipelineRun(db, { pipelineVersionId: pv, ...alice });
+      return pv;
+    }
+    const claim = (pv: string, workerId: string, seq = 1) => claimBatchTurn(db, { pipelineVersionId: pv, seq, workerId }, { maxUnfinishedAttempts: 3 });
+
+    it("after 3 attempts that never finished, the next claim fails the version with the batch id, its offset ranges and the deaths; restart allows 3 more", async () => {
+      const pv = await plannedVersion();
+      for (const w of ["w:1", "w:2", "w:3"]) expect((await claim(pv, w)).kind).toBe("run"); // each one "dies": no finish, no fail
+      const poisoned = await claim(pv, "w:4");
+      expect(poisoned).toMatchObject({ kind: "poisoned", batchId: 7 });
+      const firstLine = "batch 7 (partition 0 offsets 100–149, partition 2 offsets 80–119): the worker running it died 3 times";
+      expect((poisoned as { message: string }).message.split("\n")[0]).toBe(firstLine);
+
+      const run = await getPipelineRun(db, pv);
+      expect(run).toMatchObject({ phase: "failed", failedBatchId: 7, batchInFlight: null, failureSample: { unfinishedAttempts: 3, ranges: [{ partition: 0 }, { partition: 1 }, { partition: 2 }] } });
+      expect(run?.lastError?.split("\n")[0]).toBe(firstLine);
+      expect(run?.lastError).toContain("last on worker w:3");
+      expect(run?.transitions[0]).toMatchObject({ action: "failed", from: "running", to: "failed", actor: "worker:w:4" });
+      expect(await db.batchFailure.findMany({ where: { pipelineVersionId: pv } })).toMatchObject([{ kind: "worker-died", batchId: 7n }]);
+      // Later jobs of that turn find the version failed and do nothing.
+      expect(await claim(pv, "w:5")).toEqual({ kind: "idle", status: "failed" });
+
+      expect(await restartPipelineRun(db, { pipelineVersionId: pv, ...alice, reason: "workers have more memory now" })).toMatchObject({ phase: "running", seq: 2 });
+      for (const w of ["w:6", "w:7", "w:8"]) expect((await claim(pv, w, 2)).kind).toBe("run");
+      expect((await claim(pv, "w:9", 2)).kind).toBe("poisoned");
+    });
+
+    it("an attempt that ends — a caught error, an empty batch, a fence — does not count; a committed batch starts a new count", async () => {
+      const pv = await plannedVersion();
+      const turn = (workerId: string, seq = 1) => ({ pipelineVersionId: pv, seq, workerId });
+      await claim(pv, "w:1");
+      await claim(pv, "w:2");
+      expect(await failBatchTurn(db, turn("w:2"), { message: "Kafka read timed out", permanent: false, batchId: 7 }, 5)).toMatchObject({ kind: "retry" });
+      await claim(pv, "w:3");
+      await claim(pv, "w:4");
+      await releaseBatchAttempt(db, turn("w:4")); // fenced off by another runner: alive
+      await claim(pv, "w:5");
+      expect((await claim(pv, "w:6")).kind).toBe("run"); // 3 unfinished: w:1's and w:2's were cleared by the error, w:4's released
+      expect((await claim(pv, "w:7")).kind).toBe("poisoned");
+
+      const pv2 = await plannedVersion();
+      await claim(pv2, "w:1");
+      await claim(pv2, "w:2");
+      await claim(pv2, "w:3");
+      // w:3 commits batch 7 and dies before finishing its turn: batch 8 is a new batch with a new count.
+      await db.$executeRaw`UPDATE checkpoints SET last_batch_id = 7 WHERE pipeline_version_id = ${pv2}`;
+      for (const w of ["w:4", "w:5", "w:6"]) expect((await claim(pv2, w)).kind).toBe("run");
+      expect(await finishBatchTurn(db, { pipelineVersionId: pv2, seq: 1, workerId: "w:6" }, outcome({ committed: false }))).toMatchObject({ kind: "next", seq: 2 });
+      for (const w of ["w:7", "w:8", "w:9"]) expect((await claim(pv2, w, 2)).kind).toBe("run");
+      expect(await db.pipelineRun.findUnique({ where: { pipelineVersionId: pv2 } })).toMatchObject({ attemptBatchId: 8n, unfinishedAttempts: 3, status: "running" });
+    });
   });
 
   it("availableNow: once the backlog is drained the version stops by itself", async () => {

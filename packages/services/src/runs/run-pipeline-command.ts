@@ -43,7 +43,8 @@ export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInp
         status: effect.status,
         scheduleSeq: seq,
         updatedAt: new Date(),
-        ...(effect.newTurn ? { nextBatchAt: new Date(), consecutiveFailures: 0 } : {}),
+        // A new turn starts every count afresh, including a poison batch's unfinished attempts.
+        ...(effect.newTurn ? { nextBatchAt: new Date(), consecutiveFailures: 0, unfinishedAttempts: 0, attemptBatchId: null } : {}),
         ...(settled ? { batchStartedAt: null, batchWorkerId: null, nextBatchAt: null } : {}),
         ...(effect.clearFailure ? { lastError: null, lastErrorAt: null, failedBatchId: null } : {}),
       },

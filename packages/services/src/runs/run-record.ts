@@ -17,6 +17,9 @@ export interface TLockedRun {
   consecutiveFailures: number;
   batchStartedAt: Date | null;
   batchWorkerId: string | null;
+  /** The batch whose unfinished attempts are counted (claim-batch-turn.ts), and how many there were. */
+  attemptBatchId: number | null;
+  unfinishedAttempts: number;
   /** A batch is in flight on a worker that is alive (fresh heartbeat, not shut down). */
   batchInFlight: boolean;
 }
@@ -25,9 +28,19 @@ export interface TLockedRun {
 export async function lockRun(tx: TTx, pipelineVersionId: string): Promise<TLockedRun> {
   await tx.$executeRaw`INSERT INTO pipeline_runs (pipeline_version_id) SELECT id FROM pipeline_versions WHERE id = ${pipelineVersionId} ON CONFLICT DO NOTHING`;
   const rows = await tx.$queryRaw<
-    { status: TRunStatus; desired: TDesiredState; seq: number; failures: number; started: Date | null; worker: string | null; alive: boolean }[]
+    {
+      status: TRunStatus;
+      desired: TDesiredState;
+      seq: number;
+      failures: number;
+      started: Date | null;
+      worker: string | null;
+      attempt_batch: bigint | null;
+      unfinished: number;
+      alive: boolean;
+    }[]
   >`SELECT r.status::text AS status, r.desired_state::text AS desired, r.schedule_seq AS seq, r.consecutive_failures AS failures,
-           r.batch_started_at AS started, r.batch_worker_id AS worker,
+           r.batch_started_at AS started, r.batch_worker_id AS worker, r.attempt_batch_id AS attempt_batch, r.unfinished_attempts AS unfinished,
            (r.batch_started_at IS NOT NULL AND w.id IS NOT NULL AND w.stopped_at IS NULL
              AND w.last_heartbeat_at > now() - make_interval(secs => ${WORKER_HEARTBEAT_TIMEOUT_MS / 1000})) AS alive
       FROM pipeline_runs r LEFT JOIN workers w ON w.id = r.batch_worker_id
@@ -43,6 +56,8 @@ export async function lockRun(tx: TTx, pipelineVersionId: string): Promise<TLock
     consecutiveFailures: r.failures,
     batchStartedAt: r.started,
     batchWorkerId: r.worker,
+    attemptBatchId: r.attempt_batch === null ? null : Number(r.attempt_batch),
+    unfinishedAttempts: r.unfinished,
     batchInFlight: r.alive,
   };
 }

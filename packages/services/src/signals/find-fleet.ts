@@ -4,9 +4,10 @@
 import type { PrismaClient } from "@sluice/db";
 import { runPhase, type TRunPhase } from "../runs/run-state";
 import { fleetStatus, STATUS_ORDER, type TFleetStatus } from "./fleet-status";
+import { queryFleetVersions } from "./fleet-versions";
 import { CURRENT_SAMPLE_MS, targetsOf, totalsOf } from "./get-pipeline-signals";
-import { backlogSeconds, offsetPoints, partitionBacklog, sampleOf } from "./offset-signals";
-import { queryLatestOffsets, queryProcessedBuckets, queryNewestIngest, queryOffsetBuckets, queryRangeTotals } from "./rollup-queries";
+import { backlogSeconds, partitionBacklog, sampleOf } from "./offset-signals";
+import { queryLatestOffsets, queryProcessedBuckets, queryNewestIngest, queryOffsetPoints, queryRangeTotals } from "./rollup-queries";
 import { bucketRange, GRAIN_SECONDS } from "./time-range";
 
 /** Sparklines: the last hour in one-minute buckets. */
@@ -48,77 +49,63 @@ export interface TFleetRow {
 }
 
 export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFleetRow[]> {
-  const pipelines = await db.pipeline.findMany({
-    orderBy: { name: "asc" },
-    select: {
-      name: true,
-      description: true,
-      ownerTeam: { select: { slug: true, name: true } },
-      versions: {
-        orderBy: { version: "desc" },
-        take: 1,
-        select: {
-          id: true,
-          version: true,
-          spec: true,
-          run: { select: { status: true, desiredState: true, lastError: true, lastErrorAt: true, updatedAt: true } },
-          checkpoint: { select: { eventTimeMax: true } },
-        },
-      },
-    },
-  });
-  const ids = pipelines.flatMap((p) => p.versions.map((v) => v.id));
+  const pipelines = await queryFleetVersions(db);
+  const ids = pipelines.flatMap((p) => (p.pv ? [p.pv] : []));
   const spark = bucketRange({ from: new Date(now.getTime() - SPARK_RANGE_MS), to: now }, SPARK_POINTS);
   const rising = bucketRange({ from: new Date(now.getTime() - RISING_WINDOW_MS), to: now }, RISING_WINDOW_MS / 1000 / GRAIN_SECONDS);
   const hourAgo = new Date(now.getTime() - SPARK_RANGE_MS);
   const [processed, offsets, risingOffsets, latest, hour, recent, newest] = await Promise.all([
     queryProcessedBuckets(db, ids, spark),
-    queryOffsetBuckets(db, ids, spark),
-    queryOffsetBuckets(db, ids, rising),
+    queryOffsetPoints(db, ids, spark),
+    queryOffsetPoints(db, ids, rising),
     queryLatestOffsets(db, ids, new Date(now.getTime() - CURRENT_SAMPLE_MS)),
     queryRangeTotals(db, ids, hourAgo, now),
     queryRangeTotals(db, ids, new Date(now.getTime() - FLEET_RATE_MS), now),
     queryNewestIngest(db, ids),
   ]);
-  const of = <T extends { pv: string }>(rows: T[], pv: string) => rows.filter((r) => r.pv === pv);
+  // Each result grouped by version once (not filtered per pipeline: 50 pipelines × thousands of rows).
+  const by = { processed: byVersion(processed), offsets: byVersion(offsets), risingOffsets: byVersion(risingOffsets), latest: byVersion(latest), hour: byVersion(hour), recent: byVersion(recent), newest: byVersion(newest) };
+  const of = <T>(rows: Map<string, T[]>, pv: string): T[] => rows.get(pv) ?? [];
 
   const rows = pipelines.map((p): TFleetRow => {
-    const v = p.versions[0];
-    const targets = targetsOf(v?.spec);
-    const base = { name: p.name, description: p.description, ownerTeam: p.ownerTeam, version: v?.version ?? null };
-    const phase = v?.run ? runPhase(v.run.status, v.run.desiredState) : null;
-    if (!v) {
+    const targets = targetsOf(p.spec_targets);
+    const base = { name: p.name, description: p.description, ownerTeam: { slug: p.team_slug, name: p.team_name }, version: p.version };
+    const phase = p.status && p.desired_state ? runPhase(p.status, p.desired_state) : null;
+    const pv = p.pv;
+    if (!pv) {
       return {
         ...base, status: "not started", reason: "no version registered", since: null, phase, sparkline: { t: [], input: [], processing: [] }, inputRate: null, processingRate: 0,
         backlog: null, backlogSeconds: null, freshness: { ingestAgeMs: null, eventTimeAgeMs: null, targetMs: targets.freshnessMs }, violationRate: null,
         violationTarget: targets.violationRate, deadLettersLastHour: 0, lastCommitAt: null,
       };
     }
-    const sparkInput = new Map(offsetPoints(of(offsets, v.id).map(sampleOf)).map((o) => [o.t.getTime(), o.inputRate]));
-    const sparkRows = new Map(of(processed, v.id).map((r) => [r.t.getTime(), r.input_rows]));
+    const sparkInput = new Map(of(by.offsets, pv).map((o) => [o.t.getTime(), o.input_rate]));
+    const sparkRows = new Map(of(by.processed, pv).map((r) => [r.t.getTime(), r.input_rows]));
     // The recent input rate from the 10-second samples of the last 2 minutes (first to last sample).
-    const risingPoints = offsetPoints(of(risingOffsets, v.id).map(sampleOf)).filter((x) => x.t >= rising.from);
+    const risingPoints = of(by.risingOffsets, pv)
+      .filter((x) => x.t >= rising.from)
+      .map((x) => ({ t: x.t, inputRate: x.input_rate, backlog: x.backlog }));
     const rates = risingPoints.map((x) => x.inputRate).filter((x): x is number => x !== null);
     const inputRate = rates.length > 0 ? rates.reduce((a, b) => a + b, 0) / rates.length : null;
-    const processingRate = (of(recent, v.id)[0]?.input_rows ?? 0) / (FLEET_RATE_MS / 1000);
-    const current = of(latest, v.id).map(sampleOf);
+    const processingRate = (of(by.recent, pv)[0]?.input_rows ?? 0) / (FLEET_RATE_MS / 1000);
+    const current = of(by.latest, pv).map(sampleOf);
     const backlog = current.length > 0 ? current.reduce((sum, s) => sum + partitionBacklog(s), 0) : null;
     const recentBacklog = risingPoints.map((x) => x.backlog ?? 0);
-    const fresh = of(newest, v.id)[0];
+    const fresh = of(by.newest, pv)[0];
     const ingestAgeMs = fresh ? Math.max(0, now.getTime() - fresh.ingest_time_max.getTime()) : null;
-    const eventTime = (v.checkpoint?.eventTimeMax as { eventTime?: string } | null)?.eventTime;
-    const status = fleetStatus({ phase, lastError: v.run?.lastError ?? null, recentBacklog, inputRate, ingestAgeMs, freshnessTargetMs: targets.freshnessMs });
+    const eventTime = p.event_time_max;
+    const status = fleetStatus({ phase, lastError: p.last_error, recentBacklog, inputRate, ingestAgeMs, freshnessTargetMs: targets.freshnessMs });
     const since =
       status.status === "failed"
-        ? (v.run?.lastErrorAt ?? null)
+        ? p.last_error_at
         : status.status === "paused" || status.status === "stopped"
-          ? (v.run?.updatedAt ?? null)
+          ? p.run_updated_at
           : status.status === "lagging"
             ? risingSince(risingPoints) ?? (fresh ? new Date(fresh.ingest_time_max.getTime() + targets.freshnessMs) : null)
             : null;
     // Only a running version drains its backlog; paused, stopped or failed it does not, whatever it did before.
     const draining = phase === "running";
-    const totals = totalsOf(of(hour, v.id)[0]);
+    const totals = totalsOf(of(by.hour, pv)[0]);
     const violationCount = Object.values(totals.violations).reduce((a, b) => a + b, 0);
     return {
       ...base,
@@ -150,4 +137,14 @@ function risingSince(points: { t: Date; backlog: number | null }[]): Date | null
   if (i < 1) return null;
   while (i > 0 && (points[i - 1]!.backlog ?? 0) < (points[i]!.backlog ?? 0)) i--;
   return i < points.length - 1 ? points[i]!.t : null;
+}
+
+function byVersion<T extends { pv: string }>(rows: T[]): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const r of rows) {
+    const list = map.get(r.pv);
+    if (list) list.push(r);
+    else map.set(r.pv, [r]);
+  }
+  return map;
 }

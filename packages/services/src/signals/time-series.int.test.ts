@@ -9,6 +9,9 @@ import { findFleet } from "./find-fleet";
 import { findPartitionOffsets } from "./find-partition-offsets";
 import { findPipelineSeries } from "./find-pipeline-series";
 import { getPipelineSignals } from "./get-pipeline-signals";
+import { offsetPoints, sampleOf } from "./offset-signals";
+import { queryOffsetBuckets, queryOffsetPoints } from "./rollup-queries";
+import { bucketRange } from "./time-range";
 import { recordOffsetSamples } from "./record-offset-samples";
 import { getBatchDetail } from "../progress/get-batch-detail";
 import { findPipelineVersions } from "../pipelines/find-pipeline-versions";
@@ -136,6 +139,34 @@ describe("bucketed time series over batch_log", () => {
     expect(p1!.points.map((p) => p.backlog)).toEqual([0, 50]);
     expect(p0!.points[0]).toMatchObject({ rowsRead: 60, eventTimeLagMs: 30_000, idle: false });
     expect(p1!.points[0]).toMatchObject({ rowsRead: 40, eventTimeLagMs: 600_000, idle: true });
+  });
+
+  it("the fleet's input rate and backlog summed in SQL equal offsetPoints over the per-partition samples (gaps, a re-created topic, nothing committed yet)", async () => {
+    const [pv] = await pipelineWith("offset-points");
+    // Three partitions over 8 minutes, samples every 10 s with gaps; partition 2 has nothing committed;
+    // partition 1's topic is re-created (offsets start again at 0) halfway.
+    for (let i = 0; i < 48; i++) {
+      const samples = [
+        { pipelineVersionId: pv!, partition: 0, latestOffset: 1000 + i * 37, committedOffset: 900 + i * 30 },
+        ...(i % 7 === 3 ? [] : [{ pipelineVersionId: pv!, partition: 1, latestOffset: i < 24 ? 5000 + i * 11 : (i - 24) * 5, committedOffset: i < 24 ? 4990 + i * 11 : 0 }]),
+        ...(i % 5 === 0 ? [{ pipelineVersionId: pv!, partition: 2, latestOffset: 70 + i, committedOffset: null }] : []),
+      ];
+      await recordOffsetSamples(db, samples, at(i * 10 + 3 + (i % 3)));
+    }
+    for (const [fromS, toS, points] of [[0, 480, 48], [0, 480, 8], [0, 480, 3], [95, 300, 60]] as const) {
+      const b = bucketRange(range(fromS, toS), points);
+      const expected = offsetPoints((await queryOffsetBuckets(db, [pv!], b)).map(sampleOf)).map((p) => ({ t: p.t, inputRate: p.inputRate, backlog: p.backlog }));
+      const summed = (await queryOffsetPoints(db, [pv!], b)).map((r) => ({ t: r.t, inputRate: r.input_rate, backlog: r.backlog }));
+      expect(summed.map((r) => r.t)).toEqual(expected.map((r) => r.t));
+      expect(expected.length).toBeGreaterThanOrEqual(points === 3 ? 2 : points === 8 ? 6 : 20);
+      for (const [i, e] of expected.entries()) {
+        expect({ t: summed[i]!.t, backlog: summed[i]!.backlog, measured: summed[i]!.inputRate !== null }).toEqual({ t: e.t, backlog: e.backlog, measured: e.inputRate !== null });
+        if (e.inputRate !== null) expect(summed[i]!.inputRate).toBeCloseTo(e.inputRate, 9);
+      }
+      // 5-minute buckets hold five minute-samples per partition; each bucket takes its last one:
+      // minute 4's first samples, at 243 s (partition 0: 1888 − 1620) and 254 s (1: 5 − 0, 2: 95 − nothing).
+      if (points === 3) expect(summed.find((r) => r.t.getTime() === at(0).getTime())?.backlog).toBe(268 + 5 + 95);
+    }
   });
 
   it("a range with a restart: the failure, the restart and the replayed batch are there, nothing counted twice", async () => {

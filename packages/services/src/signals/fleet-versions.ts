@@ -1,0 +1,36 @@
+// The fleet's first read: every pipeline with its serving (newest) version, that version's run state
+// and event-time clock, and the spec's targets — in one statement. (Prisma's nested findMany issued a
+// query per relation and shipped every whole spec; the fleet needs only `targets` from it.)
+import type { PrismaClient } from "@sluice/db";
+import type { TDesiredState, TRunStatus } from "../runs/run-state";
+
+export interface TFleetVersionRow {
+  name: string;
+  description: string;
+  team_slug: string;
+  team_name: string;
+  /** The serving version; null when the pipeline has none. */
+  pv: string | null;
+  version: number | null;
+  /** `{ targets }` of the spec (what targetsOf reads). */
+  spec_targets: { targets?: unknown } | null;
+  status: TRunStatus | null;
+  desired_state: TDesiredState | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  run_updated_at: Date | null;
+  event_time_max: string | null;
+}
+
+export function queryFleetVersions(db: PrismaClient): Promise<TFleetVersionRow[]> {
+  return db.$queryRaw<TFleetVersionRow[]>`
+    SELECT p.name, p.description, t.slug AS team_slug, t.name AS team_name, v.id AS pv, v.version,
+           CASE WHEN v.id IS NULL THEN NULL ELSE jsonb_build_object('targets', v.spec->'targets') END AS spec_targets,
+           r.status::text AS status, r.desired_state::text AS desired_state, r.last_error, r.last_error_at, r.updated_at AS run_updated_at,
+           c.event_time_max->>'eventTime' AS event_time_max
+      FROM pipelines p JOIN teams t ON t.id = p.owner_team_id
+      LEFT JOIN LATERAL (SELECT id, version, spec FROM pipeline_versions WHERE pipeline_id = p.id ORDER BY version DESC LIMIT 1) v ON true
+      LEFT JOIN pipeline_runs r ON r.pipeline_version_id = v.id
+      LEFT JOIN checkpoints c ON c.pipeline_version_id = v.id
+     ORDER BY p.name`;
+}
