@@ -64,3 +64,8 @@ export function pipelineEnv(env: NodeJS.ProcessEnv = process.env): (name: string
 export function childEnv(overrides: Record<string, string>, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return { ...env, ...overrides };
 }
+
+/** Next.js instrumentation runs in both runtimes; the console's Node-only work starts only in Node. */
+export function isNodeRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.NEXT_RUNTIME === "nodejs";
+}

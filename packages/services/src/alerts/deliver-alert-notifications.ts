@@ -17,6 +17,8 @@ export interface TDeliveryOptions {
   /** Delay before retry n (1-based): base·2^(n−1), capped at 10 minutes. */
   retryBaseMs?: number;
   limit?: number;
+  /** Only notifications of these rule kinds (the console's watchdog delivers its own only). */
+  ruleKinds?: readonly string[];
 }
 
 export function notificationRetryDelay(attempt: number, baseMs: number): number {
@@ -37,7 +39,10 @@ export async function deliverAlertNotifications(db: PrismaClient, opts: TDeliver
   const baseMs = opts.retryBaseMs ?? 5_000;
   const claimed = await db.$queryRaw<{ id: bigint; attempts: number; payload: unknown; dedup_key: string; team_id: string }[]>`
     UPDATE alert_notifications SET attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = now() + ${CLAIM_MS}::int * interval '1 millisecond'
-     WHERE id IN (SELECT id FROM alert_notifications WHERE status = 'pending' AND next_attempt_at <= now() ORDER BY id LIMIT ${opts.limit ?? 20} FOR UPDATE SKIP LOCKED)
+     WHERE id IN (SELECT n.id FROM alert_notifications n
+                   WHERE n.status = 'pending' AND n.next_attempt_at <= now()
+                     AND (${opts.ruleKinds ?? null}::text[] IS NULL OR n.episode_id IN (SELECT e.id FROM alert_episodes e JOIN alert_rules r ON r.id = e.rule_id WHERE r.kind = ANY(${opts.ruleKinds ?? null}::text[])))
+                   ORDER BY n.id LIMIT ${opts.limit ?? 20} FOR UPDATE OF n SKIP LOCKED)
     RETURNING id, attempts, payload, dedup_key, team_id`;
   const counts = { delivered: 0, retrying: 0, failed: 0 };
   if (claimed.length === 0) return counts;
