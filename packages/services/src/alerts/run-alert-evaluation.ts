@@ -53,6 +53,7 @@ export async function runAlertEvaluation(db: PrismaClient, opts: TAlertEvaluatio
         fleetRecipients(tx),
       ]);
       const teamName = new Map(teams.map((t) => [t.id, t.name]));
+      const ruleStates: { id: string; pendingSince: string | null; value: number | null }[] = [];
       for (const rule of rules) {
         const kind = rule.kind as TRuleKind;
         const signals = rule.pipelineId ? byPipeline.get(rule.pipelineId) : fleet;
@@ -62,7 +63,7 @@ export async function runAlertEvaluation(db: PrismaClient, opts: TAlertEvaluatio
         const silenced = isSilenced(silences, rule, now);
         const step = stepRule(rule, open ? { state: open.state as "firing" | "acknowledged", clearSince: open.clearSince, notifiedAt: open.notifiedAt, lastNotifiedAt: open.lastNotifiedAt } : null, cond, silenced, now);
         counts.rules++;
-        await tx.alertRule.update({ where: { id: rule.id }, data: { pendingSince: step.pendingSince, lastEvaluatedAt: now, lastValue: cond.value } });
+        ruleStates.push({ id: rule.id, pendingSince: step.pendingSince?.toISOString() ?? null, value: cond.value });
         if (step.action === "idle") continue;
         const pipeline = rule.pipelineId ? (signals as TPipelineAlertSignals) : null;
         const recipients = pipeline ? [pipeline.ownerTeamId] : fleetTeams;
@@ -115,6 +116,13 @@ export async function runAlertEvaluation(db: PrismaClient, opts: TAlertEvaluatio
           });
         }
         await tx.alertEpisodeEvent.create({ data: { episodeId: ep.id, at: now, type: eventOf(step.notify), actor: "system", note: recipients.length > 0 ? `to ${recipients.map((t) => teamName.get(t) ?? t).join(", ")}` : "no team to notify" } });
+      }
+      // Every rule's pending state and last value in one statement (a tick touches every rule).
+      if (ruleStates.length > 0) {
+        await tx.$executeRaw`
+          UPDATE alert_rules r SET pending_since = u."pendingSince", last_value = u.value, last_evaluated_at = ${now}
+            FROM jsonb_to_recordset(${JSON.stringify(ruleStates)}::jsonb) AS u(id text, "pendingSince" timestamptz, value float8)
+           WHERE r.id = u.id`;
       }
       return { evaluated: true as const, epoch, ...counts };
     },
