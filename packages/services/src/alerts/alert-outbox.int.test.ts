@@ -15,6 +15,7 @@ import { runAlertEvaluation } from "./run-alert-evaluation";
 import { silenceAlerts } from "./silence-alerts";
 import { updateAlertRule } from "./update-alert-rule";
 import { PIPELINE_RULE_KINDS, RULE_KINDS } from "./rule-kinds";
+import { setTeamOnCall } from "../admin/teams";
 
 let database: TestDatabase;
 let db: PrismaClient;
@@ -151,6 +152,10 @@ describe("alert evaluation and the outbox", () => {
     expect(await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", reason: "maintenance" } as never))).toContain("expiresAt: a silence needs an expiry");
     expect(await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", reason: "maintenance", expiresAt: new Date(Date.now() - 1000) }))).toContain("expiresAt: must be in the future");
     expect(await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", expiresAt: new Date(Date.now() + 1000) } as never))).toContain("reason: say why");
+    // An on-call webhook that is not http(s) (the team's destination, set on the Admin page).
+    const admin = { actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin" as const, teams: [] }, from: { origin: "cli" as const } };
+    const badUrl = await setTeamOnCall(db, admin, { teamId, onCallEmail: "", webhook: { kind: "url", url: "ftp://pager.example/hook" } }).then(() => null, (e: { issues?: { path: string[]; message: string }[] }) => e.issues);
+    expect(badUrl).toEqual([expect.objectContaining({ path: ["webhook", "url"], message: "A webhook URL starts with https:// (or http:// on a private network)" })]);
     // A sensible change is accepted and audited.
     await updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "freshness", threshold: 120, forSeconds: 30 });
     expect(await db.auditEvent.count({ where: { action: "alert.rule_change" } })).toBe(1);
