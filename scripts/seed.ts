@@ -6,7 +6,7 @@ import pg from "pg";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { registerPipelineVersion } from "@sluice/engine";
-import { loadDemoPipelineSpecs, seedDemo } from "@sluice/services";
+import { ensureDefaultRules, loadDemoPipelineSpecs, seedDemo } from "@sluice/services";
 
 const env = loadEnv(ZServiceEnv);
 const demoPassword = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
@@ -20,6 +20,8 @@ try {
     const reg = await registerPipelineVersion(pool, spec);
     console.log(`pipeline ${spec.name}: version ${reg.version}${reg.created ? " (new)" : ""}`);
   }
+  // The demo's pipelines get their default alert rules now (the workers' evaluator would on its first tick).
+  await ensureDefaultRules(db);
   console.log(`seeded demo data into ${new URL(env.DATABASE_URL).pathname.slice(1)}`);
 } finally {
   await db.$disconnect();

@@ -266,9 +266,10 @@ describe("Sluice console", () => {
     },
   );
 
-  test("the navigation reaches Alerts, Change requests and Audit, each with an honest empty state, and back", async () => {
+  test("the navigation reaches Alerts, Change requests and Audit, each with an honest empty state (or its alerts), and back", async () => {
     const areas = [
-      { link: "Alerts", url: /\/alerts$/, empty: "No alerts yet" },
+      // Alerts has real content once anything fired (alerts.e2e.ts makes sure something did).
+      { link: "Alerts", url: /\/alerts$/, empty: null },
       { link: "Change requests", url: /\/change-requests$/, empty: "No change requests" },
       { link: "Audit", url: /\/audit$/, empty: "No audit entries yet" },
     ];
@@ -277,7 +278,8 @@ describe("Sluice console", () => {
       await nav.getByRole("link", { name: area.link }).click();
       await page.waitForURL(area.url);
       await page.getByRole("heading", { level: 1, name: area.link }).waitFor();
-      await page.getByRole("heading", { level: 2, name: area.empty }).waitFor();
+      if (area.empty) await page.getByRole("heading", { level: 2, name: area.empty }).waitFor();
+      else await page.getByTestId("alerts").waitFor();
       assert.equal(await nav.getByRole("link", { name: area.link }).getAttribute("aria-current"), "page");
     }
     // The change-requests page speaks to the signed-in role.

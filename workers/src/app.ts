@@ -16,6 +16,7 @@ import { JOB_BATCH_RUN, JOB_SYSTEM_ECHO } from "./jobs/job-definitions";
 import { handleSystemEcho } from "./jobs/system-echo";
 import type { Logger } from "./logger";
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from "./metrics";
+import { startAlertEvaluator, type AlertEvaluator } from "./alerts/alert-evaluator";
 import { startHeartbeat } from "./scheduling/heartbeat";
 import { startOffsetSampler, type OffsetSampler } from "./scheduling/offset-sampler";
 import { startReconciler, type Reconciler } from "./scheduling/reconciler";
@@ -37,7 +38,10 @@ export type WorkerAppConfig = Pick<
   | "WORKER_IDLE_RUNNER_MS"
   | "WORKER_PG_POOL_MAX"
 > &
-  Partial<Pick<TWorkerEnv, "WORKER_OFFSET_SAMPLE_INTERVAL_MS" | "WORKER_MAX_UNFINISHED_ATTEMPTS">>;
+  Partial<Pick<TWorkerEnv, "WORKER_OFFSET_SAMPLE_INTERVAL_MS" | "WORKER_MAX_UNFINISHED_ATTEMPTS" | "WORKER_ALERT_INTERVAL_MS" | "WORKER_ALERT_RETRY_BASE_MS" | "SLUICE_PUBLIC_URL">> & {
+    /** Environment lookups for teams' on-call webhook variables (default: this process's environment). */
+    onCallEnv?: (name: string) => string | undefined;
+  };
 
 export interface WorkerApp {
   workerId: string;
@@ -45,6 +49,7 @@ export interface WorkerApp {
   metrics: WorkerMetrics;
   reconciler: Reconciler;
   offsetSampler: OffsetSampler;
+  alerts: AlertEvaluator;
   queue: BatchQueue;
   /**
    * Stop taking jobs and let in-flight batches commit, for at most `timeoutMs`; after that they are
@@ -136,16 +141,34 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
 
   const offsetSampler = startOffsetSampler({ db, kafka, intervalMs: env.WORKER_OFFSET_SAMPLE_INTERVAL_MS ?? 10_000, logger: log.child({ component: "offset-sampler" }) });
 
+  const alerts = startAlertEvaluator({
+    db,
+    redisUrl: env.REDIS_URL,
+    queueName: `${env.WORKER_QUEUE}.alerts`,
+    workerId,
+    intervalMs: env.WORKER_ALERT_INTERVAL_MS ?? 5000,
+    retryBaseMs: env.WORKER_ALERT_RETRY_BASE_MS ?? 5000,
+    publicUrl: env.SLUICE_PUBLIC_URL ?? null,
+    env: env.onCallEnv ?? pipelineEnv(),
+    logger: log.child({ component: "alerts" }),
+    onTick: (result, delivery) => {
+      metrics.alertEvaluations.inc({ result: result.evaluated ? "evaluated" : "not_lease_holder" });
+      for (const [outcome, n] of Object.entries(delivery)) if (n > 0) metrics.alertNotifications.inc({ outcome }, n);
+    },
+  });
+
   return {
     workerId,
     metricsPort: metricsServer.port,
     metrics,
     reconciler,
     offsetSampler,
+    alerts,
     queue,
     async close(timeoutMs) {
       reconciler.stop();
       await offsetSampler.stop();
+      await alerts.close();
       heartbeat.stop();
       const w = worker;
       let timer: NodeJS.Timeout | undefined;

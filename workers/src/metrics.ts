@@ -12,6 +12,8 @@ export interface WorkerMetrics {
   lastHeartbeat: Gauge;
   warmRunners: Gauge;
   reconciled: Counter<"action">;
+  alertEvaluations: Counter<"result">;
+  alertNotifications: Counter<"outcome">;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -55,6 +57,18 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: "sluice_worker_reconciled_jobs_total",
       help: "Batch jobs the reconciler rebuilt from Postgres, by action (added, retried, replaced)",
       labelNames: ["action"],
+      registers: [registry],
+    }),
+    alertEvaluations: new Counter({
+      name: "sluice_worker_alert_evaluations_total",
+      help: "Alert evaluation ticks this worker ran, by result (evaluated, not_lease_holder)",
+      labelNames: ["result"],
+      registers: [registry],
+    }),
+    alertNotifications: new Counter({
+      name: "sluice_worker_alert_notifications_total",
+      help: "Alert notification delivery attempts by outcome (delivered, retrying, failed)",
+      labelNames: ["outcome"],
       registers: [registry],
     }),
   };

@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as"]);
+const VALUE_OPTIONS = new Set(["key", "as", "for", "rule"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -64,9 +64,18 @@ export const USAGE = `usage: sluice <command>
                                        re-queue the failed deliveries (or the one with idempotency key K)
                                        with the same keys; the workers running the pipeline send them
                                        again. Recorded with who and why (table webhook_requeues)
+  sluice alerts list [pipeline] [--all]
+                                       firing and acknowledged alerts, problems first (--all: and those
+                                       resolved in the last 24 hours), with their notifications' delivery
+  sluice alerts ack|resolve <alert #> [note]
+                                       acknowledge (reminders stop) or resolve an alert by hand
+  sluice alerts silence <pipeline> --for <duration> [--rule <kind>] <reason>
+                                       no notifications for the pipeline (or one rule) until it expires;
+                                       the alerts are still evaluated and shown
 
-Commands that change something (run, start, pause, resume, stop, restart, webhooks retry) act as a
-Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by that user's role and teams.
+Commands that change something (run, start, pause, resume, stop, restart, webhooks retry, alerts
+ack|resolve|silence) act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by that
+user's role and teams.
 
 exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, a key that is not failed,
 a database that is missing or not migrated), 2 transient failure (after retries), 3 fenced off by

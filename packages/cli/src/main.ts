@@ -3,6 +3,7 @@ import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { isRetriable } from "@sluice/engine";
 import { parseArgs, USAGE } from "./args";
 import { CliError } from "./cli-error";
+import { alertsListCommand, alertsRespondCommand, alertsSilenceCommand } from "./commands/alerts";
 import { dbCommand } from "./commands/db";
 import { lifecycleCommand } from "./commands/lifecycle";
 import { runCommand } from "./commands/run";
@@ -50,6 +51,14 @@ async function main(argv: string[]): Promise<number> {
       }
       const key = values.get("key");
       return webhooksRetryCommand(pipeline, { ...(key ? { key } : {}), reason: positionals.slice(2).join(" "), as: values.get("as") });
+    }
+    case "alerts": {
+      const rest = positionals.slice(1);
+      if (target === "list") return alertsListCommand(rest[0], { all: flags.has("all") });
+      if (target === "ack" || target === "resolve") return alertsRespondCommand(target, rest[0], rest.slice(1).join(" "), { as: values.get("as") });
+      if (target === "silence") return alertsSilenceCommand(rest[0], rest.slice(1).join(" "), { for: values.get("for"), rule: values.get("rule"), as: values.get("as") });
+      console.error(`alerts: list, ack, resolve or silence\n\n${USAGE}`);
+      return 1;
     }
     default:
       console.error(`unknown command "${command}"\n\n${USAGE}`);

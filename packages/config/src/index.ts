@@ -40,6 +40,12 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_PG_POOL_MAX: z.coerce.number().int().min(2).max(100).default(6),
   /** How often each worker samples the topics' latest offsets for the console's backlog and input-rate charts. */
   WORKER_OFFSET_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  /** How often the alert rules are evaluated (one worker at a time, whichever holds the lease). */
+  WORKER_ALERT_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(5000),
+  /** First retry delay of an alert notification the receiver refused; doubles per attempt, capped at 10 min. */
+  WORKER_ALERT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** The console's address, for the pipeline link in alert notifications (no link when unset). */
+  SLUICE_PUBLIC_URL: z.string().url().optional(),
 });
 export type TWorkerEnv = z.infer<typeof ZWorkerEnv>;
 
@@ -62,4 +68,9 @@ export function pipelineEnv(env: NodeJS.ProcessEnv = process.env): (name: string
 /** The environment for a child process: this process's, with `overrides` on top. */
 export function childEnv(overrides: Record<string, string>, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return { ...env, ...overrides };
+}
+
+/** Next.js instrumentation runs in both runtimes; the console's Node-only work starts only in Node. */
+export function isNodeRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.NEXT_RUNTIME === "nodejs";
 }

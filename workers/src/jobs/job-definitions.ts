@@ -22,3 +22,6 @@ export type TBatchRunPayload = z.infer<typeof ZBatchRunPayload>;
 export function batchRunJobId(pipelineVersionId: string, seq: number): string {
   return `${JOB_BATCH_RUN}.${pipelineVersionId}.${seq}`;
 }
+
+/** One alert evaluation tick (no payload), fired by a job scheduler on the alerts queue (`<WORKER_QUEUE>.alerts`). */
+export const JOB_ALERTS_EVALUATE = "alerts.evaluate";

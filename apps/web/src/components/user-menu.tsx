@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useState } from "react";
 import type { TRole } from "@sluice/services";
 import { authClient } from "@/lib/auth-client";
+import { markSigningOut } from "@/lib/signing-out";
 
 export function UserMenu({ name, email, role }: { name: string; email: string; role: TRole }) {
   const [signingOut, setSigningOut] = useState(false);
@@ -10,6 +11,7 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
   // navigation so no cached query data outlives the session.
   const signOut = async () => {
     setSigningOut(true);
+    markSigningOut();
     await authClient.signOut().catch(() => undefined);
     window.location.assign("/sign-in");
   };

@@ -32,6 +32,11 @@ export const ZWebEnv = ZServiceEnv.extend({
     .positive()
     .max(24 * 30)
     .default(12),
+  /**
+   * The console's alert watchdog: how often it checks that some worker is alive (the one alert a worker
+   * cannot raise, docs/alerting.md). 0 turns it off (when another console instance runs it).
+   */
+  SLUICE_ALERT_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Single sign-on (OpenID Connect): the issuer URL (its /.well-known/openid-configuration is read). */
   SLUICE_SSO_ISSUER: z.url().optional(),
   SLUICE_SSO_CLIENT_ID: z.string().min(1).optional(),

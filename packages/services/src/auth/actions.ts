@@ -19,6 +19,8 @@ export const ACTIONS = {
   "pipeline.lifecycle": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "start, pause, resume, stop or restart a pipeline" },
   "pipeline.register": { target: "pipeline", fleet: [], ownTeam: ["owner"], describe: "register a pipeline or a new version of its spec" },
   "webhook.requeue": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "re-send a pipeline's failed webhook deliveries" },
+  "alert.respond": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "acknowledge, resolve or silence a pipeline's alerts" },
+  "alert.rules": { target: "pipeline", fleet: [], ownTeam: ["owner"], describe: "change a pipeline's alert rules" },
   "admin.users": { target: "none", fleet: [], ownTeam: [], describe: "manage users (invite, role, disable, reset password)" },
   "admin.teams": { target: "none", fleet: [], ownTeam: [], describe: "manage teams (members, on-call contact)" },
   "admin.sso": { target: "none", fleet: [], ownTeam: [], describe: "change the single sign-on group mapping" },

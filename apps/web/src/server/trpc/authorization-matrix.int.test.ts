@@ -37,6 +37,14 @@ async function pipelineOfPayments(db: PrismaClient, name: string): Promise<{ pip
   const p = await db.pipeline.create({ data: { name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: { name }, specHash: `hash-${name}` } } }, include: { versions: true } });
   return { pipelineId: p.id, versionId: p.versions[0]!.id };
 }
+/** A pipeline of Payments Data with a firing alert of its freshness rule. */
+async function firingAlertOfPayments(db: PrismaClient, tag: string): Promise<{ episodeId: string; pipeline: string }> {
+  const { pipelineId } = await pipelineOfPayments(db, `alerts-${tag}`);
+  const rule = await db.alertRule.create({ data: { pipelineId, kind: "freshness", severity: "critical", forSeconds: 60, clearForSeconds: 60 } });
+  const ep = await db.alertEpisode.create({ data: { ruleId: rule.id, pipelineId, state: "firing", severity: "critical", startedAt: new Date(), summary: "matrix" } });
+  return { episodeId: String(ep.id), pipeline: `alerts-${tag}` };
+}
+const episodeState = async (db: PrismaClient, tag: string) => (await db.alertEpisode.findFirstOrThrow({ where: { rule: { pipeline: { name: `alerts-${tag}` } } } })).state;
 const targetUser = (db: PrismaClient, tag: string) => db.user.create({ data: { email: `target-${tag}@sluice.local`, name: `Target ${tag}` } });
 
 const MUTATIONS: Record<string, TCase> = {
@@ -56,6 +64,43 @@ const MUTATIONS: Record<string, TCase> = {
       return { pipeline: `ledger-${tag}`, command: "start", reason: "matrix" };
     },
     happened: async (db, tag) => (await db.pipelineRunTransition.count({ where: { run: { pipelineVersion: { pipeline: { name: `ledger-${tag}` } } } } })) > 0,
+  },
+  "alert.acknowledge": {
+    allowed: FLEET_OR_OWN_TEAM,
+    prepare: async (db, tag) => ({ ...(await firingAlertOfPayments(db, tag)), note: "matrix" }),
+    happened: async (db, tag) => (await episodeState(db, tag)) === "acknowledged",
+  },
+  "alert.resolve": {
+    allowed: FLEET_OR_OWN_TEAM,
+    prepare: async (db, tag) => ({ ...(await firingAlertOfPayments(db, tag)), note: "matrix" }),
+    happened: async (db, tag) => (await episodeState(db, tag)) === "resolved",
+  },
+  "alert.silence": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      await pipelineOfPayments(db, `silence-${tag}`);
+      return { pipeline: `silence-${tag}`, expiresAt: new Date(Date.now() + 3600_000), reason: "matrix" };
+    },
+    happened: async (db, tag) => (await db.alertSilence.count({ where: { pipeline: { name: `silence-${tag}` } } })) > 0,
+  },
+  "alert.unsilence": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const { pipelineId } = await pipelineOfPayments(db, `unsilence-${tag}`);
+      const s = await db.alertSilence.create({ data: { pipelineId, reason: "matrix", createdBy: "test", expiresAt: new Date(Date.now() + 3600_000) } });
+      return { silenceId: s.id, pipeline: `unsilence-${tag}` };
+    },
+    happened: async (db, tag) => (await db.alertSilence.findFirstOrThrow({ where: { pipeline: { name: `unsilence-${tag}` } } })).endedAt !== null,
+  },
+  "alert.updateRule": {
+    // Rules are the owning team's (and admins'); operators respond to alerts but do not retune them.
+    allowed: ["owner", "admin"],
+    async prepare(db, tag) {
+      const { pipelineId } = await pipelineOfPayments(db, `rules-${tag}`);
+      await db.alertRule.create({ data: { pipelineId, kind: "freshness", severity: "critical", forSeconds: 60, clearForSeconds: 60 } });
+      return { pipeline: `rules-${tag}`, kind: "freshness", threshold: 999 };
+    },
+    happened: async (db, tag) => (await db.alertRule.findFirstOrThrow({ where: { pipeline: { name: `rules-${tag}` } } })).threshold === 999,
   },
   "admin.createUser": {
     allowed: ADMIN_ONLY,

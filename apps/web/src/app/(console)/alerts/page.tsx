@@ -1,34 +1,22 @@
 import type { Metadata } from "next";
-import { EmptyState } from "@/components/empty-state";
+import { mayDoAction } from "@sluice/services";
 import { PageHeader } from "@/components/page-header";
+import { requireUser } from "@/server/auth/current-user";
+import { AlertsView } from "./alerts-view";
 
 export const metadata: Metadata = { title: "Alerts" };
 
-export default function AlertsPage() {
+export default async function AlertsPage({ searchParams }: { searchParams: Promise<{ pipeline?: string | string[] }> }) {
+  const user = await requireUser("/alerts");
+  const pipeline = (await searchParams).pipeline;
   return (
     <>
       <PageHeader title="Alerts">
-        Firing and recent alerts across the fleet, routed to each pipeline owner&apos;s on-call.
+        Firing and recent alerts across the fleet, problems first, routed to each pipeline owner&apos;s on-call. Acknowledge to stop
+        reminders; silence to stop notifications for a while (the alert keeps being evaluated).
       </PageHeader>
-      <EmptyState
-        title="No alerts yet"
-        next={
-          <>
-            Next: register a pipeline on the Pipelines page — alerting rules and notification hooks are part
-            of an upcoming release.
-          </>
-        }
-      >
-        <p>
-          Alert rules will live with each pipeline, with sensible defaults: backlog growing while input is
-          steady, processing rate below input rate, freshness over its SLA, expectation violations over a
-          threshold, batch failures, and state or dead-letter growth.
-        </p>
-        <p>
-          A firing alert will show here with its pipeline, its owner team and when it started; operators will
-          be able to acknowledge, silence and resolve it, and its history is kept.
-        </p>
-      </EmptyState>
+      {/* Owners may respond for their own teams' pipelines only; the procedure decides per pipeline. */}
+      <AlertsView canRespond={mayDoAction(user, "alert.respond")} initialPipeline={typeof pipeline === "string" ? pipeline : ""} />
     </>
   );
 }

@@ -1,12 +1,28 @@
+"use client";
 // Where later issues plug into the fleet row and the pipeline page header, so they add a component
 // here instead of reworking those views:
-//  - FiringAlerts: the alerts issue renders the pipeline's firing alerts (count and worst severity) in the
-//    fleet row's status cell and in the pipeline header, evaluated over the same @sluice/services signals.
+//  - FiringAlerts: the pipeline's unresolved alerts (count and worst severity), from one query for the
+//    whole fleet (alert.firingByPipeline, shared by every row through the query cache).
 //  - LifecycleActions: the change-management issue renders pause / resume / stop / restart for operators
-//    in the pipeline header (and, if wanted, the fleet row's last cell).
-// Both render nothing until then.
-export function FiringAlerts(_props: { pipeline: string; placement: "fleet-row" | "pipeline-header" }) {
-  return null;
+//    in the pipeline header (and, if wanted, the fleet row's last cell). Renders nothing until then.
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/trpc/react";
+
+const REFRESH_MS = 5_000;
+
+export function FiringAlerts({ pipeline, placement }: { pipeline: string; placement: "fleet-row" | "pipeline-header" }) {
+  const trpc = useTRPC();
+  const firing = useQuery({ ...trpc.alert.firingByPipeline.queryOptions(), refetchInterval: REFRESH_MS });
+  const mine = firing.data?.find((f) => f.pipeline === pipeline);
+  if (!mine) return null;
+  const parts = [mine.firing > 0 ? `${mine.firing} firing` : null, mine.acknowledged > 0 ? `${mine.acknowledged} acknowledged` : null].filter(Boolean).join(", ");
+  const cls = mine.firing > 0 && mine.worst === "critical" ? "badge badge--bad" : "badge badge--warn";
+  return (
+    <Link href={placement === "fleet-row" ? `/alerts?pipeline=${encodeURIComponent(pipeline)}` : "#alerts"} className={cls} data-testid={`firing-alerts-${placement}`} title={`worst: ${mine.worst}`}>
+      {parts}
+    </Link>
+  );
 }
 
 export function LifecycleActions(_props: { pipeline: string; version: number | null; placement: "fleet-row" | "pipeline-header" }) {

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { authorizeAction, mayDoAction } from "@sluice/services";
 import { PageHeader } from "@/components/page-header";
 import { requireUser } from "@/server/auth/current-user";
+import { db } from "@/server/db";
 import { PipelineDetail } from "./pipeline-detail";
 
 type TProps = { params: Promise<{ name: string }> };
@@ -22,7 +24,7 @@ export async function generateMetadata({ params }: TProps): Promise<Metadata> {
 
 export default async function PipelinePage({ params }: TProps) {
   const name = pipelineName((await params).name);
-  await requireUser(`/pipelines/${encodeURIComponent(name)}`);
+  const user = await requireUser(`/pipelines/${encodeURIComponent(name)}`);
   return (
     <>
       <nav className="breadcrumb" aria-label="Breadcrumb">
@@ -34,7 +36,7 @@ export default async function PipelinePage({ params }: TProps) {
         checkpoint per partition, recent batches and dead letters. Live while the tab is open.
       </PageHeader>
       <Suspense fallback={<p className="muted">Loading the pipeline…</p>}>
-        <PipelineDetail name={name} />
+        <PipelineDetail name={name} canRespond={mayDoAction(user, "alert.respond")} canEditRules={(await authorizeAction(db(), user, "alert.rules", { pipeline: name })).ok} />
       </Suspense>
     </>
   );

@@ -11,6 +11,7 @@ import { BatchHistory } from "./batch-history";
 import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
 import { LatestBatch } from "./latest-batch";
+import { PipelineAlerts } from "./pipeline-alerts";
 import { Time } from "./time";
 import { useDashboardRange } from "./use-dashboard-range";
 
@@ -24,7 +25,7 @@ const queryBehaviour = (everyMs: number) => ({
   refetchInterval: (query: { state: { error: unknown } }) => (isNotFound(query.state.error) ? false : everyMs),
 });
 
-export function PipelineDetail({ name }: { name: string }) {
+export function PipelineDetail({ name, canRespond = false, canEditRules = false }: { name: string; canRespond?: boolean; canEditRules?: boolean }) {
   const trpc = useTRPC();
   const input = { pipeline: name };
   const { range, version, setRange, setVersion } = useDashboardRange();
@@ -80,6 +81,7 @@ export function PipelineDetail({ name }: { name: string }) {
         <FiringAlerts pipeline={p.name} placement="pipeline-header" />
         <LifecycleActions pipeline={p.name} version={version ?? p.latestVersion.version} placement="pipeline-header" />
       </div>
+      <PipelineAlerts pipeline={p.name} canRespond={canRespond} canEditRules={canEditRules} />
       <Summary detail={p} />
       <Dashboards pipeline={p.name} version={version} versions={versions.data ?? []} range={range} setRange={setRange} notRunning={notRunning} />
       {batches.isPending ? (

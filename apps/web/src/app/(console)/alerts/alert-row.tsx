@@ -1,0 +1,71 @@
+"use client";
+// One alert as on-call reads it: state and severity, what fired where, since when, the value against
+// the threshold, what the last evaluation saw, what to do (runbook), who acknowledged, and whether the
+// team was told (the latest notification's delivery).
+import type { TAlertView } from "@sluice/services";
+import Link from "next/link";
+import { formatClock, formatMs } from "@/charts/format";
+import { AlertActions } from "./alert-actions";
+
+const STATE_CLASS = { firing: "badge badge--bad", acknowledged: "badge badge--warn", resolved: "badge badge--ok" } as const;
+const SEVERITY_CLASS = { critical: "badge badge--bad", warning: "badge badge--warn", info: "badge" } as const;
+
+export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespond: boolean }) {
+  const ago = (d: Date) => `${formatClock(d)} (${formatMs(Date.now() - d.getTime())} ago)`;
+  return (
+    <li className={`alert${a.state === "firing" ? " alert--firing" : ""}`} data-testid={`alert-${a.id}`} data-state={a.state} data-kind={a.kind} data-pipeline={a.pipeline ?? ""}>
+      <div className="alert__head">
+        <span className={STATE_CLASS[a.state]} data-testid="alert-state">
+          {a.state}
+        </span>{" "}
+        <span className={SEVERITY_CLASS[a.severity]}>{a.severity}</span> <strong>{a.title}</strong> on{" "}
+        {a.pipeline ? (
+          <Link className="mono" href={`/pipelines/${encodeURIComponent(a.pipeline)}`}>
+            {a.pipeline}
+            {a.version !== null ? ` v${a.version}` : ""}
+          </Link>
+        ) : (
+          <span>the fleet</span>
+        )}
+        {a.team ? <span className="muted small"> · {a.team.name}</span> : null}
+        {a.silenced ? (
+          <span className="badge" data-testid="alert-silenced">
+            silenced
+          </span>
+        ) : null}
+        <span className="muted small"> · #{a.id}</span>
+      </div>
+      <div className="small" data-testid="alert-summary">
+        {a.summary}
+      </div>
+      <div className="small muted">
+        since <span title={a.startedAt.toISOString()}>{ago(a.startedAt)}</span> · value <span className="mono" data-testid="alert-value">{a.value ?? "—"}</span> vs threshold{" "}
+        <span className="mono">{a.threshold ?? "—"}</span> ({a.unit})
+        {a.acknowledgedBy ? (
+          <>
+            {" "}
+            · acknowledged by <span data-testid="alert-acked-by">{a.acknowledgedBy}</span>
+            {a.ackNote ? `: “${a.ackNote}”` : ""}
+          </>
+        ) : null}
+        {a.resolvedAt ? (
+          <>
+            {" "}
+            · resolved {ago(a.resolvedAt)} {a.resolvedBy === "auto" ? "(condition cleared)" : `by ${a.resolvedBy}`}
+          </>
+        ) : null}
+      </div>
+      {a.delivery ? (
+        <div className={`small ${a.delivery.status === "failed" ? "bad" : a.delivery.status === "pending" && a.delivery.lastError ? "warn" : "muted"}`} data-testid="alert-delivery">
+          {a.delivery.kind} notification {a.delivery.status}
+          {a.delivery.status === "pending" && a.delivery.lastError ? ` (retrying after ${a.delivery.attempts} attempts)` : ""}
+          {a.delivery.lastError && a.delivery.status !== "delivered" ? `: ${a.delivery.lastError}` : ""}
+        </div>
+      ) : a.state !== "resolved" ? (
+        <div className="small muted">{a.silenced ? "not notified: silenced" : "notification queued"}</div>
+      ) : null}
+      {a.state !== "resolved" ? <div className="small muted">Runbook: {a.runbook}</div> : null}
+      <AlertActions alert={a} canRespond={canRespond} />
+    </li>
+  );
+}

@@ -1,0 +1,48 @@
+// What the evaluator knows about a pipeline and the fleet at one tick — read from the same rollups,
+// offset samples and run state as the dashboards (find-alert-signals.ts) — in a shape pure functions
+// evaluate, so recorded series can be replayed in unit tests.
+import type { TRunPhase } from "../runs/run-state";
+
+/** One 10-second bucket of the workers' offset samples (offset-signals.ts offsetPoints). */
+export interface TBacklogPoint {
+  t: Date;
+  backlog: number | null;
+  /** Events/s appended to the topic since the previous sample; null without two samples. */
+  inputRate: number | null;
+}
+
+export interface TPipelineAlertSignals {
+  pipelineId: string;
+  pipeline: string;
+  version: number | null;
+  ownerTeamId: string;
+  phase: TRunPhase | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+  /** The trigger interval (ms); null for availableNow pipelines. */
+  triggerMs: number | null;
+  /** A batch in flight since, or the next batch due at (while running); null otherwise. */
+  waitingSince: Date | null;
+  /** The last few minutes of offset samples, oldest first. */
+  recent: TBacklogPoint[];
+  /** Rows/s committed over the last 2 minutes. */
+  processingRate: number;
+  /** Age of the newest committed row by Kafka append time (ms); null before the first. */
+  ingestAgeMs: number | null;
+  freshnessTargetMs: number;
+  violationTarget: number;
+  /** Last 5 minutes. */
+  window: { inputRows: number; violations: number; quarantinedOrDead: number };
+  /** State rows of the last batch of each minute over the last 30 minutes, oldest first. */
+  stateRows: number[];
+  /** Input rate per minute over the same 30 minutes (null where unknown). */
+  stateWindowInputRates: (number | null)[];
+  /** Webhook deliveries that failed for good in the last 5 minutes. */
+  webhookFailures: number;
+}
+
+export interface TFleetAlertSignals {
+  workers: { id: string; host: string; lastHeartbeatAt: Date; stoppedAt: Date | null }[];
+  /** Pipeline versions that should run (desired running, not failed). */
+  runningPipelines: number;
+}

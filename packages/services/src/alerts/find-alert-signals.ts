@@ -1,0 +1,108 @@
+// The evaluator's reads for one tick: each pipeline's serving version (the newest) with its run state,
+// offset samples, rollup totals and freshness — the same queries the fleet view uses (signals/), a
+// fixed number of them for the whole fleet — and the workers' registry for the fleet rules.
+import type { PrismaClient } from "@sluice/db";
+import { parseDuration } from "@sluice/spec";
+import { z } from "zod";
+import { runPhase } from "../runs/run-state";
+import { targetsOf } from "../signals/get-pipeline-signals";
+import { offsetPoints, sampleOf } from "../signals/offset-signals";
+import { queryBatchBuckets, queryNewestIngest, queryOffsetBuckets, queryRangeTotals } from "../signals/rollup-queries";
+import { bucketRange, GRAIN_SECONDS } from "../signals/time-range";
+import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
+
+/** Offset samples the backlog rules look at: the last 2 minutes, one per 10-second bucket. */
+const RECENT_MS = 120_000;
+/** The window of the rate rules (violations, dead letters, webhook failures). */
+const WINDOW_MS = 5 * 60_000;
+/** The processing rate's window. */
+const PROCESSING_MS = 120_000;
+/** State growth is judged over 30 one-minute points. */
+const STATE_WINDOW_MS = 30 * 60_000;
+
+const ZTrigger = z.object({ trigger: z.object({ every: z.string().optional() }).optional() });
+
+function triggerMsOf(spec: unknown): number | null {
+  const parsed = ZTrigger.safeParse(spec);
+  const every = parsed.success ? (parsed.data.trigger?.every ?? "2s") : "2s";
+  try {
+    return parsed.success && parsed.data.trigger && parsed.data.trigger.every === undefined ? null : parseDuration(every);
+  } catch {
+    return null;
+  }
+}
+
+export async function findPipelineAlertSignals(db: PrismaClient, now = new Date()): Promise<TPipelineAlertSignals[]> {
+  const pipelines = await db.pipeline.findMany({
+    select: {
+      id: true,
+      name: true,
+      ownerTeamId: true,
+      versions: {
+        orderBy: { version: "desc" },
+        take: 1,
+        select: {
+          id: true,
+          version: true,
+          spec: true,
+          run: { select: { status: true, desiredState: true, lastError: true, consecutiveFailures: true, batchStartedAt: true, nextBatchAt: true } },
+        },
+      },
+    },
+  });
+  const ids = pipelines.flatMap((p) => p.versions.map((v) => v.id));
+  const recent = bucketRange({ from: new Date(now.getTime() - RECENT_MS), to: now }, RECENT_MS / 1000 / GRAIN_SECONDS);
+  const stateRange = bucketRange({ from: new Date(now.getTime() - STATE_WINDOW_MS), to: now }, 30);
+  const windowFrom = new Date(now.getTime() - WINDOW_MS);
+  const [offsets, windowTotals, processed, newest, stateBuckets, stateOffsets, webhookFailures] = await Promise.all([
+    queryOffsetBuckets(db, ids, recent),
+    queryRangeTotals(db, ids, windowFrom, now),
+    queryRangeTotals(db, ids, new Date(now.getTime() - PROCESSING_MS), now),
+    queryNewestIngest(db, ids),
+    queryBatchBuckets(db, ids, stateRange),
+    queryOffsetBuckets(db, ids, stateRange),
+    db.webhookDelivery.groupBy({ by: ["pipelineId"], where: { status: "failed", lastAttemptAt: { gte: windowFrom } }, _count: { _all: true } }),
+  ]);
+  const of = <T extends { pv: string }>(rows: T[], pv: string) => rows.filter((r) => r.pv === pv);
+
+  return pipelines.map((p): TPipelineAlertSignals => {
+    const v = p.versions[0];
+    const targets = targetsOf(v?.spec);
+    const phase = v?.run ? runPhase(v.run.status, v.run.desiredState) : null;
+    const totals = v ? of(windowTotals, v.id)[0] : undefined;
+    const fresh = v ? of(newest, v.id)[0] : undefined;
+    const points = v ? offsetPoints(of(offsets, v.id).map(sampleOf)).filter((x) => x.t >= recent.from) : [];
+    return {
+      pipelineId: p.id,
+      pipeline: p.name,
+      version: v?.version ?? null,
+      ownerTeamId: p.ownerTeamId,
+      phase,
+      lastError: v?.run?.lastError ?? null,
+      consecutiveFailures: v?.run?.consecutiveFailures ?? 0,
+      triggerMs: v ? triggerMsOf(v.spec) : null,
+      waitingSince: phase === "running" ? (v?.run?.batchStartedAt ?? v?.run?.nextBatchAt ?? null) : null,
+      recent: points.map((x) => ({ t: x.t, backlog: x.backlog, inputRate: x.inputRate })),
+      processingRate: (v ? (of(processed, v.id)[0]?.input_rows ?? 0) : 0) / (PROCESSING_MS / 1000),
+      ingestAgeMs: fresh ? Math.max(0, now.getTime() - fresh.ingest_time_max.getTime()) : null,
+      freshnessTargetMs: targets.freshnessMs,
+      violationTarget: targets.violationRate,
+      window: {
+        inputRows: totals?.input_rows ?? 0,
+        violations: Object.values(totals?.violations ?? {}).reduce((a, b) => a + Number(b), 0),
+        quarantinedOrDead: (totals?.quarantined ?? 0) + (totals?.dead_letter ?? 0),
+      },
+      stateRows: v ? of(stateBuckets, v.id).map((b) => b.state_rows) : [],
+      stateWindowInputRates: v ? offsetPoints(of(stateOffsets, v.id).map(sampleOf)).filter((x) => x.t >= stateRange.from).map((x) => x.inputRate) : [],
+      webhookFailures: webhookFailures.find((w) => w.pipelineId === p.id)?._count._all ?? 0,
+    };
+  });
+}
+
+export async function findFleetAlertSignals(db: PrismaClient, now = new Date()): Promise<TFleetAlertSignals> {
+  const [workers, runningPipelines] = await Promise.all([
+    db.worker.findMany({ where: { lastHeartbeatAt: { gte: new Date(now.getTime() - 24 * 3600_000) } }, select: { id: true, host: true, lastHeartbeatAt: true, stoppedAt: true } }),
+    db.pipelineRun.count({ where: { desiredState: "running", status: { not: "failed" }, pipelineVersion: { supersededById: null } } }),
+  ]);
+  return { workers, runningPipelines };
+}

@@ -1,0 +1,153 @@
+// The closed set of alert rule kinds: what each watches, the unit of its threshold, the defaults every
+// pipeline gets, and the runbook hint a notification carries. One home: the evaluator, the console,
+// the CLI and the Prometheus rules file (docs/alerting/) all follow this table.
+
+export const RULE_KINDS = [
+  "backlog_growing",
+  "processing_below_input",
+  "freshness",
+  "violation_rate",
+  "dead_letter_rate",
+  "batch_failures",
+  "state_growth",
+  "webhook_failures",
+  "batch_stalled",
+  "worker_heartbeat_missing",
+  "no_worker_alive",
+] as const;
+export type TRuleKind = (typeof RULE_KINDS)[number];
+
+export const SEVERITIES = ["critical", "warning", "info"] as const;
+export type TSeverity = (typeof SEVERITIES)[number];
+export const SEVERITY_ORDER: Record<TSeverity, number> = { critical: 0, warning: 1, info: 2 };
+
+export interface TRuleKindInfo {
+  /** "pipeline": one rule per pipeline, paging its owner team; "fleet": one rule for the whole fleet. */
+  scope: "pipeline" | "fleet";
+  title: string;
+  /** What the threshold means, for forms and messages. */
+  unit: string;
+  /** Allowed threshold range (inclusive). */
+  min: number;
+  max: number;
+  /** The threshold may be left empty to use the pipeline spec's target. */
+  specTarget: boolean;
+  defaults: { severity: TSeverity; threshold: number | null; forSeconds: number; clearForSeconds: number };
+  runbook: string;
+}
+
+export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
+  backlog_growing: {
+    scope: "pipeline",
+    title: "Backlog growing while input is steady",
+    unit: "seconds of input waiting",
+    min: 0,
+    max: 86_400,
+    specTarget: false,
+    defaults: { severity: "critical", threshold: 30, forSeconds: 60, clearForSeconds: 120 },
+    runbook: "The pipeline is falling behind, not absorbing a burst: check that it is running, its batch durations and its workers; raise maxOffsetsPerTrigger or add workers.",
+  },
+  processing_below_input: {
+    scope: "pipeline",
+    title: "Processing rate below input rate",
+    unit: "ratio of processing to input rate (fires below it)",
+    min: 0.01,
+    max: 1,
+    specTarget: false,
+    defaults: { severity: "warning", threshold: 0.9, forSeconds: 300, clearForSeconds: 120 },
+    runbook: "Batches process fewer rows per second than arrive: look at the slowest phase on the pipeline page (read, process, commit) and at the workers' load.",
+  },
+  freshness: {
+    scope: "pipeline",
+    title: "Freshness over target",
+    unit: "seconds since the newest committed row arrived",
+    min: 1,
+    max: 604_800,
+    specTarget: true,
+    defaults: { severity: "critical", threshold: null, forSeconds: 60, clearForSeconds: 120 },
+    runbook: "Rows waiting on the topic are not reaching the sink within the freshness target: check the run state, failed batches and the backlog.",
+  },
+  violation_rate: {
+    scope: "pipeline",
+    title: "Expectation violation rate over threshold",
+    unit: "share of input rows violating an expectation (last 5 minutes)",
+    min: 0,
+    max: 1,
+    specTarget: true,
+    defaults: { severity: "warning", threshold: null, forSeconds: 120, clearForSeconds: 300 },
+    runbook: "An upstream producer changed what it sends: the pipeline page lists violations per expectation; fix the producer or the expectation.",
+  },
+  dead_letter_rate: {
+    scope: "pipeline",
+    title: "Quarantine / dead-letter rate over threshold",
+    unit: "share of input rows quarantined or dead-lettered (last 5 minutes)",
+    min: 0,
+    max: 1,
+    specTarget: false,
+    defaults: { severity: "warning", threshold: 0.01, forSeconds: 120, clearForSeconds: 300 },
+    runbook: "Rows are undecodable or break the contract: the Dead letters section groups them by reason; fix the producer, then replay.",
+  },
+  batch_failures: {
+    scope: "pipeline",
+    title: "Pipeline failed or batches failing",
+    unit: "consecutive failed batch attempts",
+    min: 1,
+    max: 1000,
+    specTarget: false,
+    defaults: { severity: "critical", threshold: 3, forSeconds: 0, clearForSeconds: 60 },
+    runbook: "The pipeline page shows the last error and the failed batch's sample rows; fix the cause, then restart (sluice restart <spec> \"reason\").",
+  },
+  state_growth: {
+    scope: "pipeline",
+    title: "State growing without bound",
+    unit: "growth of state rows over 30 minutes while input is steady (0.5 = +50%)",
+    min: 0.01,
+    max: 1000,
+    specTarget: false,
+    defaults: { severity: "warning", threshold: 0.5, forSeconds: 600, clearForSeconds: 600 },
+    runbook: "Dedup/window/CDC state keeps growing: the watermark may be stuck (an idle partition, event times in the future) or allowedLateness too long.",
+  },
+  webhook_failures: {
+    scope: "pipeline",
+    title: "Webhook deliveries failing",
+    unit: "deliveries that failed for good in the last 5 minutes",
+    min: 1,
+    max: 1_000_000,
+    specTarget: false,
+    defaults: { severity: "warning", threshold: 1, forSeconds: 0, clearForSeconds: 300 },
+    runbook: "The receiver refuses or is down: the pipeline page lists failed deliveries with their errors; fix the receiver, then re-queue them.",
+  },
+  batch_stalled: {
+    scope: "pipeline",
+    title: "Running pipeline with no batch",
+    unit: "trigger intervals without a batch starting or finishing",
+    min: 2,
+    max: 10_000,
+    specTarget: false,
+    defaults: { severity: "critical", threshold: 10, forSeconds: 0, clearForSeconds: 30 },
+    runbook: "The pipeline should run but no batch happens: check that workers are alive (Fleet), the reconciler's log and Redis.",
+  },
+  worker_heartbeat_missing: {
+    scope: "fleet",
+    title: "A worker's heartbeat is missing",
+    unit: "seconds since a worker's last heartbeat",
+    min: 5,
+    max: 86_400,
+    specTarget: false,
+    defaults: { severity: "warning", threshold: 30, forSeconds: 0, clearForSeconds: 30 },
+    runbook: "A worker process stopped without shutting down (killed, host gone): its batches move to other workers; restart it or remove the host.",
+  },
+  no_worker_alive: {
+    scope: "fleet",
+    title: "No worker alive",
+    unit: "seconds since the newest heartbeat of any worker",
+    min: 5,
+    max: 86_400,
+    specTarget: false,
+    defaults: { severity: "critical", threshold: 30, forSeconds: 0, clearForSeconds: 30 },
+    runbook: "Nothing runs pipelines: start workers (npm run worker) and check their log; this alert comes from the console's watchdog.",
+  },
+};
+
+export const PIPELINE_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].scope === "pipeline");
+export const FLEET_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].scope === "fleet");

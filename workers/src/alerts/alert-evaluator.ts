@@ -1,0 +1,97 @@
+// The workers' side of alerting: a BullMQ job scheduler fires `alerts.evaluate` every interval on a
+// queue of its own; whichever worker takes the job runs one tick (@sluice/services runAlertEvaluation:
+// only the holder of the Postgres lease evaluates, fenced by its epoch) and then delivers the outbox.
+// Redis holds no alert state: every worker re-upserts the scheduler each interval, so after a FLUSHALL
+// or a Redis restart the job comes back within one interval, and the episodes are all in Postgres.
+import type { PrismaClient } from "@sluice/db";
+import { deliverAlertNotifications, RULE_KINDS, releaseAlertLease, runAlertEvaluation, type TAlertEvaluationResult } from "@sluice/services";
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "../logger";
+import { JOB_ALERTS_EVALUATE } from "../jobs/job-definitions";
+
+/** Every rule but no_worker_alive, which a worker cannot evaluate (the console's watchdog does). */
+const WORKER_KINDS = RULE_KINDS.filter((k) => k !== "no_worker_alive");
+
+export interface AlertEvaluator {
+  /** One tick now, in this process (tests): evaluate if the lease is ours, then deliver. */
+  tick(): Promise<TAlertEvaluationResult>;
+  /** Re-create the job scheduler in Redis (idempotent). */
+  ensureScheduled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startAlertEvaluator(opts: {
+  db: PrismaClient;
+  redisUrl: string;
+  queueName: string;
+  workerId: string;
+  intervalMs: number;
+  retryBaseMs: number;
+  publicUrl: string | null;
+  env: (name: string) => string | undefined;
+  logger: Logger;
+  onTick?: (result: TAlertEvaluationResult, delivery: { delivered: number; retrying: number; failed: number }) => void;
+}): AlertEvaluator {
+  const { db, logger } = opts;
+  const queueConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+  const workerConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue(opts.queueName, { connection: queueConnection });
+  // A lease a few intervals long: a dead evaluator is replaced within it, a live one renews it every tick.
+  const leaseMs = Math.max(3 * opts.intervalMs, 5000);
+
+  let inFlight: Promise<TAlertEvaluationResult> | undefined;
+  async function pass(): Promise<TAlertEvaluationResult> {
+    const result = await runAlertEvaluation(db, { evaluator: "workers", owner: opts.workerId, leaseMs, kinds: WORKER_KINDS, publicUrl: opts.publicUrl });
+    // Only the lease holder delivers, so deliveries stop with the evaluator that lost the lease.
+    const delivery = result.evaluated ? await deliverAlertNotifications(db, { env: opts.env, retryBaseMs: opts.retryBaseMs }) : { delivered: 0, retrying: 0, failed: 0 };
+    if (result.evaluated && (result.opened || result.resolved || result.queued)) logger.info({ ...result, epoch: String(result.epoch), ...delivery }, "alerts evaluated");
+    if (delivery.retrying || delivery.failed) logger.warn(delivery, "alert notifications not delivered (see the Alerts page)");
+    opts.onTick?.(result, delivery);
+    return result;
+  }
+  const tick = () => (inFlight ??= pass().finally(() => (inFlight = undefined)));
+
+  const worker = new Worker(
+    opts.queueName,
+    async (job) => {
+      if (job.name !== JOB_ALERTS_EVALUATE) throw new Error(`no handler for job "${job.name}" on the alerts queue`);
+      const r = await tick();
+      return r.evaluated ? { evaluated: true, opened: r.opened, resolved: r.resolved, queued: r.queued } : { evaluated: false };
+    },
+    { connection: workerConnection, concurrency: 1 },
+  );
+  worker.on("error", (err) => logger.error({ err }, "alert evaluator worker error"));
+
+  async function ensureScheduled(): Promise<void> {
+    await queue.upsertJobScheduler(JOB_ALERTS_EVALUATE, { every: opts.intervalMs }, { name: JOB_ALERTS_EVALUATE, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+  }
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const keepScheduled = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      ensureScheduled()
+        .catch((err) => logger.warn({ err }, "could not schedule the alert evaluation; retrying"))
+        .finally(keepScheduled);
+    }, opts.intervalMs);
+    timer.unref();
+  };
+  void ensureScheduled().catch((err) => logger.warn({ err }, "could not schedule the alert evaluation; retrying"));
+  keepScheduled();
+
+  return {
+    tick,
+    ensureScheduled,
+    async close() {
+      stopped = true;
+      clearTimeout(timer);
+      await worker.close().catch(() => undefined);
+      await inFlight?.catch(() => undefined);
+      await releaseAlertLease(db, "workers", opts.workerId).catch(() => undefined);
+      await queue.close().catch(() => undefined);
+      await queueConnection.quit().catch(() => queueConnection.disconnect());
+      await workerConnection.quit().catch(() => workerConnection.disconnect());
+    },
+  };
+}
