@@ -82,6 +82,7 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
     let replaced: RegisteredVersion["replaced"];
     if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
       continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
+      await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [id, previous.id]);
     } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
       // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
       if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
