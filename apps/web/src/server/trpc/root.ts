@@ -1,6 +1,7 @@
 // The console's API: one router per domain. Client code imports only the AppRouter type.
 import { adminRouter } from "./routers/admin-router";
 import { authRouter } from "./routers/auth-router";
+import { draftRouter } from "./routers/draft-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { fleetRouter, signalsRouter } from "./routers/signals-router";
@@ -19,6 +20,7 @@ export const appRouter = createTrpcRouter({
   webhook: webhookRouter,
   run: runRouter,
   admin: adminRouter,
+  draft: draftRouter,
 });
 
 export type AppRouter = typeof appRouter;
