@@ -12,6 +12,7 @@ import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
 import { LatestBatch } from "./latest-batch";
 import { Time } from "./time";
+import { VersionHistory } from "./version-history";
 import { useDashboardRange } from "./use-dashboard-range";
 
 const REFRESH_MS = 5_000;
@@ -105,6 +106,7 @@ export function PipelineDetail({ name }: { name: string }) {
       ) : (
         <DeadLetters summary={deadLetters.data} />
       )}
+      <VersionHistory name={p.name} />
     </div>
   );
 }
