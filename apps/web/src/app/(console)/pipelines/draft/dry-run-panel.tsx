@@ -69,6 +69,7 @@ export function DryRunPanel({ text, topic }: { text: string; topic: string }) {
 type TResult = inferRouterOutputs<AppRouter>["draft"]["dryRun"];
 
 function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
+  const [only, setOnly] = useState<string>("");
   const o = result.outcomes;
   const dropped = Object.entries(o.dropped);
   const totals: [string, number][] = [
@@ -116,7 +117,16 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
           </tr>
         </tbody>
       </table>
-      <h3 className="section-title">Row by row</h3>
+      <div className="draft-toolbar">
+        <h3 className="section-title">Row by row</h3>
+        <select aria-label="Show rows" value={only} onChange={(e) => setOnly(e.target.value)}>
+          <option value="">every outcome ({result.rows.length})</option>
+          {Object.entries(OUTCOME_LABELS).map(([outcome, label]) => {
+            const n = result.rows.filter((r) => r.verdict.outcome === outcome).length;
+            return n > 0 ? <option key={outcome} value={outcome}>{label} ({n})</option> : null;
+          })}
+        </select>
+      </div>
       <div className="draft-scroll">
         <table className="table table--compact" data-testid="dry-run-rows">
           <thead>
@@ -131,7 +141,7 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
             </tr>
           </thead>
           <tbody>
-            {result.rows.map((r) => (
+            {result.rows.filter((r) => only === "" || r.verdict.outcome === only).map((r) => (
               <tr key={`${r.partition}:${r.offset}`} data-outcome={r.verdict.outcome}>
                 <td className="num">{r.partition}</td>
                 <td className="num">{r.offset}</td>

@@ -25,6 +25,7 @@ export function RegisterPanel({ text, name, registration }: { text: string; name
             Registered <strong>{done.name}</strong> version {done.version}
             {done.continuedFrom ? `, continuing version ${done.continuedFrom}'s checkpoint and state` : done.fresh ? ", with fresh state" : ""}.
             {done.notes.length > 0 ? ` Note: ${done.notes.join("; ")}` : ""}
+            {done.replaced ? ` Version ${done.replaced} is superseded: its runs stop, so start version ${done.version} to go on${done.continuedFrom ? " from its checkpoint" : ""}.` : ""}
           </p>
           <div className="draft-toolbar">
             <button
