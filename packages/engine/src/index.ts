@@ -12,3 +12,6 @@ export { planBatch } from "./plan/plan-batch";
 export { isRetriable, EngineError, FencedError, SupersededError, ExpectationFailedError, ConfigurationError, RetriableError, InvariantError } from "./errors";
 export type { OutcomeCounts } from "./batch/outcomes";
 export { openRequeuedDeliveries, REQUEUED_PER_TURN, type RequeuedDeliveries, type RequeuedReport } from "./webhook/requeued-deliveries";
+export { dryRunBatch, type DryRunResult, type DryRunRow } from "./dry-run/dry-run-batch";
+export { readSample, type Sample, type SampleRequest } from "./dry-run/read-sample";
+export type { RowVerdict } from "./batch/process-batch";

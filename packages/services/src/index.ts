@@ -126,3 +126,21 @@ export { createSsoMapping, deleteSsoMapping, findSsoMappings, ZCreateSsoMappingI
 export { commandPipeline } from "./runs/command-pipeline";
 export { isSpecRegistered } from "./pipelines/is-spec-registered";
 export * from "./alerts";
+
+// Authoring pipelines in the console: drafts checked as you type, dry runs, registration, history.
+export { checkDraft, lenientContractFields, type TDraftCheck, type TDraftRegistration, type TContractField } from "./drafts/check-draft";
+export { dryRunDraft, type TDryRunDraft } from "./drafts/dry-run-draft";
+export { submitPipelineDraft, type TSubmitDraftResult } from "./drafts/submit-pipeline-draft";
+export { needsApproval, approvalRefusal, type TApproval } from "./drafts/needs-approval";
+export { findVersionHistory, diffVersions, type TVersionHistoryEntry, type TVersionDiff } from "./drafts/find-version-history";
+export {
+  ZCheckDraftInput,
+  ZDryRunDraftInput,
+  ZSubmitDraftInput,
+  ZSampleRequest,
+  MAX_DRAFT_CHARS,
+  MAX_SAMPLE_PER_PARTITION,
+  MAX_SAMPLE_RECORDS,
+  type TSampleRequest,
+  type TSubmitDraftInput,
+} from "./drafts/draft-input";

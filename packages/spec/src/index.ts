@@ -129,3 +129,4 @@ export {
   type TContractChange,
   type TContractClassification,
 } from "./contract-change";
+export { specVocabulary, type TSpecKey, type TSpecVocabulary } from "./spec-vocabulary";

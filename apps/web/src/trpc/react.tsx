@@ -1,7 +1,7 @@
 "use client";
 // The browser's tRPC client: TanStack Query underneath, superjson so Dates survive the wire.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -30,7 +30,15 @@ export function TrpcReactProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })],
+      links: [
+        splitLink({
+          // A draft's check and dry run carry a whole spec, which does not fit in a URL: sent as POST
+          // (the server allows the override), one request each so a slow dry run holds nothing else up.
+          condition: (op) => op.path === "draft.check" || op.path === "draft.dryRun",
+          true: httpLink({ url: "/api/trpc", transformer: superjson, methodOverride: "POST" }),
+          false: httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+        }),
+      ],
     }),
   );
   return (

@@ -34,7 +34,7 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
       const who = await authorizeSpecCli(db, opts.as, loaded.spec, opts);
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
-      const reg = await registerPipelineVersion(services.pool, loaded.spec, { continueFromPrevious: !opts.freshState });
+      const reg = await registerPipelineVersion(services.pool, loaded.spec, { continueFromPrevious: !opts.freshState, registeredBy: who.label, reason });
       pipelineVersionId = reg.pipelineVersionId;
       label = `${loaded.spec.name} version ${reg.version}`;
       if (reg.created) console.log(describeRegistration(loaded.spec.name, reg).join("\n"));

@@ -40,17 +40,17 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
   try {
     // Start-up waits for Postgres like a batch does: readiness, registration, the lease.
     let reg: RegisteredVersion | undefined;
-    let allowed: boolean | undefined;
+    let allowed: string | null | undefined;
     const started = await withRetries(
       at,
       async () => {
         services ??= await connect();
         if (allowed === undefined) {
           const db = createPrismaClient(services.pool);
-          allowed = (await authorizeSpecCli(db, opts.as, spec, opts).finally(() => db.$disconnect())) !== null;
+          allowed = (await authorizeSpecCli(db, opts.as, spec, opts).finally(() => db.$disconnect()))?.label ?? null;
         }
         if (!allowed) return null;
-        reg ??= await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState });
+        reg ??= await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState, registeredBy: allowed, reason: `sluice run ${file}` });
         const opened = await PipelineRunner.open(
           { pool: services.pool, kafka: services.kafka, logger: services.logger },
           { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },

@@ -52,6 +52,25 @@ export interface ProcessedBatch {
   maxDedupTime: Date | null;
 }
 
+/** One row's verdict, as the dry run shows it: the same decisions processBatch makes, reported as it makes them. */
+export interface RowVerdict {
+  outcome: "sink" | "duplicate" | "filtered" | "quarantined" | "dead_letter" | "late" | "dropped";
+  reason?: string;
+  /** The row after the contract (typed values). */
+  values?: Record<string, unknown>;
+  /** Unknown fields the contract rescued into _rescued. */
+  rescued?: Record<string, unknown> | null;
+  /** Every expectation's verdict, in spec order. */
+  expectations?: { name: string; action: string; passed: boolean }[];
+  droppedBy?: string;
+  dedupKey?: string;
+  /** Behind the watermark but within allowedLateness: still reaches the result. */
+  lateAccepted?: boolean;
+}
+
+/** Observes each row's verdict (the dry run); a real batch passes none and pays nothing for it. */
+export type RowTrace = (record: SourceRecord, verdict: RowVerdict) => void;
+
 export interface ProcessOptions {
   compiled: TCompiledSpec;
   columns: TColumn[];
@@ -59,13 +78,14 @@ export interface ProcessOptions {
   watermark: Date | null;
   /** Which of these dedup keys are already in the state (seen in earlier batches). */
   lookupSeenKeys(keys: string[]): Promise<Set<string>>;
+  trace?: RowTrace;
 }
 
 const MAX_FAILURE_SAMPLES = 5;
 const YIELD_EVERY = 2000;
 
 export async function processBatch(records: SourceRecord[], opts: ProcessOptions): Promise<ProcessedBatch> {
-  const { compiled, watermark } = opts;
+  const { compiled, watermark, trace } = opts;
   // Behind the watermark but within allowedLateness a row still updates its window; before this it is late.
   const lateBefore = lateHorizon(watermark, compiled.timing.allowedLatenessMs);
   const { spec } = compiled;
@@ -77,7 +97,7 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   const warnings: Record<string, number> = {};
   const failures = new Map<string, ExpectationFailure>();
   const deadLetters: DeadLetterRow[] = [];
-  const candidates: { row: SinkRow; key: string | undefined; time: Date; behindWatermark: boolean }[] = [];
+  const candidates: { record: SourceRecord; seen: Partial<RowVerdict> | undefined; row: SinkRow; key: string | undefined; time: Date; behindWatermark: boolean }[] = [];
   // Times as epoch ms: comparing Date objects with < converts both to numbers on every comparison.
   const maxEventMsByPartition = new Map<number, number>();
   const partitionsWithData = new Set<number>();
@@ -95,6 +115,7 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     if (!decoded.ok) {
       outcomes.deadLetter++;
       deadLetters.push({ outcome: "dead_letter", reason: decoded.reason, record, payload: null });
+      trace?.(record, { outcome: "dead_letter", reason: decoded.reason });
       continue;
     }
     const checked = contract.check(decoded.value);
@@ -102,6 +123,7 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
       const outcome = checked.kind === "quarantine" ? "quarantined" : "dead_letter";
       outcomes[checked.kind === "quarantine" ? "quarantined" : "deadLetter"]++;
       deadLetters.push({ outcome, reason: checked.reason, record, payload: decoded.value });
+      trace?.(record, { outcome, reason: checked.reason, values: decoded.value });
       continue;
     }
     const { row } = checked;
@@ -115,8 +137,11 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
 
     const cel = compiled.expectations.length > 0 || compiled.filter ? compiled.toCelRow(row) : undefined;
     let droppedBy: string | undefined;
+    const verdicts: RowVerdict["expectations"] = trace ? [] : undefined;
     for (const e of compiled.expectations) {
-      if (e.test(cel!)) continue;
+      const passed = e.test(cel!);
+      verdicts?.push({ name: e.name, action: e.action, passed });
+      if (passed) continue;
       if (e.action === "warn") warnings[e.name] = (warnings[e.name] ?? 0) + 1;
       else if (e.action === "fail") {
         const f = failures.get(e.name) ?? { rule: e.name, rowCount: 0, samples: [] };
@@ -125,12 +150,15 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
         failures.set(e.name, f);
       } else droppedBy ??= e.name;
     }
+    const seen = trace ? { values: row, rescued: checked.rescued, ...(verdicts && verdicts.length > 0 ? { expectations: verdicts } : {}) } : undefined;
     if (droppedBy) {
       outcomes.dropped[droppedBy] = (outcomes.dropped[droppedBy] ?? 0) + 1;
+      trace?.(record, { ...seen, outcome: "dropped", droppedBy, reason: `dropped by expectation "${droppedBy}"` });
       continue;
     }
     if (compiled.filter && !compiled.filter.test(cel!)) {
       outcomes.filtered++;
+      trace?.(record, { ...seen, outcome: "filtered", reason: "transform.filter is false" });
       continue;
     }
     if (eventTime && eventMs < lateBeforeMs) {
@@ -140,11 +168,14 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
         const reason = `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}${lateness}`;
         deadLetters.push({ outcome: "late", reason, record, payload: decoded.value });
       }
+      trace?.(record, { ...seen, outcome: "late", reason: `event time ${eventTime.toISOString()} is behind the watermark${spec.lateData === "deadLetter" ? " (dead letter)" : " (dropped, counted)"}` });
       continue;
     }
     const timeMs = eventTime ? eventMs : record.timestamp;
     if (timeMs > maxDedupMs) maxDedupMs = timeMs;
     candidates.push({
+      record,
+      seen,
       row: { values: row, rescued: checked.rescued, partition: record.partition, offset: record.offset, ingestTimeMs: record.timestamp },
       key: dedupColumns ? dedupKey(row, dedupColumns) : undefined,
       time: eventTime ?? new Date(record.timestamp),
@@ -160,17 +191,20 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     for (const c of candidates) {
       if (seen.has(c.key!)) {
         outcomes.duplicate++;
+        trace?.(c.record, { ...c.seen, outcome: "duplicate", dedupKey: c.key!, reason: `dedupe key ${c.key} was seen before` });
         continue;
       }
       seen.add(c.key!);
       dedupInserts.push({ key: c.key!, time: c.time });
       sinkRows.push(c.row);
       if (c.behindWatermark) lateAccepted++;
+      trace?.(c.record, { ...c.seen, outcome: "sink", dedupKey: c.key!, ...(c.behindWatermark ? { lateAccepted: true } : {}) });
     }
   } else {
     for (const c of candidates) {
       sinkRows.push(c.row);
       if (c.behindWatermark) lateAccepted++;
+      trace?.(c.record, { ...c.seen, outcome: "sink", ...(c.behindWatermark ? { lateAccepted: true } : {}) });
     }
   }
   outcomes.sink = sinkRows.length;

@@ -6,11 +6,9 @@
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/spec";
-import { dedupHorizon } from "../batch/dedup";
-import { advancePartitionClocks, combinedEventTime } from "../batch/partition-watermark";
 import { processBatch, type ProcessedBatch } from "../batch/process-batch";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
-import { lateHorizon, nextWatermark } from "../batch/watermark";
+import { advanceTime, type TimedBatch } from "./advance-time";
 import { ExpectationFailedError } from "../errors";
 import { openResult, type OpenedResult, type WebhookTuning } from "../operator/open-result";
 import { applyPrepared } from "../operator/result-operator";
@@ -288,30 +286,7 @@ export class PipelineRunner {
     return start ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.epoch, start) : cp.endOffsets;
   }
 
-  /**
-   * The watermark this batch commits: per partition max event time, combined as the minimum over
-   * partitions that are not idle (batch/partition-watermark.ts), minus watermarkDelay, never moving back.
-   */
-  private advanceTime(cp: Checkpoint, processed: Pick<ProcessedBatch, "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData">, now: Date) {
-    const later = (a: string | undefined, b: Date | null) => {
-      const prev = a ? new Date(a) : null;
-      return !b ? prev : !prev || b > prev ? b : prev;
-    };
-    const maxEvent = later(cp.eventTimeMax.eventTime, processed.maxEventTime);
-    const maxDedup = later(cp.eventTimeMax.dedupTime, processed.maxDedupTime);
-    const { timing } = this.compiled;
-    const partitions = advancePartitionClocks(cp.eventTimeMax.partitions, processed, now);
-    const combined = combinedEventTime(partitions, now, timing.idleTimeoutMs ?? 60_000);
-    const watermark = timing.watermarkDelayMs === undefined ? null : nextWatermark(cp.watermark, combined.eventTime, timing.watermarkDelayMs);
-    // Rows within allowedLateness are still accepted, so their dedup keys must outlive the watermark by as much.
-    const evictBefore = this.compiled.spec.dedupe
-      ? dedupHorizon({ watermark: lateHorizon(watermark, timing.allowedLatenessMs), maxSeen: maxDedup, ...(timing.dedupeWithinMs !== undefined ? { withinMs: timing.dedupeWithinMs } : {}) })
-      : null;
-    const eventTimeMax = {
-      ...(maxEvent ? { eventTime: maxEvent.toISOString() } : {}),
-      ...(maxDedup ? { dedupTime: maxDedup.toISOString() } : {}),
-      ...(Object.keys(partitions).length > 0 ? { partitions } : {}),
-    };
-    return { watermark, eventTimeMax, evictBefore, partitionEventTime: combined.partitions };
+  private advanceTime(cp: Checkpoint, processed: TimedBatch, now: Date) {
+    return advanceTime(this.compiled, cp, processed, now);
   }
 }

@@ -32,6 +32,10 @@ export interface RegisterOptions {
    * spec changed what that state means. false: fresh state, from source.kafka.startingOffsets.
    */
   continueFromPrevious?: boolean;
+  /** Who registers it ("user:<email>", "cli:<email>"), kept with the version for its history. */
+  registeredBy?: string;
+  /** Why, in their words. */
+  reason?: string;
 }
 
 const newId = () => `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
@@ -70,12 +74,15 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
     }
     const id = newId();
     const version = (previous?.version ?? 0) + 1;
-    await client.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash) VALUES ($1, $2, $3, $4, $5)`, [id, pipelineId, version, canonicalizeSpec(spec), hash]);
+    await client.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      id, pipelineId, version, canonicalizeSpec(spec), hash, opts.registeredBy ?? null, opts.reason ?? "",
+    ]);
     await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);
     let continuedFrom: RegisteredVersion["continuedFrom"];
     let replaced: RegisteredVersion["replaced"];
     if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
       continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
+      await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [id, previous.id]);
     } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
       // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
       if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };

@@ -15,6 +15,8 @@ export function createTrpcHandler(deps: TTrpcDeps & { trustedOrigins: string[] }
       endpoint: "/api/trpc",
       req,
       router: appRouter,
+      // Draft queries (check, dry run) carry a whole spec: the client sends them as POST (trpc/react.tsx).
+      allowMethodOverride: true,
       createContext: ({ resHeaders }) => buildTrpcContext(deps, req, resHeaders),
       onError: ({ path, error }) => {
         // Expected refusals (bad input, no session, wrong role) are not server errors.

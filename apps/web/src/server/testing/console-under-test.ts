@@ -3,7 +3,9 @@
 // everything `next start` runs except the socket. Demo users are seeded with DEMO_PASSWORD.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { seedDemo } from "@sluice/services";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, endPool, testServices, type TestDatabase } from "@sluice/testing";
+import { Kafka, logLevel } from "kafkajs";
+import pg from "pg";
 import pino from "pino";
 import superjson from "superjson";
 import { handleAuthRequest } from "../auth/auth-route";
@@ -34,7 +36,10 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
   const logger = pino({ level: "silent" });
   const trustedOrigins = [CONSOLE_URL];
   const auth = createAuth({ db, secret: "s".repeat(48), publicUrl: CONSOLE_URL, trustedOrigins, sessionTtlHours: 12, sso: opts.sso ?? null, logger });
-  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins });
+  // The engine's resources on the same database and the test Kafka broker, made on first use.
+  let plane: { pool: pg.Pool; kafka: Kafka } | undefined;
+  const dataPlane = () => (plane ??= { pool: new pg.Pool({ connectionString: database.url, max: 4 }), kafka: new Kafka({ brokers: testServices.kafkaBrokers, clientId: `it-${label}`, logLevel: logLevel.NOTHING }) });
+  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, dataPlane });
 
   const authPost = (path: string, body: unknown, cookie: string | null, o: { origin?: string; ip?: string } = {}) =>
     handleAuthRequest(
@@ -73,6 +78,7 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
       return { status: res.status, json, message: json.error?.json?.message ?? json.error?.message };
     },
     async close() {
+      if (plane) await endPool(plane.pool);
       await db.$disconnect();
       await database.drop();
     },

@@ -18,7 +18,7 @@ describe("roleProcedure and actionProcedure", () => {
     pause: actionProcedure("pipeline.lifecycle", z.object({ pipeline: z.string().min(1) }), (i) => ({ pipeline: i.pipeline })).mutation(() => "paused"),
   });
   const caller = (user: TActor | null) =>
-    createCallerFactory(router)({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" } } satisfies TTrpcContext);
+    createCallerFactory(router)({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
   it("rejects a caller without a session before anything else", async () => {
     await expect(caller(null).read()).rejects.toMatchObject({ code: "UNAUTHORIZED" });

@@ -4,15 +4,16 @@ import type { Logger } from "pino";
 import type { TAuth } from "../auth/create-auth";
 import { requestOrigin } from "../auth/request-origin";
 import { sessionActor } from "../auth/session-actor";
-import type { TTrpcContext } from "./context";
+import type { TDataPlane, TTrpcContext } from "./context";
 
 export interface TTrpcDeps {
   auth: TAuth;
   db: PrismaClient;
   logger: Logger;
+  dataPlane: () => TDataPlane;
 }
 
 export async function buildTrpcContext(deps: TTrpcDeps, req: Request, resHeaders: Headers): Promise<TTrpcContext> {
   const user = await sessionActor(deps.auth, deps.db, req.headers);
-  return { db: deps.db, user, logger: deps.logger, resHeaders, from: requestOrigin(req.headers) };
+  return { db: deps.db, user, logger: deps.logger, resHeaders, from: requestOrigin(req.headers), dataPlane: deps.dataPlane };
 }

@@ -2,6 +2,7 @@
 import { adminRouter } from "./routers/admin-router";
 import { alertRouter } from "./routers/alert-router";
 import { authRouter } from "./routers/auth-router";
+import { draftRouter } from "./routers/draft-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { fleetRouter, signalsRouter } from "./routers/signals-router";
@@ -21,6 +22,7 @@ export const appRouter = createTrpcRouter({
   run: runRouter,
   admin: adminRouter,
   alert: alertRouter,
+  draft: draftRouter,
 });
 
 export type AppRouter = typeof appRouter;

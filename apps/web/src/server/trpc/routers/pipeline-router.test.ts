@@ -9,7 +9,7 @@ import { pipelineRouter } from "./pipeline-router";
 
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" } } satisfies TTrpcContext);
+  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
 const reads = ["get", "batches", "deadLetters"] as const;
 

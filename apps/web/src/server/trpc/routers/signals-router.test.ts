@@ -9,7 +9,7 @@ import { fleetRouter, signalsRouter } from "./signals-router";
 
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ fleet: fleetRouter, signals: signalsRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" } } satisfies TTrpcContext);
+  createCallerFactory(createTrpcRouter({ fleet: fleetRouter, signals: signalsRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
 describe("dashboard procedures", () => {
   it("fleet.list and every signals read refuse a signed-out caller", async () => {

@@ -9,7 +9,7 @@ import { webhookRouter } from "./webhook-router";
 
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ webhook: webhookRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" } } satisfies TTrpcContext);
+  createCallerFactory(createTrpcRouter({ webhook: webhookRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
 describe("webhook.requeue", () => {
   it("refuses a signed-out caller and a viewer", async () => {

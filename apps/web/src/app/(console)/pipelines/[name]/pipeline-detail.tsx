@@ -13,6 +13,7 @@ import { DeadLetters } from "./dead-letters";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
 import { Time } from "./time";
+import { VersionHistory } from "./version-history";
 import { useDashboardRange } from "./use-dashboard-range";
 
 const REFRESH_MS = 5_000;
@@ -107,6 +108,7 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
       ) : (
         <DeadLetters summary={deadLetters.data} />
       )}
+      <VersionHistory name={p.name} />
     </div>
   );
 }

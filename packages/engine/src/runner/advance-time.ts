@@ -1,0 +1,50 @@
+// The event time a batch commits: per partition max event time, combined as the minimum over
+// partitions that are not idle (batch/partition-watermark.ts), minus watermarkDelay, never moving back;
+// and where dedup state may be evicted. Shared by the runner and the dry run, so a dry run's windows
+// close exactly when a real batch's would.
+import type { TCompiledSpec } from "@sluice/spec";
+import { dedupHorizon } from "../batch/dedup";
+import { advancePartitionClocks, combinedEventTime } from "../batch/partition-watermark";
+import type { ProcessedBatch } from "../batch/process-batch";
+import { lateHorizon, nextWatermark } from "../batch/watermark";
+import type { Checkpoint } from "../store/checkpoint-store";
+
+export type TimedBatch = Pick<
+  ProcessedBatch,
+  "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData"
+>;
+
+export function advanceTime(
+  compiled: TCompiledSpec,
+  cp: Pick<Checkpoint, "watermark" | "eventTimeMax">,
+  processed: TimedBatch,
+  now: Date,
+) {
+  const later = (a: string | undefined, b: Date | null) => {
+    const prev = a ? new Date(a) : null;
+    return !b ? prev : !prev || b > prev ? b : prev;
+  };
+  const maxEvent = later(cp.eventTimeMax.eventTime, processed.maxEventTime);
+  const maxDedup = later(cp.eventTimeMax.dedupTime, processed.maxDedupTime);
+  const { timing } = compiled;
+  const partitions = advancePartitionClocks(cp.eventTimeMax.partitions, processed, now);
+  const combined = combinedEventTime(partitions, now, timing.idleTimeoutMs ?? 60_000);
+  const watermark =
+    timing.watermarkDelayMs === undefined
+      ? null
+      : nextWatermark(cp.watermark, combined.eventTime, timing.watermarkDelayMs);
+  // Rows within allowedLateness are still accepted, so their dedup keys must outlive the watermark by as much.
+  const evictBefore = compiled.spec.dedupe
+    ? dedupHorizon({
+        watermark: lateHorizon(watermark, timing.allowedLatenessMs),
+        maxSeen: maxDedup,
+        ...(timing.dedupeWithinMs !== undefined ? { withinMs: timing.dedupeWithinMs } : {}),
+      })
+    : null;
+  const eventTimeMax = {
+    ...(maxEvent ? { eventTime: maxEvent.toISOString() } : {}),
+    ...(maxDedup ? { dedupTime: maxDedup.toISOString() } : {}),
+    ...(Object.keys(partitions).length > 0 ? { partitions } : {}),
+  };
+  return { watermark, eventTimeMax, evictBefore, partitionEventTime: combined.partitions };
+}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "pipeline_versions" ADD COLUMN     "continued_from_id" TEXT;
+
