@@ -81,6 +81,9 @@ describe("sluice lifecycle commands", () => {
     expect((await sluice("pause", "orders", "upstream", "incident")).stdout).toContain("pause → paused");
     expect(await sluice("start", "orders")).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot start: the pipeline version is paused.*use resume/) });
     expect((await sluice("resume", "orders")).stdout).toContain("resume → running");
+    // Two workers died running batch 4 (the run row as their claims leave it): status says so.
+    await pool.query(`UPDATE pipeline_runs SET attempt_batch_id = 4, unfinished_attempts = 2`);
+    expect((await sluice("status", "orders")).stdout).toContain("batch 4 started 2 times without finishing (workers died running it?)");
     expect((await sluice("stop", "orders")).stdout).toContain("stop → stopped");
     expect((await sluice("status", "orders")).stdout).toContain("run (table pipeline_runs): stopped");
 

@@ -25,7 +25,7 @@ export async function statusCommand(name: string): Promise<number> {
     }
     const latest = versions.rows[0].id;
     const run = await pool.query(
-      `SELECT status, desired_state, consecutive_failures, last_error, failed_batch_id, batch_worker_id, next_batch_at FROM pipeline_runs WHERE pipeline_version_id = $1`,
+      `SELECT status, desired_state, consecutive_failures, last_error, failed_batch_id, batch_worker_id, next_batch_at, attempt_batch_id, unfinished_attempts FROM pipeline_runs WHERE pipeline_version_id = $1`,
       [latest],
     );
     const r = run.rows[0];
@@ -33,6 +33,8 @@ export async function statusCommand(name: string): Promise<number> {
       r
         ? `run (table pipeline_runs): ${r.status}${r.desired_state !== r.status && r.status === "running" ? ` (${r.desired_state === "paused" ? "pausing" : "stopping"} after the batch in flight)` : ""}` +
             `${r.batch_worker_id ? `, batch in flight on ${r.batch_worker_id}` : ""}${r.next_batch_at ? `, next batch ${r.next_batch_at.toISOString()}` : ""}` +
+            // More than the attempt in flight: workers died running this batch (docs/workers.md, poison batches).
+            `${r.status === "running" && r.unfinished_attempts > 1 ? `, batch ${r.attempt_batch_id} started ${r.unfinished_attempts} times without finishing (workers died running it?)` : ""}` +
             `${r.status === "failed" ? `, failed at batch ${r.failed_batch_id}: ${r.last_error}` : r.consecutive_failures > 0 ? `, ${r.consecutive_failures} failed attempt(s), last: ${r.last_error}` : ""}`
         : "run: not started on the workers (npx sluice start <pipeline>)",
     );
