@@ -1,5 +1,6 @@
 // Shared set-up of the fleet tests: a test database, extra topics, a queue of its own (on the shared
 // Redis or a private one), worker processes, and clean-up of all of it.
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { PrismaClient } from "@sluice/db";
 import { createPrismaClient } from "@sluice/db";
@@ -59,6 +60,10 @@ export async function createFleetHarness(label: string, opts: { extraTopics: num
       for (const w of spawned) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
       await Promise.all(spawned.map((w) => w.exited));
       await queue.queue.obliterate({ force: true }).catch(() => undefined);
+      // The workers' alert queue (its job scheduler) too, so no test leaves one firing in Redis.
+      const alerts = new Queue(`${queueName}.alerts`, { connection });
+      await alerts.obliterate({ force: true }).catch(() => undefined);
+      await alerts.close();
       await queue.close();
       await connection.quit().catch(() => connection.disconnect());
       await db.$disconnect();

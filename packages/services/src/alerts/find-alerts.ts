@@ -24,7 +24,8 @@ export interface TAlertView {
   severity: TSeverity;
   pipeline: string | null;
   version: number | null;
-  team: { slug: string; name: string } | null;
+  /** The owner team, with its on-call email (shown; the webhook never is). */
+  team: { slug: string; name: string; onCallEmail: string | null } | null;
   startedAt: Date;
   firedAt: Date;
   value: number | null;
@@ -43,7 +44,7 @@ export interface TAlertView {
 }
 
 const EPISODE_INCLUDE = {
-  rule: { select: { id: true, kind: true, pipelineId: true, pipeline: { select: { name: true, ownerTeam: { select: { slug: true, name: true } } } } } },
+  rule: { select: { id: true, kind: true, pipelineId: true, pipeline: { select: { name: true, ownerTeam: { select: { slug: true, name: true, onCallEmail: true } } } } } },
   notifications: { orderBy: { id: "desc" as const }, take: 1, select: { kind: true, status: true, attempts: true, lastError: true } },
 } as const;
 

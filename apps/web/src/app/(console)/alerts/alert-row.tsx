@@ -27,7 +27,13 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
         ) : (
           <span>the fleet</span>
         )}
-        {a.team ? <span className="muted small"> · {a.team.name}</span> : null}
+        {a.team ? (
+          <span className="muted small">
+            {" "}
+            · {a.team.name}
+            {a.team.onCallEmail ? <> (on-call {a.team.onCallEmail})</> : null}
+          </span>
+        ) : null}
         {a.silenced ? (
           <span className="badge" data-testid="alert-silenced">
             silenced
