@@ -196,6 +196,33 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
     await shot("authoring-version-diff.png");
   });
 
+  test("the editor shows a field's docs on hover and completes field names and, in expressions, the contract's fields", async () => {
+    await page.goto("/pipelines/new");
+    await page.getByTestId("draft-valid").waitFor();
+    await page.locator(".cm-line span", { hasText: /^watermarkDelay$/ }).first().hover();
+    await page.locator(".cm-tooltip-hover .spec-doc").filter({ hasText: "eventTime.watermarkDelay: watermark = max(event time seen)" }).waitFor();
+
+    // A key under source.kafka: that section's fields.
+    const options = page.locator(".cm-tooltip-autocomplete .cm-completionLabel");
+    await page.locator(".cm-line", { hasText: "maxOffsetsPerTrigger" }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("parti");
+    await options.filter({ hasText: "partitions" }).waitFor();
+    await page.keyboard.press("Escape");
+
+    // In an expression: the contract's fields, with their types (the editor renders the lines in view:
+    // go to the end, where the expectations are).
+    await page.keyboard.press("Control+End");
+    await page.locator(".cm-line", { hasText: 'expr: "amount > 0"' }).click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("ArrowLeft");
+    await page.keyboard.type(" && curr");
+    await options.filter({ hasText: "currency" }).waitFor();
+    await shot("authoring-completions.png", false);
+    await page.keyboard.press("Escape");
+  });
+
   test("bad input is answered with a clear message and nothing is registered", async () => {
     await page.goto("/pipelines/new");
     await page.getByTestId("draft-valid").waitFor();
@@ -206,7 +233,7 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
 
     const foreign = `other-team-${run}`;
     await setEditor(specText({ name: foreign, owner: "risk" }));
-    await page.getByTestId("draft-valid").waitFor();
+    await page.getByTestId("draft-not-allowed").filter({ hasText: "it belongs to Risk & Fraud; your teams: Payments Data" }).waitFor();
     await page.getByTestId("register").getByLabel("Why").fill("not ours");
     await page.getByTestId("register").getByRole("button", { name: "Register" }).click();
     await page.getByTestId("register-error").filter({ hasText: `only for your own teams' pipelines: "${foreign}" — it belongs to Risk & Fraud` }).waitFor();

@@ -4,7 +4,7 @@
 // admins write specs; everyone may read history); a dry run and registering need pipeline.register
 // for the draft's team — the same decision the CLI asks. check and dryRun are queries sent as POST
 // (the client's draft link): a spec does not fit in a URL.
-import { checkDraft, diffVersions, dryRunDraft, findVersionHistory, submitPipelineDraft } from "@sluice/services";
+import { authorizeAction, checkDraft, diffVersions, dryRunDraft, findVersionHistory, submitPipelineDraft } from "@sluice/services";
 import { draftTemplate } from "@sluice/services/drafts/pure";
 import { parseSpecOrThrow, specVocabulary } from "@sluice/spec";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
@@ -36,7 +36,13 @@ export const draftRouter = {
 
   check: roleProcedure("owner")
     .input(ZCheckDraftInput)
-    .query(({ ctx, input }) => checkDraft({ db: ctx.db, pool: ctx.dataPlane().pool }, input.text)),
+    .query(async ({ ctx, input }) => {
+      const check = await checkDraft({ db: ctx.db, pool: ctx.dataPlane().pool }, input.text);
+      if (!check.ok) return { ...check, notAllowed: null };
+      // Said while typing, so nobody writes a whole spec for a team they cannot register for.
+      const decision = await authorizeAction(ctx.db, ctx.user, "pipeline.register", { newPipeline: check.name, ownerTeamSlug: check.owner });
+      return { ...check, notAllowed: decision.ok ? null : decision.message };
+    }),
 
   dryRun: actionProcedure("pipeline.register", ZDryRunDraftInput, draftTarget).query(async ({ ctx, input }) => {
     const result = await dryRunDraft(ctx.dataPlane(), parseSpecOrThrow(input.text), input.sample);

@@ -119,6 +119,7 @@ function CheckStatus({ tooLong, length, pending, error, result }: { tooLong: boo
         <div className="notice" data-testid="draft-valid">
           <strong>Valid.</strong> <span style={{ whiteSpace: "pre-line" }}>{r.registration.message}</span>
           {r.registration.kind === "new-version" && r.registration.needsApproval ? <p className="warn">Needs a change request: {r.registration.needsApproval.join("; ")}</p> : null}
+          {r.notAllowed ? <p className="warn" data-testid="draft-not-allowed">You cannot register it: {r.notAllowed}</p> : null}
         </div>
       ) : (
         <>

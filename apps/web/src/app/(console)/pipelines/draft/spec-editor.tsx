@@ -6,7 +6,7 @@
 import { autocompletion, type CompletionContext, type CompletionResult } from "@codemirror/autocomplete";
 import { yaml } from "@codemirror/lang-yaml";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
-import { hoverTooltip, type EditorView } from "@codemirror/view";
+import { EditorView, hoverTooltip } from "@codemirror/view";
 import CodeMirror from "@uiw/react-codemirror";
 import type { TContractField } from "@sluice/services";
 import type { TSpecVocabulary } from "@sluice/spec";
@@ -55,6 +55,8 @@ export function SpecEditor({ value, onChange, errors, vocabulary, contractFields
   const extensions = useMemo(
     () => [
       yaml(),
+      // Long lines wrap instead of widening the page (a pasted one-line blob would push everything aside).
+      EditorView.lineWrapping,
       lintGutter(),
       autocompletion({ override: [(ctx: CompletionContext) => complete(ctx, live.current)] }),
       hoverTooltip((v, pos) => {
