@@ -16,7 +16,7 @@ export {
   type TTargetRef,
 } from "./auth/authorize-action";
 export { consumeSignInAttempt, clearSignInAttempts, describeRetry, SIGN_IN_THROTTLE, type TThrottleDecision } from "./auth/throttle-sign-in";
-export { recordAuditEvent, ZAuditEventInput, ZAuditOrigin, type TAuditEventInput, type TAuditOrigin } from "./audit/record-audit-event";
+export { recordAuditEvent, ZAuditEventInput, ZAuditOrigin, type TAuditEventInput, type TAuditOrigin, type TAuditWho } from "./audit/record-audit-event";
 export { findPipelines, type TPipelineSummary } from "./pipelines/find-pipelines";
 export { findTeams, type TTeamSummary } from "./teams/find-teams";
 export {
@@ -39,6 +39,7 @@ export {
   type TRunCommandInput,
   type TRunCommandResult,
   type TBatchScheduler,
+  type TRunCommandOptions,
 } from "./runs/run-pipeline-command";
 export { claimBatchTurn, type TBatchTurnClaim, type TBatchTurnRef } from "./runs/claim-batch-turn";
 export { finishBatchTurn, nextBatchDelay, type TBatchTurnFinish, type TBatchOutcome } from "./runs/finish-batch-turn";

@@ -9,6 +9,7 @@ import superjson from "superjson";
 import { handleAuthRequest } from "../auth/auth-route";
 import { createAuth, type TAuth } from "../auth/create-auth";
 import type { TSsoConfig } from "../auth/sso-config";
+import type { TBatchScheduler } from "@sluice/services";
 import { createTrpcHandler } from "../http/trpc-handler";
 
 export const CONSOLE_URL = "http://127.0.0.1:3139";
@@ -27,14 +28,14 @@ export interface TConsoleUnderTest {
   close(): Promise<void>;
 }
 
-export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig } = {}): Promise<TConsoleUnderTest> {
+export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig; scheduler?: TBatchScheduler } = {}): Promise<TConsoleUnderTest> {
   const database = await createTestDatabase(label);
   const db = createPrismaClient(database.url);
   await seedDemo(db, DEMO_PASSWORD);
   const logger = pino({ level: "silent" });
   const trustedOrigins = [CONSOLE_URL];
   const auth = createAuth({ db, secret: "s".repeat(48), publicUrl: CONSOLE_URL, trustedOrigins, sessionTtlHours: 12, sso: opts.sso ?? null, logger });
-  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins });
+  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, ...(opts.scheduler ? { scheduler: opts.scheduler } : {}) });
 
   const authPost = (path: string, body: unknown, cookie: string | null, o: { origin?: string; ip?: string } = {}) =>
     handleAuthRequest(

@@ -1,0 +1,31 @@
+// Queues a started or resumed pipeline's first batch job at once (the same BullMQ job the workers'
+// reconciler would queue within WORKER_RECONCILE_INTERVAL_MS), so the console's lifecycle buttons take
+// effect without waiting. The job id is derived from the scheduling turn, so this and the reconciler
+// never queue a turn twice. Redis unreachable: the command still succeeded in Postgres, the reconciler
+// queues the job later; logged, never an error for the person who clicked.
+import "server-only";
+import type { TBatchScheduler } from "@sluice/services";
+import { BatchQueue } from "@sluice/workers/batch-queue";
+import { Redis } from "ioredis";
+import { webEnv } from "./env";
+import { logger } from "./logger";
+
+const holder = globalThis as typeof globalThis & { __sluiceScheduler?: TBatchScheduler };
+
+export function batchScheduler(): TBatchScheduler {
+  holder.__sluiceScheduler ??= create();
+  return holder.__sluiceScheduler;
+}
+
+function create(): TBatchScheduler {
+  const env = webEnv();
+  const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  connection.on("error", () => undefined);
+  const queue = new BatchQueue(env.WORKER_QUEUE, connection);
+  return {
+    scheduleTurn: (turn) =>
+      queue.scheduleTurn(turn).catch((err: Error) => {
+        logger().warn({ err, pipelineVersionId: turn.pipelineVersionId }, "could not queue the first batch; the workers' reconciler will");
+      }),
+  };
+}
