@@ -125,3 +125,4 @@ export {
 export { createSsoMapping, deleteSsoMapping, findSsoMappings, ZCreateSsoMappingInput, ZDeleteSsoMappingInput, type TSsoMappingView } from "./admin/sso-mappings";
 export { commandPipeline } from "./runs/command-pipeline";
 export { isSpecRegistered } from "./pipelines/is-spec-registered";
+export { findAuditEvents, exportAuditEventsCsv, csvField, ZFindAuditEventsInput, type TFindAuditEventsInput, type TAuditEventView } from "./audit/find-audit-events";

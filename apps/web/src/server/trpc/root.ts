@@ -1,5 +1,6 @@
 // The console's API: one router per domain. Client code imports only the AppRouter type.
 import { adminRouter } from "./routers/admin-router";
+import { auditRouter } from "./routers/audit-router";
 import { authRouter } from "./routers/auth-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
@@ -19,6 +20,7 @@ export const appRouter = createTrpcRouter({
   webhook: webhookRouter,
   run: runRouter,
   admin: adminRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

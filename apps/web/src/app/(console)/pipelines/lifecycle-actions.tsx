@@ -42,6 +42,7 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
       },
       onSettled: async () => {
         await queryClient.invalidateQueries({ queryKey: trpc.pipeline.pathKey() });
+        await queryClient.invalidateQueries({ queryKey: trpc.audit.pathKey() });
       },
     }),
   );

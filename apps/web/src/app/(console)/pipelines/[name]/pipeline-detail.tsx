@@ -6,6 +6,7 @@ import type { TPipelineDetail, TPipelineRunSummary } from "@sluice/services";
 import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { isAuthError, useTRPC } from "@/trpc/react";
+import { AuditLog } from "../../audit/audit-log";
 import { FiringAlerts, LifecycleActions } from "../fleet-slots";
 import { BatchHistory } from "./batch-history";
 import { Dashboards, VersionSelect } from "./dashboards";
@@ -105,6 +106,14 @@ export function PipelineDetail({ name }: { name: string }) {
       ) : (
         <DeadLetters summary={deadLetters.data} />
       )}
+      <section className="panel" data-testid="pipeline-audit">
+        <h2 className="panel__title">History</h2>
+        <p className="muted small">
+          Everything people did to this pipeline, newest first (the <Link href={`/audit`}>Audit</Link> page has every event, filters and CSV
+          export).
+        </p>
+        <AuditLog pipeline={p.name} limit={15} />
+      </section>
     </div>
   );
 }
