@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as"]);
+const VALUE_OPTIONS = new Set(["key", "as", "to"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -65,7 +65,12 @@ export const USAGE = `usage: sluice <command>
                                        with the same keys; the workers running the pipeline send them
                                        again. Recorded with who and why (table webhook_requeues)
 
-Commands that change something (run, start, pause, resume, stop, restart, webhooks retry) act as a
+  sluice reset <pipeline> --to earliest|latest|<ISO time>|<p:offset,…> [--clear-state] reason
+                                       ask for a checkpoint reset: prints its impact per partition (or
+                                       why it is refused) and raises a change request that someone else
+                                       approves in the console; the CLI never applies one
+
+Commands that change something (run, start, pause, resume, stop, restart, webhooks retry, reset) act as a
 Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by that user's role and teams.
 
 exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, a key that is not failed,

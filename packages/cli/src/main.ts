@@ -5,6 +5,7 @@ import { parseArgs, USAGE } from "./args";
 import { CliError } from "./cli-error";
 import { dbCommand } from "./commands/db";
 import { lifecycleCommand } from "./commands/lifecycle";
+import { resetCommand } from "./commands/reset";
 import { runCommand } from "./commands/run";
 import { statusCommand } from "./commands/status";
 import { validateCommand } from "./commands/validate";
@@ -41,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
       return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") });
     case "db":
       return dbCommand(target);
+    case "reset":
+      return resetCommand(target, { to: values.get("to"), clearState: flags.has("clear-state"), reason: positionals.slice(1).join(" "), as: values.get("as") });
     case "webhooks": {
       if (target !== "retry") return webhooksCommand(target, { failedOnly: flags.has("failed") });
       const pipeline = positionals[1];

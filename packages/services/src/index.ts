@@ -126,3 +126,21 @@ export { createSsoMapping, deleteSsoMapping, findSsoMappings, ZCreateSsoMappingI
 export { commandPipeline } from "./runs/command-pipeline";
 export { isSpecRegistered } from "./pipelines/is-spec-registered";
 export { findAuditEvents, exportAuditEventsCsv, csvField, ZFindAuditEventsInput, type TFindAuditEventsInput, type TAuditEventView } from "./audit/find-audit-events";
+
+// Change requests: checkpoint resets (and, later, schema changes) that a second person approves.
+export { CHANGE_REQUEST_STATUSES, ChangeRequestError, findChangeRequests, getChangeRequest, type TChangeRequestKind, type TChangeRequestStatus, type TChangeRequestView } from "./change-requests/change-request-view";
+export { requestCheckpointReset, ZRequestCheckpointResetInput, type TRequestCheckpointResetInput } from "./change-requests/request-checkpoint-reset";
+export { resetImpact, shapeOfSpec, ZResetState, ZResetTarget, type TPartitionImpact, type TResetImpact, type TResetShape, type TResetState, type TResetTarget } from "./change-requests/reset-impact";
+export { kafkaTopicOffsets, type TPartitionBounds, type TTopicOffsets } from "./change-requests/topic-offsets";
+export {
+  approveChangeRequest,
+  cancelChangeRequest,
+  commentOnChangeRequest,
+  rejectChangeRequest,
+  ZCommentChangeRequestInput,
+  ZDecideChangeRequestInput,
+  type TDecideChangeRequestInput,
+  type TDecideHooks,
+} from "./change-requests/decide-change-request";
+export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
+export { requestSchemaChange, schemaChangeImpact, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";

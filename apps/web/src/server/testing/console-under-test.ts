@@ -3,13 +3,14 @@
 // everything `next start` runs except the socket. Demo users are seeded with DEMO_PASSWORD.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { seedDemo } from "@sluice/services";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, testServices, type TestDatabase } from "@sluice/testing";
 import pino from "pino";
 import superjson from "superjson";
 import { handleAuthRequest } from "../auth/auth-route";
 import { createAuth, type TAuth } from "../auth/create-auth";
 import type { TSsoConfig } from "../auth/sso-config";
-import type { TBatchScheduler } from "@sluice/services";
+import { kafkaTopicOffsets, type TBatchScheduler, type TTopicOffsets } from "@sluice/services";
+import { Kafka, logLevel } from "kafkajs";
 import { createTrpcHandler } from "../http/trpc-handler";
 
 export const CONSOLE_URL = "http://127.0.0.1:3139";
@@ -28,14 +29,14 @@ export interface TConsoleUnderTest {
   close(): Promise<void>;
 }
 
-export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig; scheduler?: TBatchScheduler } = {}): Promise<TConsoleUnderTest> {
+export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig; scheduler?: TBatchScheduler; topicOffsets?: TTopicOffsets } = {}): Promise<TConsoleUnderTest> {
   const database = await createTestDatabase(label);
   const db = createPrismaClient(database.url);
   await seedDemo(db, DEMO_PASSWORD);
   const logger = pino({ level: "silent" });
   const trustedOrigins = [CONSOLE_URL];
   const auth = createAuth({ db, secret: "s".repeat(48), publicUrl: CONSOLE_URL, trustedOrigins, sessionTtlHours: 12, sso: opts.sso ?? null, logger });
-  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, ...(opts.scheduler ? { scheduler: opts.scheduler } : {}) });
+  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, ...(opts.scheduler ? { scheduler: opts.scheduler } : {}), topicOffsets: opts.topicOffsets ?? testTopicOffsets() });
 
   const authPost = (path: string, body: unknown, cookie: string | null, o: { origin?: string; ip?: string } = {}) =>
     handleAuthRequest(
@@ -78,4 +79,9 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
       await database.drop();
     },
   };
+}
+
+/** The shared test Kafka (KAFKA_BROKERS or 127.0.0.1:9092); an admin client connects only when a reset is requested. */
+function testTopicOffsets(): TTopicOffsets {
+  return kafkaTopicOffsets(new Kafka({ clientId: "console-under-test", brokers: testServices.kafkaBrokers, logLevel: logLevel.NOTHING }));
 }

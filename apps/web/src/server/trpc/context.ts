@@ -1,7 +1,7 @@
 // Per-request tRPC context: the database, the signed-in actor (user, role, teams — or null), where
 // the request came from (for the audit log) and the response headers.
 import type { PrismaClient } from "@sluice/db";
-import type { TActor, TAuditOrigin, TAuditWho, TBatchScheduler } from "@sluice/services";
+import type { TActor, TAuditOrigin, TAuditWho, TBatchScheduler, TTopicOffsets } from "@sluice/services";
 import type { Logger } from "pino";
 
 export interface TTrpcContext {
@@ -12,6 +12,8 @@ export interface TTrpcContext {
   from: TAuditOrigin;
   /** Queues a started pipeline's first batch at once (absent in tests: the reconciler does it). */
   scheduler?: TBatchScheduler;
+  /** Kafka's partition bounds and offsets-for-times, for checkpoint reset requests. */
+  topicOffsets?: TTopicOffsets;
 }
 
 /** The signed-in user as the audit log records them. */

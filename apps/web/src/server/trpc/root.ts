@@ -2,6 +2,7 @@
 import { adminRouter } from "./routers/admin-router";
 import { auditRouter } from "./routers/audit-router";
 import { authRouter } from "./routers/auth-router";
+import { changeRouter } from "./routers/change-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { fleetRouter, signalsRouter } from "./routers/signals-router";
@@ -21,6 +22,7 @@ export const appRouter = createTrpcRouter({
   run: runRouter,
   admin: adminRouter,
   audit: auditRouter,
+  change: changeRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,7 @@
 // and a start queues the version's first batch job in BullMQ at once (real Redis, own queue).
 import { BatchQueue } from "@sluice/workers/batch-queue";
 import { batchRunJobId } from "@sluice/workers";
-import { uniqueName } from "@sluice/testing";
+import { testServices, uniqueName } from "@sluice/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD, startConsoleUnderTest, type TConsoleUnderTest } from "../../testing/console-under-test";
@@ -14,7 +14,7 @@ let redis: Redis;
 let queue: BatchQueue;
 
 beforeAll(async () => {
-  redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
+  redis = new Redis(testServices.redisUrl, { maxRetriesPerRequest: null });
   queue = new BatchQueue(uniqueName("run_router_q"), redis);
   c = await startConsoleUnderTest("run_router", { scheduler: queue });
   operator = (await c.signIn("operator@sluice.local", DEMO_PASSWORD, { ip: "10.7.0.1" })).cookie!;

@@ -9,6 +9,7 @@ import { isAuthError, useTRPC } from "@/trpc/react";
 import { AuditLog } from "../../audit/audit-log";
 import { FiringAlerts, LifecycleActions } from "../fleet-slots";
 import { BatchHistory } from "./batch-history";
+import { CheckpointReset } from "./checkpoint-reset";
 import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
 import { LatestBatch } from "./latest-batch";
@@ -106,6 +107,7 @@ export function PipelineDetail({ name }: { name: string }) {
       ) : (
         <DeadLetters summary={deadLetters.data} />
       )}
+      <CheckpointReset pipeline={p.name} />
       <section className="panel" data-testid="pipeline-audit">
         <h2 className="panel__title">History</h2>
         <p className="muted small">

@@ -1,5 +1,5 @@
 import { auth } from "@/server/auth/auth";
-import { batchScheduler } from "@/server/batch-scheduler";
+import { batchScheduler, topicOffsets } from "@/server/batch-scheduler";
 import { db } from "@/server/db";
 import { webEnv } from "@/server/env";
 import { createTrpcHandler } from "@/server/http/trpc-handler";
@@ -10,7 +10,8 @@ import { consoleOrigins } from "@/server/web-env";
 let trpc: ((req: Request) => Promise<Response>) | undefined;
 
 const handler = countRequests("/api/trpc", (req: Request) => {
-  trpc ??= createTrpcHandler({ auth: auth(), db: db(), logger: logger(), scheduler: batchScheduler(), trustedOrigins: consoleOrigins(webEnv()).trustedOrigins });
+  trpc ??= createTrpcHandler({ auth: auth(), db: db(), logger: logger(), scheduler: batchScheduler(),
+    topicOffsets: topicOffsets(), trustedOrigins: consoleOrigins(webEnv()).trustedOrigins });
   return trpc(req);
 });
 
