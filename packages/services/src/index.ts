@@ -144,3 +144,4 @@ export {
 } from "./change-requests/decide-change-request";
 export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
 export { requestSchemaChange, schemaChangeImpact, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
+export { discardDeadLetters, MAX_DISCARD, ZDeadLetterFilter, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";

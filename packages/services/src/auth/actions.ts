@@ -23,6 +23,7 @@ export const ACTIONS = {
   "change.approve": { target: "pipeline", fleet: ["operator"], ownTeam: [], describe: "approve or reject a change request (never your own)" },
   "change.cancel": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "cancel a change request you asked for" },
   "change.comment": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "comment on a change request" },
+  "deadletter.discard": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "discard a pipeline's dead letters (with a reason; they stay for the record)" },
   "admin.users": { target: "none", fleet: [], ownTeam: [], describe: "manage users (invite, role, disable, reset password)" },
   "admin.teams": { target: "none", fleet: [], ownTeam: [], describe: "manage teams (members, on-call contact)" },
   "admin.sso": { target: "none", fleet: [], ownTeam: [], describe: "change the single sign-on group mapping" },

@@ -130,6 +130,15 @@ const MUTATIONS: Record<string, TCase> = {
     },
     happened: async (db, tag) => (await db.changeRequestComment.count({ where: { changeRequest: { pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `comment-${tag}` } })).id } } })) > 0,
   },
+  "deadLetter.discard": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const { versionId } = await pipelineOfPayments(db, `dl-${tag}`);
+      await db.deadLetter.create({ data: { pipelineVersionId: versionId, batchId: 0, outcome: "dead_letter", reason: "not JSON", topic: "t", partition: 0, offset: 1, raw: Buffer.from("x") } });
+      return { pipeline: `dl-${tag}`, outcome: "dead_letter", reason: "matrix" };
+    },
+    happened: async (db, tag) => (await db.deadLetterResolution.count({ where: { reason: "matrix", pipelineVersionId: (await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: `dl-${tag}` } } })).id } })) > 0,
+  },
   "admin.createUser": {
     allowed: ADMIN_ONLY,
     prepare: async (_db, tag) => ({ email: `new-${tag}@sluice.local`, name: "New Person", role: "viewer" }),

@@ -3,6 +3,7 @@ import { adminRouter } from "./routers/admin-router";
 import { auditRouter } from "./routers/audit-router";
 import { authRouter } from "./routers/auth-router";
 import { changeRouter } from "./routers/change-router";
+import { deadLetterRouter } from "./routers/dead-letter-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { fleetRouter, signalsRouter } from "./routers/signals-router";
@@ -23,6 +24,7 @@ export const appRouter = createTrpcRouter({
   admin: adminRouter,
   audit: auditRouter,
   change: changeRouter,
+  deadLetter: deadLetterRouter,
 });
 
 export type AppRouter = typeof appRouter;

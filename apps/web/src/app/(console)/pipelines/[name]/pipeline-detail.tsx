@@ -12,6 +12,7 @@ import { BatchHistory } from "./batch-history";
 import { CheckpointReset } from "./checkpoint-reset";
 import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
+import { DiscardDeadLetters } from "./discard-dead-letters";
 import { LatestBatch } from "./latest-batch";
 import { Time } from "./time";
 import { useDashboardRange } from "./use-dashboard-range";
@@ -105,7 +106,10 @@ export function PipelineDetail({ name }: { name: string }) {
           Could not load the dead letters: {deadLetters.error.message}
         </p>
       ) : (
-        <DeadLetters summary={deadLetters.data} />
+        <>
+          <DeadLetters summary={deadLetters.data} />
+          {deadLetters.data.counts.total > 0 ? <DiscardDeadLetters pipeline={p.name} /> : null}
+        </>
       )}
       <CheckpointReset pipeline={p.name} />
       <section className="panel" data-testid="pipeline-audit">
