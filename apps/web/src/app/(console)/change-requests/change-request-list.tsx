@@ -1,5 +1,6 @@
 "use client";
-// The queue: open requests first by default (pending and approved), or any status; refreshed while open.
+// The queue, newest first: every request by default (so one just approved stays in view, now applied),
+// or only the open ones (pending, approved) or one status; refreshed while the page is open.
 import { useQuery } from "@tanstack/react-query";
 import type { TChangeRequestStatus } from "@sluice/services";
 import { useState } from "react";
@@ -7,11 +8,11 @@ import { EmptyState } from "@/components/empty-state";
 import { useTRPC } from "@/trpc/react";
 import { ChangeRequestCard } from "./change-request-card";
 
-const FILTERS: ("open" | TChangeRequestStatus | "all")[] = ["open", "all", "pending", "applied", "rejected", "cancelled", "stale", "failed"];
+const FILTERS: ("open" | TChangeRequestStatus | "all")[] = ["all", "open", "pending", "applied", "rejected", "cancelled", "stale", "failed"];
 
 export function ChangeRequestList() {
   const trpc = useTRPC();
-  const [status, setStatus] = useState<(typeof FILTERS)[number]>("open");
+  const [status, setStatus] = useState<(typeof FILTERS)[number]>("all");
   const me = useQuery(trpc.auth.me.queryOptions());
   const list = useQuery({ ...trpc.change.list.queryOptions(status === "all" ? {} : { status }), refetchInterval: 5_000 });
   return (
