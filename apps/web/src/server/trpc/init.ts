@@ -44,7 +44,7 @@ export function actionProcedure<TSchema extends z.ZodType>(action: TAction, inpu
       // Refused before the input is validated: the raw input's pipeline (if any) only labels the audit event.
       const raw = (await getRawInput().catch(() => null)) as { pipeline?: unknown } | null;
       const named: TTargetRef = typeof raw?.pipeline === "string" ? { pipeline: raw.pipeline.slice(0, 200) } : null;
-      return next({ ctx: { ...ctx, user: auditRefusal(ctx, action, named, () => requireActionRole(ctx.user, action)) } });
+      return next({ ctx: { ...ctx, user: await auditRefusal(ctx, action, named, () => requireActionRole(ctx.user, action)) } });
     })
     .input(input)
     .use(async ({ ctx, input, next }) => {
@@ -58,29 +58,19 @@ export function actionProcedure<TSchema extends z.ZodType>(action: TAction, inpu
  * A signed-in user refused an action (403/404) is history too: recorded as a refused event with the
  * refusal as its reason. Signed-out calls (401) are not: there is nobody to name.
  */
-function auditRefusal<T>(ctx: TTrpcContext, action: TAction, target: TTargetRef, decide: () => T): T {
-  const record = (err: unknown) => {
-    if (!(err instanceof TRPCError) || !ctx.user || (err.code !== "FORBIDDEN" && err.code !== "NOT_FOUND")) return Promise.resolve();
-    const label = target && "pipeline" in target ? target.pipeline : target && "newPipeline" in target ? target.newPipeline : null;
-    return recordAuditEvent(ctx.db, {
-      actorUserId: ctx.user.id,
-      actor: ctx.user.email,
-      action,
-      outcome: "refused",
-      target: label ? { type: "pipeline", label } : null,
-      reason: err.message,
-      from: ctx.from,
-    }).catch((e: unknown) => ctx.logger.error({ err: e, action }, "could not record a refused action"));
-  };
+async function auditRefusal<T>(ctx: TTrpcContext, action: TAction, target: TTargetRef, decide: () => T | Promise<T>): Promise<T> {
   try {
-    const result = decide();
-    if (result instanceof Promise) return result.catch(async (err: unknown) => {
-      await record(err);
-      throw err;
-    }) as T;
-    return result;
+    return await decide();
   } catch (err) {
-    void record(err);
+    if (err instanceof TRPCError && ctx.user && (err.code === "FORBIDDEN" || err.code === "NOT_FOUND")) {
+      const label = target && "pipeline" in target ? target.pipeline : target && "newPipeline" in target ? target.newPipeline : null;
+      // A failure to record is logged, never turned into a different answer for the caller.
+      await Promise.resolve()
+        .then(() =>
+          recordAuditEvent(ctx.db, { actorUserId: ctx.user!.id, actor: ctx.user!.email, action, outcome: "refused", target: label ? { type: "pipeline", label } : null, reason: err.message, from: ctx.from }),
+        )
+        .catch((e: unknown) => ctx.logger.error({ err: e, action }, "could not record a refused action"));
+    }
     throw err;
   }
 }
