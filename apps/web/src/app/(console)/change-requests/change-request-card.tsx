@@ -4,7 +4,7 @@
 // decision, comments, and the buttons the signed-in user may use. The requester sees no Approve:
 // someone else must (the server refuses it anyway, four-eyes).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { TChangeRequestView, TResetImpact } from "@sluice/services";
+import type { TChangeRequestView, TResetImpact, TSchemaChangeImpact } from "@sluice/services";
 import Link from "next/link";
 import { useState } from "react";
 import { Time } from "../pipelines/[name]/time";
@@ -61,6 +61,7 @@ export function ChangeRequestCard({ cr, me }: { cr: TChangeRequestView; me: { em
         ) : null}
       </p>
       {cr.kind === "checkpoint_reset" && cr.impact ? <ResetImpact impact={cr.impact as TResetImpact} /> : null}
+      {cr.kind === "schema_change" && cr.impact ? <SchemaImpact impact={cr.impact as TSchemaChangeImpact} /> : null}
       {cr.decidedBy ? (
         <p className="small" data-testid="change-decision">
           {cr.status === "cancelled" ? "Cancelled" : cr.status === "rejected" ? "Rejected" : "Approved"} by <span className="mono">{cr.decidedBy}</span> <Time value={cr.decidedAt} />
@@ -178,6 +179,34 @@ export function ResetImpact({ impact }: { impact: TResetImpact }) {
         </strong>{" "}
         Result: {impact.result}.
       </p>
+    </div>
+  );
+}
+
+/** A schema change: the contract diff classified, what downstream uses a changed field, whether state continues. */
+function SchemaImpact({ impact }: { impact: TSchemaChangeImpact }) {
+  return (
+    <div className="stack small" data-testid="schema-impact">
+      <p>
+        Contract change: <strong className={impact.contract.compatibility === "breaking" ? "bad" : undefined}>{impact.contract.compatibility}</strong>;{" "}
+        {impact.state.compatible ? "the new version can continue the state." : "the new version cannot continue the state:"}
+      </p>
+      <ul className="plain">
+        {impact.contract.changes.map((c, i) => (
+          <li key={i}>
+            {c.compatible ? "compatible" : "breaking"}: {c.reason}
+          </li>
+        ))}
+        {impact.state.problems.map((p, i) => (
+          <li key={`s${i}`}>state: {p.reason}</li>
+        ))}
+        {impact.downstream.map((d) => (
+          <li key={d.field}>
+            <span className="mono">{d.field}</span> is used by {d.uses.join(", ")}
+          </li>
+        ))}
+      </ul>
+      <p className="muted">Applying a schema change from the console is not available yet: register the new version with the CLI, or reject the request.</p>
     </div>
   );
 }
