@@ -70,5 +70,10 @@ DATABASE_URL="$e2e_url" node --import tsx packages/cli/src/main.ts start "$spec"
 
 for _ in $(seq 1 60); do curl -fsS -o /dev/null "http://127.0.0.1:$port/sign-in" && break; sleep 1; done
 
-SLUICE_URL="http://127.0.0.1:$port" SLUICE_E2E_DATABASE_URL="$e2e_url" SLUICE_E2E_PIPELINE=e2e-ledger SLUICE_E2E_TOPIC="$topic" \
+# SLUICE_E2E_ONLY=<file in e2e/src> runs one test file against the same stack (the others take minutes).
+export SLUICE_URL="http://127.0.0.1:$port" SLUICE_E2E_DATABASE_URL="$e2e_url" SLUICE_E2E_PIPELINE=e2e-ledger SLUICE_E2E_TOPIC="$topic"
+if [ -n "${SLUICE_E2E_ONLY:-}" ]; then
+  (cd e2e && node --import tsx --test --test-reporter=spec "src/$SLUICE_E2E_ONLY")
+else
   npm run test --workspace e2e
+fi

@@ -1,13 +1,14 @@
 // Who is acting: the CLI acts as a named Sluice user — `--as <email>` or SLUICE_ACTOR — checked
 // against the database's users, and every command that changes something asks the same
 // authorization decision as the console (@sluice/services authorizeAction) before it does anything.
-// Recorded as "cli:<email>" (pipeline_run_transitions, webhook_requeues).
+// Recorded as "cli:<email>" (pipeline_run_transitions, webhook_requeues) and in the audit log (origin "cli").
 //
 // This is accountability and a guard against mistakes, not a security boundary: whoever has
 // DATABASE_URL can change the database without the CLI.
+import { hostname } from "node:os";
 import { loadEnv } from "@sluice/config";
 import type { PrismaClient } from "@sluice/db";
-import { authorizeAction, getActorByEmail, isSpecRegistered, type TAction, type TActor, type TTargetRef } from "@sluice/services";
+import { authorizeAction, getActorByEmail, isSpecRegistered, recordAuditEvent, type TAction, type TActor, type TAuditWho, type TTargetRef } from "@sluice/services";
 import { specHash, type TPipelineSpec } from "@sluice/spec";
 import { z } from "zod";
 
@@ -17,6 +18,24 @@ export const EXIT_NOT_ALLOWED = 5;
 const ZActorEnv = z.object({ SLUICE_ACTOR: z.string().trim().optional() });
 
 export type TCliActor = { actor: TActor; label: string };
+
+/** The acting user as the audit log records a CLI change. */
+export function cliAuditWho(who: TCliActor): TAuditWho {
+  return { actorUserId: who.actor.id, actor: who.actor.email, from: { origin: "cli", userAgent: `sluice-cli on ${hostname()}` } };
+}
+
+/** A registration made from the CLI, in the audit log (new pipelines and new versions; re-registering the live spec changes nothing). */
+export async function auditRegistration(db: PrismaClient, who: TCliActor, name: string, reg: { pipelineId: string; version: number; created: boolean; replaced?: { version: number } }, reason: string): Promise<void> {
+  if (!reg.created) return;
+  await recordAuditEvent(db, {
+    ...cliAuditWho(who),
+    action: "pipeline.register",
+    target: { type: "pipeline", id: reg.pipelineId, label: name },
+    reason,
+    before: reg.replaced ? { version: reg.replaced.version } : null,
+    after: { version: reg.version },
+  });
+}
 
 /** The acting user, or a message saying what to set (printed by the caller). */
 export async function resolveCliActor(db: PrismaClient, as: string | undefined): Promise<TCliActor | { refused: string }> {

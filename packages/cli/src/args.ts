@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as", "for", "rule"]);
+const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -73,9 +73,14 @@ export const USAGE = `usage: sluice <command>
                                        no notifications for the pipeline (or one rule) until it expires;
                                        the alerts are still evaluated and shown
 
+  sluice reset <pipeline> --to earliest|latest|<ISO time>|<p:offset,…> [--clear-state] reason
+                                       ask for a checkpoint reset: prints its impact per partition (or
+                                       why it is refused) and raises a change request that someone else
+                                       approves in the console; the CLI never applies one
+
 Commands that change something (run, start, pause, resume, stop, restart, webhooks retry, alerts
-ack|resolve|silence) act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by that
-user's role and teams.
+ack|resolve|silence, reset) act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by
+that user's role and teams.
 
 exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, a key that is not failed,
 a database that is missing or not migrated), 2 transient failure (after retries), 3 fenced off by

@@ -6,6 +6,7 @@ import { CliError } from "./cli-error";
 import { alertsListCommand, alertsRespondCommand, alertsSilenceCommand } from "./commands/alerts";
 import { dbCommand } from "./commands/db";
 import { lifecycleCommand } from "./commands/lifecycle";
+import { resetCommand } from "./commands/reset";
 import { runCommand } from "./commands/run";
 import { statusCommand } from "./commands/status";
 import { validateCommand } from "./commands/validate";
@@ -42,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
       return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") });
     case "db":
       return dbCommand(target);
+    case "reset":
+      return resetCommand(target, { to: values.get("to"), clearState: flags.has("clear-state"), reason: positionals.slice(1).join(" "), as: values.get("as") });
     case "webhooks": {
       if (target !== "retry") return webhooksCommand(target, { failedOnly: flags.has("failed") });
       const pipeline = positionals[1];

@@ -16,7 +16,7 @@ export {
   type TTargetRef,
 } from "./auth/authorize-action";
 export { consumeSignInAttempt, clearSignInAttempts, describeRetry, SIGN_IN_THROTTLE, type TThrottleDecision } from "./auth/throttle-sign-in";
-export { recordAuditEvent, ZAuditEventInput, ZAuditOrigin, type TAuditEventInput, type TAuditOrigin } from "./audit/record-audit-event";
+export { recordAuditEvent, ZAuditEventInput, ZAuditOrigin, type TAuditEventInput, type TAuditOrigin, type TAuditWho } from "./audit/record-audit-event";
 export { findPipelines, type TPipelineSummary } from "./pipelines/find-pipelines";
 export { findTeams, type TTeamSummary } from "./teams/find-teams";
 export {
@@ -39,6 +39,7 @@ export {
   type TRunCommandInput,
   type TRunCommandResult,
   type TBatchScheduler,
+  type TRunCommandOptions,
 } from "./runs/run-pipeline-command";
 export { claimBatchTurn, releaseBatchAttempt, type TBatchTurnClaim, type TBatchTurnRef, type TClaimOptions } from "./runs/claim-batch-turn";
 export { DEFAULT_MAX_UNFINISHED_ATTEMPTS, describeRanges, poisonBatchMessage } from "./runs/poison-batch";
@@ -144,3 +145,23 @@ export {
   type TSampleRequest,
   type TSubmitDraftInput,
 } from "./drafts/draft-input";
+export { findAuditEvents, exportAuditEventsCsv, csvField, ZFindAuditEventsInput, type TFindAuditEventsInput, type TAuditEventView } from "./audit/find-audit-events";
+
+// Change requests: checkpoint resets (and, later, schema changes) that a second person approves.
+export { CHANGE_REQUEST_STATUSES, ChangeRequestError, findChangeRequests, getChangeRequest, type TChangeRequestKind, type TChangeRequestStatus, type TChangeRequestView } from "./change-requests/change-request-view";
+export { requestCheckpointReset, ZRequestCheckpointResetInput, type TRequestCheckpointResetInput } from "./change-requests/request-checkpoint-reset";
+export { resetImpact, shapeOfSpec, ZResetState, ZResetTarget, type TPartitionImpact, type TResetImpact, type TResetShape, type TResetState, type TResetTarget } from "./change-requests/reset-impact";
+export { kafkaTopicOffsets, type TPartitionBounds, type TTopicOffsets } from "./change-requests/topic-offsets";
+export {
+  approveChangeRequest,
+  cancelChangeRequest,
+  commentOnChangeRequest,
+  rejectChangeRequest,
+  ZCommentChangeRequestInput,
+  ZDecideChangeRequestInput,
+  type TDecideChangeRequestInput,
+  type TDecideHooks,
+} from "./change-requests/decide-change-request";
+export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
+export { requestSchemaChange, schemaChangeImpact, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
+export { discardDeadLetters, MAX_DISCARD, ZDeadLetterFilter, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";

@@ -1,5 +1,5 @@
 // The console's environment schema: the shared service settings plus what only the web app needs.
-import { ZServiceEnv } from "@sluice/config";
+import { ZServiceEnv, ZWorkerEnv } from "@sluice/config";
 import { z } from "zod";
 
 const SSO_VARS = ["SLUICE_SSO_ISSUER", "SLUICE_SSO_CLIENT_ID", "SLUICE_SSO_CLIENT_SECRET"] as const;
@@ -7,6 +7,8 @@ const SSO_VARS = ["SLUICE_SSO_ISSUER", "SLUICE_SSO_CLIENT_ID", "SLUICE_SSO_CLIEN
 export const ZWebEnv = ZServiceEnv.extend({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** The workers' BullMQ queue: the console queues a started or resumed pipeline's first batch there. */
+  WORKER_QUEUE: ZWorkerEnv.shape.WORKER_QUEUE,
   /**
    * The console's address as browsers reach it (scheme, host, port). Sign-in cookies are marked
    * Secure when it is https, cross-site requests are refused against it, and single sign-on

@@ -10,7 +10,7 @@ import { isRetriable, registerPipelineVersion } from "@sluice/engine";
 import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
 import { formatSpecErrors } from "@sluice/spec";
 import { BatchQueue } from "@sluice/workers";
-import { authorizeCli, authorizeSpecCli, EXIT_NOT_ALLOWED } from "../actor";
+import { auditRegistration, authorizeCli, authorizeSpecCli, cliAuditWho, EXIT_NOT_ALLOWED, type TCliActor } from "../actor";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
@@ -25,16 +25,20 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
     let pipelineVersionId: string;
     let label: string;
     let actor: string;
+    let who: TCliActor | null;
+    let pipelineId: string;
     if (isSpecFile(target)) {
       const loaded = await loadSpecFile(target);
       if (!loaded.ok) {
         console.error(formatSpecErrors(loaded.errors, target));
         return 1;
       }
-      const who = await authorizeSpecCli(db, opts.as, loaded.spec, opts);
+      who = await authorizeSpecCli(db, opts.as, loaded.spec, opts);
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
       const reg = await registerPipelineVersion(services.pool, loaded.spec, { continueFromPrevious: !opts.freshState, registeredBy: who.label, reason });
+      pipelineId = reg.pipelineId;
+      await auditRegistration(db, who, loaded.spec.name, reg, reason);
       pipelineVersionId = reg.pipelineVersionId;
       label = `${loaded.spec.name} version ${reg.version}`;
       if (reg.created) console.log(describeRegistration(loaded.spec.name, reg).join("\n"));
@@ -43,18 +47,21 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
         console.log(`${loaded.spec.name}: version ${reg.version} replaces version ${reg.replaced.version}, which is stopped`);
       }
     } else {
-      const who = await authorizeCli(db, opts.as, "pipeline.lifecycle", { pipeline: target });
+      who = await authorizeCli(db, opts.as, "pipeline.lifecycle", { pipeline: target });
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
-      const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name: target } }, orderBy: { version: "desc" }, select: { id: true, version: true } });
+      const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name: target } }, orderBy: { version: "desc" }, select: { id: true, version: true, pipelineId: true } });
       if (!v) {
         console.error(`no pipeline named "${target}" — start one from its spec: npx sluice start <spec.yaml>`);
         return 1;
       }
       pipelineVersionId = v.id;
+      pipelineId = v.pipelineId;
       label = `${target} version ${v.version}`;
     }
-    const result = await runPipelineCommand(db, { pipelineVersionId, command, actor, reason }, { scheduler: scheduler.scheduler });
+    const name = isSpecFile(target) ? label.replace(/ version \d+$/, "") : target;
+    const audit = { ...cliAuditWho(who), target: { type: "pipeline", id: pipelineId, label: name } };
+    const result = await runPipelineCommand(db, { pipelineVersionId, command, actor, reason }, { scheduler: scheduler.scheduler, audit });
     console.log(`${label}: ${result.changed ? `${command} → ${result.phase}` : `already ${result.phase}`}`);
     const run = await getPipelineRun(db, pipelineVersionId, { transitions: 1 });
     if (run?.phase === "pausing" || run?.phase === "stopping") console.log(`  a batch is in flight; it commits first, then the version is ${run.desiredState}`);

@@ -8,7 +8,7 @@ import { ExpectationFailedError, FencedError, formatProgressLine, isRetriable, o
 import { formatSpecErrors, specTiming } from "@sluice/spec";
 import { loadEnv, pipelineEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
-import { authorizeSpecCli, EXIT_NOT_ALLOWED } from "../actor";
+import { auditRegistration, authorizeSpecCli, EXIT_NOT_ALLOWED, type TCliActor } from "../actor";
 import { CliError } from "../cli-error";
 import { connect, type Services } from "../connect";
 import { loadSpecFile } from "../load-spec";
@@ -40,17 +40,23 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
   try {
     // Start-up waits for Postgres like a batch does: readiness, registration, the lease.
     let reg: RegisteredVersion | undefined;
-    let allowed: string | null | undefined;
+    let allowed: boolean | undefined;
+    let who: TCliActor | null = null;
     const started = await withRetries(
       at,
       async () => {
         services ??= await connect();
         if (allowed === undefined) {
           const db = createPrismaClient(services.pool);
-          allowed = (await authorizeSpecCli(db, opts.as, spec, opts).finally(() => db.$disconnect()))?.label ?? null;
+          who = await authorizeSpecCli(db, opts.as, spec, opts).finally(() => db.$disconnect());
+          allowed = who !== null;
         }
-        if (!allowed) return null;
-        reg ??= await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState, registeredBy: allowed, reason: `sluice run ${file}` });
+        if (!allowed || !who) return null;
+        if (!reg) {
+          reg = await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState, registeredBy: who.label, reason: `sluice run ${file}` });
+          const db = createPrismaClient(services.pool);
+          await auditRegistration(db, who, spec.name, reg, `sluice run ${file}`).finally(() => db.$disconnect());
+        }
         const opened = await PipelineRunner.open(
           { pool: services.pool, kafka: services.kafka, logger: services.logger },
           { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },

@@ -5,7 +5,7 @@
 import { createPrismaClient } from "@sluice/db";
 import { isRetriable } from "@sluice/engine";
 import { findWebhookDeliveries, requeueFailedWebhookDeliveries, WebhookRequeueError, type TWebhookDeliveryView } from "@sluice/services";
-import { authorizeCli, EXIT_NOT_ALLOWED } from "../actor";
+import { authorizeCli, cliAuditWho, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
 
 const RECENT = 20;
@@ -34,7 +34,7 @@ export async function webhooksRetryCommand(pipeline: string, opts: { key?: strin
     const who = await authorizeCli(db, opts.as, "webhook.requeue", { pipeline });
     if (!who) return EXIT_NOT_ALLOWED;
     try {
-      const r = await requeueFailedWebhookDeliveries(db, { pipeline, ...(opts.key ? { key: opts.key } : {}), actor: who.label, reason: opts.reason });
+      const r = await requeueFailedWebhookDeliveries(db, { pipeline, ...(opts.key ? { key: opts.key } : {}), actor: who.label, reason: opts.reason }, { audit: cliAuditWho(who) });
       if (r.requeued === 0) {
         console.log(`${pipeline}: no failed webhook deliveries: nothing to retry`);
         return 0;

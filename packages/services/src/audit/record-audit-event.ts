@@ -32,6 +32,14 @@ export type TAuditEventInput = z.input<typeof ZAuditEventInput>;
 
 type TDb = PrismaClient | Prisma.TransactionClient;
 
+/** Who did a change and from where, as services that audit their own changes receive it. */
+export interface TAuditWho {
+  actorUserId: string | null;
+  /** Readable: an email, or "system:<what>". */
+  actor: string;
+  from: TAuditOrigin;
+}
+
 /** Append one event. Pass a transaction client to record it atomically with the change it describes. */
 export async function recordAuditEvent(db: TDb, input: TAuditEventInput): Promise<void> {
   const e = ZAuditEventInput.parse(input);

@@ -4,8 +4,9 @@
 // workers' reconciler.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
-import { applyRunCommand, RUN_COMMANDS, runPhase, type TRunCommand, type TRunPhase } from "./run-state";
+import { applyRunCommand, RunCommandError, RUN_COMMANDS, runPhase, type TRunCommand, type TRunPhase } from "./run-state";
 
 export const ZRunCommandInput = z.object({
   pipelineVersionId: z.string().min(1).max(100),
@@ -28,12 +29,36 @@ export interface TRunCommandResult {
   seq: number;
 }
 
-export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInput, opts: { scheduler?: TBatchScheduler } = {}): Promise<TRunCommandResult> {
+export interface TRunCommandOptions {
+  scheduler?: TBatchScheduler;
+  /** Record the command in the audit log, in its own transaction (the console and the CLI pass it). */
+  audit?: TAuditWho & { target?: { type: string; id: string; label: string } };
+}
+
+export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInput, opts: TRunCommandOptions = {}): Promise<TRunCommandResult> {
   const { pipelineVersionId, command, actor, reason } = ZRunCommandInput.parse(input);
+  const audit = opts.audit;
   const result = await inTransaction(db, async (tx) => {
     const run = await lockRun(tx, pipelineVersionId);
+    const before = { phase: runPhase(run.status, run.desired) };
+    const record = (after: unknown) =>
+      audit
+        ? recordAuditEvent(tx, {
+            actorUserId: audit.actorUserId,
+            actor: audit.actor,
+            action: `pipeline.${command}`,
+            target: audit.target ?? { type: "pipeline_version", id: pipelineVersionId },
+            reason,
+            before,
+            after,
+            from: audit.from,
+          })
+        : Promise.resolve();
     const effect = applyRunCommand(command, run.status, run.desired, run.batchInFlight);
-    if (effect.noop) return { pipelineVersionId, changed: false, phase: runPhase(run.status, run.desired), seq: run.seq };
+    if (effect.noop) {
+      await record({ ...before, changed: false });
+      return { pipelineVersionId, changed: false, phase: runPhase(run.status, run.desired), seq: run.seq };
+    }
     const seq = effect.newTurn ? run.seq + 1 : run.seq;
     const settled = run.status === "running" && effect.status !== "running";
     await tx.pipelineRun.update({
@@ -51,7 +76,23 @@ export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInp
     });
     if (effect.clearFailure) await tx.$executeRaw`UPDATE pipeline_runs SET failure_sample = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
     await recordTransition(tx, pipelineVersionId, { action: command, from: run.status, to: effect.status, desired: effect.desired, actor, reason });
+    await record({ phase: runPhase(effect.status, effect.desired) });
     return { pipelineVersionId, changed: true, phase: runPhase(effect.status, effect.desired), seq, newTurn: effect.newTurn };
+  }).catch(async (err: unknown) => {
+    // A refused command changed nothing (its transaction rolled back); the attempt is still history.
+    if (err instanceof RunCommandError && audit) {
+      await recordAuditEvent(db, {
+        actorUserId: audit.actorUserId,
+        actor: audit.actor,
+        action: `pipeline.${command}`,
+        outcome: "refused",
+        target: audit.target ?? { type: "pipeline_version", id: pipelineVersionId },
+        reason,
+        after: { refused: err.message },
+        from: audit.from,
+      });
+    }
+    throw err;
   });
   if ("newTurn" in result && result.newTurn && opts.scheduler) {
     await opts.scheduler.scheduleTurn({ pipelineVersionId, seq: result.seq, delayMs: 0 });
@@ -59,8 +100,8 @@ export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInp
   return { pipelineVersionId: result.pipelineVersionId, changed: result.changed, phase: result.phase, seq: result.seq };
 }
 
-export const startPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "start" }, o);
-export const pausePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "pause" }, o);
-export const resumePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "resume" }, o);
-export const stopPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "stop" }, o);
-export const restartPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: { scheduler?: TBatchScheduler }) => runPipelineCommand(db, { ...i, command: "restart" }, o);
+export const startPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "start" }, o);
+export const pausePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "pause" }, o);
+export const resumePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "resume" }, o);
+export const stopPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "stop" }, o);
+export const restartPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "restart" }, o);

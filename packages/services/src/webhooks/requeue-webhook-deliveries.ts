@@ -13,6 +13,7 @@
 // sent again after its success was recorded.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { inTransaction } from "../runs/run-record";
 
 export const ZRequeueWebhookDeliveriesInput = z.object({
@@ -48,7 +49,8 @@ export class WebhookRequeueError extends Error {
 
 class NothingToRequeue extends Error {}
 
-export async function requeueFailedWebhookDeliveries(db: PrismaClient, input: TRequeueWebhookDeliveriesInput): Promise<TRequeueWebhookDeliveriesResult> {
+/** `audit`: record the re-queue in the audit log, in the same transaction (the console and the CLI pass it). */
+export async function requeueFailedWebhookDeliveries(db: PrismaClient, input: TRequeueWebhookDeliveriesInput, opts: { audit?: TAuditWho } = {}): Promise<TRequeueWebhookDeliveriesResult> {
   const { pipeline: name, key, actor, reason } = ZRequeueWebhookDeliveriesInput.parse(input);
   const pipeline = await db.pipeline.findUnique({ where: { name }, select: { id: true } });
   if (!pipeline) throw new WebhookRequeueError(`no pipeline named "${name}"`, "not_found");
@@ -65,6 +67,9 @@ export async function requeueFailedWebhookDeliveries(db: PrismaClient, input: TR
       // Nothing moved: roll back, so the audit holds only re-queues that did something.
       if (n === 0) throw new NothingToRequeue();
       await tx.webhookRequeue.update({ where: { id: requeue.id }, data: { deliveries: n } });
+      if (opts.audit) {
+        await recordAuditEvent(tx, { ...opts.audit, action: "webhook.requeue", target: { type: "pipeline", id: pipelineId, label: name }, reason, after: { requeued: n, key: key ?? null, requeueId: String(requeue.id) } });
+      }
       return { id: requeue.id, n };
     });
     return { pipeline: name, requeued: n, requeueId: String(id), runningOnWorkers };

@@ -11,6 +11,7 @@ import superjson from "superjson";
 import { handleAuthRequest } from "../auth/auth-route";
 import { createAuth, type TAuth } from "../auth/create-auth";
 import type { TSsoConfig } from "../auth/sso-config";
+import { kafkaTopicOffsets, type TBatchScheduler, type TTopicOffsets } from "@sluice/services";
 import { createTrpcHandler } from "../http/trpc-handler";
 
 export const CONSOLE_URL = "http://127.0.0.1:3139";
@@ -29,7 +30,7 @@ export interface TConsoleUnderTest {
   close(): Promise<void>;
 }
 
-export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig } = {}): Promise<TConsoleUnderTest> {
+export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig; scheduler?: TBatchScheduler; topicOffsets?: TTopicOffsets } = {}): Promise<TConsoleUnderTest> {
   const database = await createTestDatabase(label);
   const db = createPrismaClient(database.url);
   await seedDemo(db, DEMO_PASSWORD);
@@ -39,7 +40,7 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
   // The engine's resources on the same database and the test Kafka broker, made on first use.
   let plane: { pool: pg.Pool; kafka: Kafka } | undefined;
   const dataPlane = () => (plane ??= { pool: new pg.Pool({ connectionString: database.url, max: 4 }), kafka: new Kafka({ brokers: testServices.kafkaBrokers, clientId: `it-${label}`, logLevel: logLevel.NOTHING }) });
-  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, dataPlane });
+  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, dataPlane, ...(opts.scheduler ? { scheduler: opts.scheduler } : {}), topicOffsets: opts.topicOffsets ?? testTopicOffsets() });
 
   const authPost = (path: string, body: unknown, cookie: string | null, o: { origin?: string; ip?: string } = {}) =>
     handleAuthRequest(
@@ -83,4 +84,9 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
       await database.drop();
     },
   };
+}
+
+/** The shared test Kafka (KAFKA_BROKERS or 127.0.0.1:9092); an admin client connects only when a reset is requested. */
+function testTopicOffsets(): TTopicOffsets {
+  return kafkaTopicOffsets(new Kafka({ clientId: "console-under-test", brokers: testServices.kafkaBrokers, logLevel: logLevel.NOTHING }));
 }

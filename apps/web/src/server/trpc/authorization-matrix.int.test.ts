@@ -3,6 +3,8 @@
 // (checked in Postgres); the roles that may → the change happened. A new mutation without a row here
 // fails the first test, so none can be added without deciding who may call it.
 import type { PrismaClient } from "@sluice/db";
+import { testServices, uniqueName } from "@sluice/testing";
+import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultDraftForm, draftFromForm } from "@sluice/services/drafts/pure";
 import { appRouter } from "./root";
@@ -21,15 +23,18 @@ const EMAILS: Record<Exclude<TCaller, "signedOut">, string> = {
 interface TCase {
   allowed: TCaller[];
   /** Prepare what this caller's attempt acts on; returns the procedure's input. */
-  prepare(db: PrismaClient, tag: string): Promise<unknown>;
+  prepare(db: PrismaClient, tag: string, caller: TCaller): Promise<unknown>;
   /** Whether the attempt changed the database. */
   happened(db: PrismaClient, tag: string): Promise<boolean>;
 }
 
 const ADMIN_ONLY: TCaller[] = ["admin"];
 const FLEET_OR_OWN_TEAM: TCaller[] = ["operator", "owner", "admin"];
+/** Who may approve or reject someone else's change request. */
+const APPROVERS: TCaller[] = ["operator", "admin"];
 
 let c: TConsoleUnderTest;
+let kafka: Kafka;
 const cookies = new Map<TCaller, string | null>();
 let paymentsTeamId: string;
 let riskTeamId: string;
@@ -48,6 +53,34 @@ async function firingAlertOfPayments(db: PrismaClient, tag: string): Promise<{ e
 const episodeState = async (db: PrismaClient, tag: string) => (await db.alertEpisode.findFirstOrThrow({ where: { rule: { pipeline: { name: `alerts-${tag}` } } } })).state;
 /** A valid draft of a new Payments Data pipeline named after the tag. */
 const draftOf = (tag: string) => draftFromForm({ ...defaultDraftForm({ owner: "payments-data", topic: `topic-${tag}` }), name: `draft-${tag}`, table: `draft_${tag.replace(/-/g, "_")}` });
+let resetTopic: string;
+/** A payments pipeline reading a real (empty) topic, so a reset request resolves real offsets. */
+async function resettablePipeline(db: PrismaClient, name: string) {
+  return db.pipeline.create({
+    data: { name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: { name, source: { kafka: { topic: resetTopic } } }, specHash: `hash-${name}` } } },
+    include: { versions: true },
+  });
+}
+/** A pending checkpoint reset (to where the checkpoint already is) asked for by `requester`. */
+async function pendingReset(db: PrismaClient, name: string, requester: string) {
+  const p = await resettablePipeline(db, name);
+  const user = await db.user.findUniqueOrThrow({ where: { email: requester } });
+  return db.changeRequest.create({
+    data: {
+      kind: "checkpoint_reset",
+      pipelineId: p.id,
+      pipelineVersionId: p.versions[0]!.id,
+      requestedById: user.id,
+      requestedBy: requester,
+      reason: "matrix",
+      payload: { topic: resetTopic, to: { kind: "earliest" }, state: "keep" },
+      impact: { partitions: [], reprocessed: 0, skipped: 0, result: "nothing changes", warnings: [], refusals: [] },
+    },
+  });
+}
+const statusOf = async (db: PrismaClient, name: string) => (await db.changeRequest.findFirst({ where: { pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name } })).id } }))?.status;
+const callerEmail = (caller: TCaller) => (caller === "signedOut" ? "oncall@sluice.local" : EMAILS[caller]);
+
 const targetUser = (db: PrismaClient, tag: string) => db.user.create({ data: { email: `target-${tag}@sluice.local`, name: `Target ${tag}` } });
 
 const MUTATIONS: Record<string, TCase> = {
@@ -110,6 +143,55 @@ const MUTATIONS: Record<string, TCase> = {
     },
     happened: async (db, tag) => (await db.alertRule.findFirstOrThrow({ where: { pipeline: { name: `rules-${tag}` } } })).threshold === 999,
   },
+  "change.requestReset": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      await resettablePipeline(db, `reset-${tag}`);
+      return { pipeline: `reset-${tag}`, to: { kind: "earliest" }, state: "keep", reason: "matrix" };
+    },
+    happened: async (db, tag) => (await statusOf(db, `reset-${tag}`)) === "pending",
+  },
+  "change.approve": {
+    allowed: APPROVERS,
+    async prepare(db, tag) {
+      const cr = await pendingReset(db, `approve-${tag}`, "oncall@sluice.local");
+      return { id: String(cr.id), pipeline: `approve-${tag}` };
+    },
+    happened: async (db, tag) => (await statusOf(db, `approve-${tag}`)) === "applied",
+  },
+  "change.reject": {
+    allowed: APPROVERS,
+    async prepare(db, tag) {
+      const cr = await pendingReset(db, `reject-${tag}`, "oncall@sluice.local");
+      return { id: String(cr.id), pipeline: `reject-${tag}`, note: "not now" };
+    },
+    happened: async (db, tag) => (await statusOf(db, `reject-${tag}`)) === "rejected",
+  },
+  "change.cancel": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag, caller) {
+      const cr = await pendingReset(db, `cancel-${tag}`, callerEmail(caller));
+      return { id: String(cr.id), pipeline: `cancel-${tag}` };
+    },
+    happened: async (db, tag) => (await statusOf(db, `cancel-${tag}`)) === "cancelled",
+  },
+  "change.comment": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const cr = await pendingReset(db, `comment-${tag}`, "oncall@sluice.local");
+      return { id: String(cr.id), pipeline: `comment-${tag}`, body: "why now?" };
+    },
+    happened: async (db, tag) => (await db.changeRequestComment.count({ where: { changeRequest: { pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `comment-${tag}` } })).id } } })) > 0,
+  },
+  "deadLetter.discard": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const { versionId } = await pipelineOfPayments(db, `dl-${tag}`);
+      await db.deadLetter.create({ data: { pipelineVersionId: versionId, batchId: 0, outcome: "dead_letter", reason: "not JSON", topic: "t", partition: 0, offset: 1, raw: Buffer.from("x") } });
+      return { pipeline: `dl-${tag}`, outcome: "dead_letter", reason: "matrix" };
+    },
+    happened: async (db, tag) => (await db.deadLetterResolution.count({ where: { reason: "matrix", pipelineVersionId: (await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: `dl-${tag}` } } })).id } })) > 0,
+  },
   "admin.createUser": {
     allowed: ADMIN_ONLY,
     prepare: async (_db, tag) => ({ email: `new-${tag}@sluice.local`, name: "New Person", role: "viewer" }),
@@ -159,6 +241,12 @@ const MUTATIONS: Record<string, TCase> = {
 
 beforeAll(async () => {
   c = await startConsoleUnderTest("authz_matrix");
+  resetTopic = uniqueName("authz_reset");
+  kafka = new Kafka({ clientId: "authz-matrix", brokers: testServices.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: resetTopic, numPartitions: 2 }], waitForLeaders: true });
+  await admin.disconnect();
   paymentsTeamId = (await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } })).id;
   riskTeamId = (await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } })).id;
   const riskOwner = await c.db.user.create({ data: { email: EMAILS.ownerOfOtherTeam, name: "Rita Risk-Owner", role: "owner", memberships: { create: { teamId: riskTeamId } } } });
@@ -171,6 +259,10 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  const admin = kafka?.admin();
+  await admin?.connect();
+  await admin?.deleteTopics({ topics: [resetTopic] }).catch(() => undefined);
+  await admin?.disconnect();
   await c?.close();
 });
 
@@ -186,7 +278,7 @@ describe("authorization matrix", () => {
   describe.each(Object.entries(MUTATIONS))("%s", (path, matrix) => {
     it.each(CALLERS)("called by %s", async (caller) => {
       const tag = `${path.replace(/\W/g, "")}-${caller}`.toLowerCase();
-      const input = await matrix.prepare(c.db, tag);
+      const input = await matrix.prepare(c.db, tag, caller);
       const res = await c.trpc("mutation", path, input, cookies.get(caller)!);
       const allowed = matrix.allowed.includes(caller);
       const expected = caller === "signedOut" ? 401 : allowed ? 200 : 403;
@@ -215,6 +307,21 @@ describe("authorization of draft queries", () => {
       const expected = caller === "signedOut" ? 401 : q.allowed.includes(caller) ? q.allowedStatus : 403;
       expect(res.status, `${caller} → ${path}: ${res.message}`).toBe(expected);
       expect(await c.db.pipeline.count({ where: { name: `draft-${tag}` } }), "nothing registered").toBe(0);
+    });
+  });
+});
+
+// Four-eyes: nobody approves or rejects their own change request — not an operator, not an admin.
+describe("self-approval", () => {
+  describe.each(["change.approve", "change.reject"])("%s of one's own request", (path) => {
+    it.each(CALLERS.filter((x) => x !== "signedOut"))("by %s is refused and changes nothing", async (caller) => {
+      const name = `self-${path.replace(/\W/g, "")}-${caller}`.toLowerCase();
+      const cr = await pendingReset(c.db, name, callerEmail(caller));
+      const res = await c.trpc("mutation", path, { id: String(cr.id), pipeline: name, note: "mine" }, cookies.get(caller)!);
+      expect(res.status, `${caller}: ${res.message}`).toBe(403);
+      if (APPROVERS.includes(caller)) expect(res.message).toMatch(/^you asked for change request #\d+: someone else must (approve|reject) it \(four-eyes rule, whatever your role\)/);
+      expect(await statusOf(c.db, name)).toBe("pending");
+      expect(await c.db.checkpointReset.count({ where: { changeRequestId: cr.id } })).toBe(0);
     });
   });
 });

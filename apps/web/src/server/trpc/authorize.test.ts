@@ -1,7 +1,7 @@
 // roleProcedure and actionProcedure on a router built from the real middleware: they refuse before
 // the procedure runs, in the order sign-in → role → input → team, with the decision's own message.
 import type { TActor, TRole } from "@sluice/services";
-import type { Logger } from "pino";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TTrpcContext } from "./context";
@@ -10,7 +10,8 @@ import { actionProcedure, createCallerFactory, createTrpcRouter, roleProcedure }
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 
 describe("roleProcedure and actionProcedure", () => {
-  // The context carries no database: every refusal below is decided before one would be needed.
+  // The context carries no database: every refusal below is decided before one would be needed (the
+  // audit event a refusal records fails without one, and is only logged — silently here).
   const router = createTrpcRouter({
     read: roleProcedure("viewer").query(({ ctx }) => ctx.user.role),
     adminRead: roleProcedure("admin").query(() => "secret"),
@@ -18,7 +19,7 @@ describe("roleProcedure and actionProcedure", () => {
     pause: actionProcedure("pipeline.lifecycle", z.object({ pipeline: z.string().min(1) }), (i) => ({ pipeline: i.pipeline })).mutation(() => "paused"),
   });
   const caller = (user: TActor | null) =>
-    createCallerFactory(router)({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+    createCallerFactory(router)({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
   it("rejects a caller without a session before anything else", async () => {
     await expect(caller(null).read()).rejects.toMatchObject({ code: "UNAUTHORIZED" });

@@ -1,8 +1,8 @@
 // tRPC building blocks. There is no public procedure (signing in and out is the auth library's, at
 // /api/auth). Reads are roleProcedure(minRole); everything that changes something is an
 // actionProcedure: both ask the one authorization decision in @sluice/services.
-import type { TAction, TRole, TTargetRef } from "@sluice/services";
-import { initTRPC } from "@trpc/server";
+import { recordAuditEvent, type TAction, type TRole, type TTargetRef } from "@sluice/services";
+import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError, z } from "zod";
 import { requireActionFor, requireActionRole, requireRole } from "./authorize";
@@ -40,9 +40,37 @@ export function roleProcedure(minRole: TRole) {
  */
 export function actionProcedure<TSchema extends z.ZodType>(action: TAction, input: TSchema, targetOf?: (input: z.output<TSchema>) => TTargetRef) {
   return t.procedure
-    .use(({ ctx, next }) => next({ ctx: { ...ctx, user: requireActionRole(ctx.user, action) } }))
+    .use(async ({ ctx, next, getRawInput }) => {
+      // Refused before the input is validated: the raw input's pipeline (if any) only labels the audit event.
+      const raw = (await getRawInput().catch(() => null)) as { pipeline?: unknown } | null;
+      const named: TTargetRef = typeof raw?.pipeline === "string" ? { pipeline: raw.pipeline.slice(0, 200) } : null;
+      return next({ ctx: { ...ctx, user: await auditRefusal(ctx, action, named, () => requireActionRole(ctx.user, action)) } });
+    })
     .input(input)
-    .use(async ({ ctx, input, next }) =>
-      next({ ctx: { ...ctx, user: await requireActionFor(ctx.db, ctx.user, action, targetOf ? targetOf(input as z.output<TSchema>) : null) } }),
-    );
+    .use(async ({ ctx, input, next }) => {
+      const target = targetOf ? targetOf(input as z.output<TSchema>) : null;
+      const user = await auditRefusal(ctx, action, target, () => requireActionFor(ctx.db, ctx.user, action, target));
+      return next({ ctx: { ...ctx, user } });
+    });
+}
+
+/**
+ * A signed-in user refused an action (403/404) is history too: recorded as a refused event with the
+ * refusal as its reason. Signed-out calls (401) are not: there is nobody to name.
+ */
+async function auditRefusal<T>(ctx: TTrpcContext, action: TAction, target: TTargetRef, decide: () => T | Promise<T>): Promise<T> {
+  try {
+    return await decide();
+  } catch (err) {
+    if (err instanceof TRPCError && ctx.user && (err.code === "FORBIDDEN" || err.code === "NOT_FOUND")) {
+      const label = target && "pipeline" in target ? target.pipeline : target && "newPipeline" in target ? target.newPipeline : null;
+      // A failure to record is logged, never turned into a different answer for the caller.
+      await Promise.resolve()
+        .then(() =>
+          recordAuditEvent(ctx.db, { actorUserId: ctx.user!.id, actor: ctx.user!.email, action, outcome: "refused", target: label ? { type: "pipeline", label } : null, reason: err.message, from: ctx.from }),
+        )
+        .catch((e: unknown) => ctx.logger.error({ err: e, action }, "could not record a refused action"));
+    }
+    throw err;
+  }
 }

@@ -1,8 +1,11 @@
 // The console's API: one router per domain. Client code imports only the AppRouter type.
 import { adminRouter } from "./routers/admin-router";
 import { alertRouter } from "./routers/alert-router";
-import { authRouter } from "./routers/auth-router";
 import { draftRouter } from "./routers/draft-router";
+import { auditRouter } from "./routers/audit-router";
+import { authRouter } from "./routers/auth-router";
+import { changeRouter } from "./routers/change-router";
+import { deadLetterRouter } from "./routers/dead-letter-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { fleetRouter, signalsRouter } from "./routers/signals-router";
@@ -23,6 +26,9 @@ export const appRouter = createTrpcRouter({
   admin: adminRouter,
   alert: alertRouter,
   draft: draftRouter,
+  audit: auditRouter,
+  change: changeRouter,
+  deadLetter: deadLetterRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,23 +1,20 @@
 import type { Metadata } from "next";
-import { EmptyState } from "@/components/empty-state";
 import { PageHeader } from "@/components/page-header";
+import { requireUser } from "@/server/auth/current-user";
+import { AuditLog } from "./audit-log";
 
 export const metadata: Metadata = { title: "Audit" };
 
-export default function AuditPage() {
+export default async function AuditPage() {
+  await requireUser("/audit");
   return (
     <>
-      <PageHeader title="Audit">Who changed what, when, and with whose approval.</PageHeader>
-      <EmptyState
-        title="No audit entries yet"
-        next={<>Nothing to do here: entries are written by the actions themselves and cannot be edited.</>}
-      >
-        <p>
-          Every operator action will be recorded here: pipeline registrations and new versions, pauses and
-          resumes, dead-letter replays, approvals and rejections of change requests, checkpoint resets,
-          rollout promotions and rollbacks, and alert acknowledgements.
-        </p>
-      </EmptyState>
+      <PageHeader title="Audit">
+        Who changed what, when, why and from where: sign-ins and their failures, users and teams, pipeline
+        registrations and lifecycle commands, webhook re-queues, change requests and every step of them.
+        Entries are written by the actions themselves; the database refuses to change or delete them.
+      </PageHeader>
+      <AuditLog />
     </>
   );
 }

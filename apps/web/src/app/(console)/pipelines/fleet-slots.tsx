@@ -3,11 +3,12 @@
 // here instead of reworking those views:
 //  - FiringAlerts: the pipeline's unresolved alerts (count and worst severity), from one query for the
 //    whole fleet (alert.firingByPipeline, shared by every row through the query cache).
-//  - LifecycleActions: the change-management issue renders pause / resume / stop / restart for operators
-//    in the pipeline header (and, if wanted, the fleet row's last cell). Renders nothing until then.
+//  - LifecycleActions: start / pause / resume / stop / restart with a reason, in the pipeline header
+//    (lifecycle-actions.tsx); the fleet row stays read-only (one click away on the pipeline page).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/trpc/react";
+import { LifecycleActions as PipelineLifecycle } from "./lifecycle-actions";
 
 const REFRESH_MS = 5_000;
 
@@ -25,6 +26,6 @@ export function FiringAlerts({ pipeline, placement }: { pipeline: string; placem
   );
 }
 
-export function LifecycleActions(_props: { pipeline: string; version: number | null; placement: "fleet-row" | "pipeline-header" }) {
-  return null;
+export function LifecycleActions(props: { pipeline: string; version: number | null; placement: "fleet-row" | "pipeline-header" }) {
+  return props.placement === "pipeline-header" ? <PipelineLifecycle pipeline={props.pipeline} /> : null;
 }

@@ -1,6 +1,6 @@
 // Pipelines: the fleet list and, per pipeline, what its latest version is doing — run state, the
 // engine's progress records and its dead letters. All reads (viewer); each answer is bounded.
-import { findBatchProgress, findPipelines, getPipelineDetail, summarizeDeadLetters } from "@sluice/services";
+import { ACTION_NAMES, ACTIONS, authorizeAction, findBatchProgress, findPipelines, getPipelineDetail, summarizeDeadLetters, type TAction } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { roleProcedure } from "../init";
 import { ZPipelineBatchesInputSchema, ZPipelineNameInputSchema } from "./pipeline-router.types";
@@ -22,6 +22,20 @@ export const pipelineRouter = {
   get: roleProcedure("viewer")
     .input(ZPipelineNameInputSchema)
     .query(async ({ ctx, input }) => found(await getPipelineDetail(ctx.db, input), input.pipeline)),
+
+  /** Which changes the signed-in user may make to this pipeline, with the refusal when not: enables buttons (each procedure still decides). */
+  may: roleProcedure("viewer")
+    .input(ZPipelineNameInputSchema)
+    .query(async ({ ctx, input }) => {
+      const onPipeline = ACTION_NAMES.filter((a) => ACTIONS[a].target === "pipeline");
+      const entries = await Promise.all(
+        onPipeline.map(async (a) => {
+          const d = await authorizeAction(ctx.db, ctx.user, a, { pipeline: input.pipeline });
+          return [a, d.ok ? { ok: true as const } : { ok: false as const, message: d.message }] as const;
+        }),
+      );
+      return Object.fromEntries(entries) as Partial<Record<TAction, { ok: true } | { ok: false; message: string }>>;
+    }),
 
   batches: roleProcedure("viewer")
     .input(ZPipelineBatchesInputSchema)

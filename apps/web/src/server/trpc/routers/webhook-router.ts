@@ -4,6 +4,7 @@
 // workers running the pipeline do the sending.
 import { findWebhookDeliveries, requeueFailedWebhookDeliveries, summarizeWebhookDeliveries, WebhookRequeueError } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
+import { auditWho } from "../context";
 import { actionProcedure, roleProcedure } from "../init";
 import { ZWebhookPipelineInputSchema, ZWebhookRequeueInputSchema } from "./webhook-router.types";
 
@@ -24,7 +25,7 @@ export const webhookRouter = {
   requeue: actionProcedure("webhook.requeue", ZWebhookRequeueInputSchema, (input) => ({ pipeline: input.pipeline }))
     .mutation(async ({ ctx, input }) => {
       try {
-        const result = await requeueFailedWebhookDeliveries(ctx.db, { ...input, actor: `user:${ctx.user.email}` });
+        const result = await requeueFailedWebhookDeliveries(ctx.db, { ...input, actor: `user:${ctx.user.email}` }, { audit: auditWho(ctx) });
         ctx.logger.info({ event: "webhook.requeued", userId: ctx.user.id, pipeline: input.pipeline, key: input.key ?? null, requeued: result.requeued }, "webhook deliveries re-queued");
         return result;
       } catch (err) {

@@ -6,10 +6,13 @@ import type { TPipelineDetail, TPipelineRunSummary } from "@sluice/services";
 import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { isAuthError, useTRPC } from "@/trpc/react";
+import { AuditLog } from "../../audit/audit-log";
 import { FiringAlerts, LifecycleActions } from "../fleet-slots";
 import { BatchHistory } from "./batch-history";
+import { CheckpointReset } from "./checkpoint-reset";
 import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
+import { DiscardDeadLetters } from "./discard-dead-letters";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
 import { Time } from "./time";
@@ -106,9 +109,21 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
           Could not load the dead letters: {deadLetters.error.message}
         </p>
       ) : (
-        <DeadLetters summary={deadLetters.data} />
+        <>
+          <DeadLetters summary={deadLetters.data} />
+          {deadLetters.data.counts.total > 0 ? <DiscardDeadLetters pipeline={p.name} /> : null}
+        </>
       )}
+      <CheckpointReset pipeline={p.name} />
       <VersionHistory name={p.name} />
+      <section className="panel" data-testid="pipeline-audit">
+        <h2 className="panel__title">History</h2>
+        <p className="muted small">
+          Everything people did to this pipeline, newest first (the <Link href={`/audit`}>Audit</Link> page has every event, filters and CSV
+          export).
+        </p>
+        <AuditLog pipeline={p.name} limit={15} />
+      </section>
     </div>
   );
 }

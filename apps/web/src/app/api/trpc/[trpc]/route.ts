@@ -1,4 +1,5 @@
 import { auth } from "@/server/auth/auth";
+import { batchScheduler, topicOffsets } from "@/server/batch-scheduler";
 import { dataPlane } from "@/server/data-plane";
 import { db } from "@/server/db";
 import { webEnv } from "@/server/env";
@@ -10,7 +11,8 @@ import { consoleOrigins } from "@/server/web-env";
 let trpc: ((req: Request) => Promise<Response>) | undefined;
 
 const handler = countRequests("/api/trpc", (req: Request) => {
-  trpc ??= createTrpcHandler({ auth: auth(), db: db(), dataPlane, logger: logger(), trustedOrigins: consoleOrigins(webEnv()).trustedOrigins });
+  trpc ??= createTrpcHandler({ auth: auth(), db: db(), dataPlane, logger: logger(), scheduler: batchScheduler(),
+    topicOffsets: topicOffsets(), trustedOrigins: consoleOrigins(webEnv()).trustedOrigins });
   return trpc(req);
 });
 

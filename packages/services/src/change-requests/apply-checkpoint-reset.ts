@@ -1,0 +1,71 @@
+// Applying an approved checkpoint reset, inside the approval's transaction. It is a batch boundary by
+// fencing rather than by waiting: the checkpoint row is locked (a batch commit locks it too, so the
+// two are serialised), its lease epoch is bumped, and the offsets are rewritten. A batch that was in
+// flight either committed before (the reset follows it) or now fails its fenced plan/commit and the
+// worker re-runs the turn from the new checkpoint on a freshly leased runner; its planned-but-
+// uncommitted range is dropped so nothing re-reads the old range. Chosen state (dedup, windows, CDC)
+// is cleared in the same transaction, and a checkpoint_resets row marks the discontinuity.
+import type { Prisma } from "@sluice/db";
+import { ChangeRequestError } from "./change-request-view";
+import { resetImpact, shapeOfSpec, type TResetImpact, type TResetState } from "./reset-impact";
+
+type TTx = Prisma.TransactionClient;
+
+export interface TAppliedReset {
+  afterBatchId: number;
+  offsetsBefore: Record<string, number>;
+  offsetsAfter: Record<string, number>;
+  stateCleared: boolean;
+  stateRowsCleared: number;
+}
+
+export async function applyCheckpointReset(
+  tx: TTx,
+  cr: { id: bigint; pipelineVersionId: string; payload: unknown; impact: unknown; requestedBy: string },
+  approvedBy: string,
+): Promise<TAppliedReset> {
+  const payload = cr.payload as { state: TResetState };
+  const impact = cr.impact as TResetImpact;
+  await tx.$executeRaw`INSERT INTO checkpoints (pipeline_version_id) VALUES (${cr.pipelineVersionId}) ON CONFLICT DO NOTHING`;
+  const [cp] = await tx.$queryRaw<{ last_batch_id: bigint; end_offsets: Record<string, number> }[]>`
+    SELECT last_batch_id, end_offsets FROM checkpoints WHERE pipeline_version_id = ${cr.pipelineVersionId} FOR UPDATE`;
+  if (!cp) throw new ChangeRequestError("the pipeline version has no checkpoint", "conflict");
+  const version = await tx.pipelineVersion.findUniqueOrThrow({ where: { id: cr.pipelineVersionId }, select: { spec: true } });
+  const targets = Object.fromEntries(impact.partitions.map((p) => [String(p.partition), p.target]));
+  // The checkpoint moved on since the request: judge the same targets from where it is now (a skip
+  // ahead may have become a rewind, which can be wrong for a windowed aggregate).
+  const now = resetImpact({ shape: shapeOfSpec(version.spec), target: { kind: "offsets", offsets: targets }, state: payload.state, checkpoint: cp.end_offsets, bounds: impact.partitions });
+  if (now.refusals.length > 0) throw new ChangeRequestError(`the checkpoint moved on since the request, and from where it is now: ${now.refusals.join("; ")}`, "conflict");
+
+  const clear = payload.state === "clear";
+  const offsetsAfter = { ...cp.end_offsets, ...targets };
+  let stateRowsCleared = 0;
+  if (clear) {
+    stateRowsCleared += await tx.$executeRaw`DELETE FROM dedup_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    stateRowsCleared += await tx.$executeRaw`DELETE FROM window_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    stateRowsCleared += await tx.$executeRaw`DELETE FROM cdc_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+  }
+  await tx.$executeRaw`
+    UPDATE checkpoints
+       SET end_offsets = ${JSON.stringify(offsetsAfter)}::jsonb,
+           lease_epoch = lease_epoch + 1, lease_owner = ${`change-request:${cr.id}`}, lease_at = now(), updated_at = now(),
+           state_rows = CASE WHEN ${clear} THEN 0 ELSE state_rows END,
+           state_bytes = CASE WHEN ${clear} THEN 0 ELSE state_bytes END,
+           watermark = CASE WHEN ${clear} THEN NULL ELSE watermark END,
+           event_time_max = CASE WHEN ${clear} THEN '{}'::jsonb ELSE event_time_max END
+     WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+  await tx.$executeRaw`DELETE FROM offset_log WHERE pipeline_version_id = ${cr.pipelineVersionId} AND batch_id > ${cp.last_batch_id}`;
+  await tx.checkpointReset.create({
+    data: {
+      pipelineVersionId: cr.pipelineVersionId,
+      changeRequestId: cr.id,
+      afterBatchId: cp.last_batch_id,
+      offsetsBefore: cp.end_offsets,
+      offsetsAfter,
+      stateCleared: clear,
+      requestedBy: cr.requestedBy,
+      approvedBy,
+    },
+  });
+  return { afterBatchId: Number(cp.last_batch_id), offsetsBefore: cp.end_offsets, offsetsAfter, stateCleared: clear, stateRowsCleared };
+}

@@ -1,0 +1,90 @@
+// A change request as the console, the CLI and tests read it, and the refusals the services raise.
+import type { Prisma, PrismaClient } from "@sluice/db";
+
+export const CHANGE_REQUEST_STATUSES = ["pending", "approved", "applied", "rejected", "cancelled", "failed", "stale"] as const;
+export type TChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
+export type TChangeRequestKind = "checkpoint_reset" | "schema_change";
+
+export interface TChangeRequestView {
+  id: string;
+  kind: TChangeRequestKind;
+  pipeline: string;
+  version: number;
+  status: TChangeRequestStatus;
+  requestedBy: string;
+  reason: string;
+  payload: unknown;
+  impact: unknown;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  decisionNote: string;
+  appliedAt: Date | null;
+  result: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+  comments: { author: string; body: string; createdAt: Date }[];
+}
+
+/** A request that cannot be made or decided as asked; `kind` picks the answer at the edge (404, 409, 400, 403). */
+export class ChangeRequestError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "not_found" | "conflict" | "invalid" | "forbidden",
+  ) {
+    super(message);
+    this.name = "ChangeRequestError";
+  }
+}
+
+type TDb = PrismaClient | Prisma.TransactionClient;
+
+export async function getChangeRequest(db: TDb, id: bigint): Promise<TChangeRequestView | null> {
+  const r = await db.changeRequest.findUnique({ where: { id }, include: { comments: { orderBy: { id: "asc" } } } });
+  if (!r) return null;
+  const [views] = await toViews(db, [r]);
+  return views ?? null;
+}
+
+export async function findChangeRequests(
+  db: PrismaClient,
+  input: { status?: TChangeRequestStatus | "open"; pipeline?: string; limit?: number } = {},
+): Promise<TChangeRequestView[]> {
+  const status = input.status === "open" ? { in: ["pending", "approved"] } : input.status;
+  const pipelineId = input.pipeline ? ((await db.pipeline.findUnique({ where: { name: input.pipeline }, select: { id: true } }))?.id ?? "-") : undefined;
+  const rows = await db.changeRequest.findMany({
+    where: { ...(status ? { status } : {}), ...(pipelineId ? { pipelineId } : {}) },
+    orderBy: { id: "desc" },
+    take: Math.min(input.limit ?? 50, 200),
+    include: { comments: { orderBy: { id: "asc" } } },
+  });
+  return toViews(db, rows);
+}
+
+type TRow = Prisma.ChangeRequestGetPayload<{ include: { comments: true } }>;
+
+async function toViews(db: TDb, rows: TRow[]): Promise<TChangeRequestView[]> {
+  const versions = await db.pipelineVersion.findMany({
+    where: { id: { in: [...new Set(rows.map((r) => r.pipelineVersionId))] } },
+    select: { id: true, version: true, pipeline: { select: { name: true } } },
+  });
+  const byId = new Map(versions.map((v) => [v.id, v]));
+  return rows.map((r) => ({
+    id: String(r.id),
+    kind: r.kind as TChangeRequestKind,
+    pipeline: byId.get(r.pipelineVersionId)?.pipeline.name ?? "(deleted)",
+    version: byId.get(r.pipelineVersionId)?.version ?? 0,
+    status: r.status as TChangeRequestStatus,
+    requestedBy: r.requestedBy,
+    reason: r.reason,
+    payload: r.payload,
+    impact: r.impact,
+    decidedBy: r.decidedBy,
+    decidedAt: r.decidedAt,
+    decisionNote: r.decisionNote,
+    appliedAt: r.appliedAt,
+    result: r.result,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    comments: r.comments.map((c) => ({ author: c.author, body: c.body, createdAt: c.createdAt })),
+  }));
+}

@@ -1,0 +1,144 @@
+// Deciding a change request: approve (and apply), reject, cancel, comment. Four-eyes: the requester can
+// never approve or reject their own request, whatever their role (the role check — who may approve at
+// all — is the authorization decision's, action change.approve). Every status move is a conditional
+// UPDATE on the row locked FOR UPDATE, so a second approval (a double click, a colleague at the same
+// moment) finds it no longer pending: the same approver gets the applied request back (idempotent),
+// anyone else a conflict naming who decided. Approval and application are ONE transaction: a crash
+// anywhere leaves the request pending and the checkpoint untouched, or both done.
+import { z } from "zod";
+import type { PrismaClient } from "@sluice/db";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { applyCheckpointReset } from "./apply-checkpoint-reset";
+import { ChangeRequestError, getChangeRequest, type TChangeRequestView } from "./change-request-view";
+
+export const ZDecideChangeRequestInput = z.object({
+  id: z.coerce.bigint({ error: "id: the change request's number" }),
+  /** The pipeline the request is for (the authorization decision's target); must match the request. */
+  pipeline: z.string().min(1).max(200),
+  note: z.string().trim().max(2000).default(""),
+});
+export type TDecideChangeRequestInput = z.input<typeof ZDecideChangeRequestInput>;
+
+/** For tests of the crash window: called inside the transaction after the checkpoint was rewritten. */
+export interface TDecideHooks {
+  beforeCommit?: () => Promise<void>;
+}
+
+type TLocked = { id: bigint; kind: string; status: string; pipeline_id: string; pipeline_version_id: string; requested_by_id: string | null; requested_by: string; decided_by_id: string | null; decided_by: string | null; payload: unknown; impact: unknown };
+
+export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, input: TDecideChangeRequestInput, hooks: TDecideHooks = {}): Promise<TChangeRequestView> {
+  const req = ZDecideChangeRequestInput.parse(input);
+  const outcome = await db
+    .$transaction(
+      async (tx) => {
+        const cr = await lockRequest(tx, req);
+        refuseOwn(cr, who, "approve");
+        if (cr.status !== "pending") {
+          if ((cr.status === "applied" || cr.status === "approved") && cr.decided_by_id === who.actorUserId) return { kind: "again" as const };
+          throw new ChangeRequestError(`change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: nothing to approve`, "conflict");
+        }
+        const latest = await tx.pipelineVersion.findFirst({ where: { pipelineId: cr.pipeline_id }, orderBy: { version: "desc" }, select: { id: true, version: true } });
+        if (latest?.id !== cr.pipeline_version_id) {
+          await tx.$executeRaw`UPDATE change_requests SET status = 'stale', updated_at = now(), decision_note = ${`pipeline has a new version (v${latest?.version ?? "?"}) since the request`} WHERE id = ${cr.id} AND status = 'pending'`;
+          await recordAuditEvent(tx, { ...who, action: "change.stale", target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), newVersion: latest?.version ?? null } });
+          return { kind: "stale" as const, version: latest?.version ?? null };
+        }
+        const moved = await tx.$executeRaw`
+          UPDATE change_requests SET status = 'approved', decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()
+           WHERE id = ${cr.id} AND status = 'pending'`;
+        if (moved !== 1) throw new ChangeRequestError(`change request #${cr.id} was decided by someone else meanwhile`, "conflict");
+        await recordAuditEvent(tx, { ...who, action: "change.approve", target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), kind: cr.kind } });
+        if (cr.kind !== "checkpoint_reset") throw new ChangeRequestError(`applying a ${cr.kind} request is not supported yet: reject it, or register the new version with the CLI`, "invalid");
+        const applied = await applyCheckpointReset(tx, { id: cr.id, pipelineVersionId: cr.pipeline_version_id, payload: cr.payload, impact: cr.impact, requestedBy: cr.requested_by }, who.actor);
+        await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+        await recordAuditEvent(tx, {
+          ...who,
+          action: "change.apply",
+          target: targetOf(cr, req),
+          reason: `checkpoint reset of change request #${cr.id}, requested by ${cr.requested_by}`,
+          before: { offsets: applied.offsetsBefore, afterBatchId: applied.afterBatchId },
+          after: { offsets: applied.offsetsAfter, stateCleared: applied.stateCleared, stateRowsCleared: applied.stateRowsCleared },
+        });
+        await hooks.beforeCommit?.();
+        return { kind: "applied" as const };
+      },
+      { timeout: 15_000, maxWait: 10_000 },
+    )
+    .catch(async (err: unknown) => {
+      if (err instanceof ChangeRequestError) await auditRefused(db, who, "change.approve", req, err);
+      throw err;
+    });
+  if (outcome.kind === "stale") {
+    throw new ChangeRequestError(`change request #${req.id} is stale: pipeline "${req.pipeline}" got a new version (v${outcome.version}) after it was made, so its impact no longer holds. Request it again against the current version.`, "conflict");
+  }
+  return (await getChangeRequest(db, req.id))!;
+}
+
+export async function rejectChangeRequest(db: PrismaClient, who: TAuditWho, input: TDecideChangeRequestInput): Promise<TChangeRequestView> {
+  return decideWithoutApplying(db, who, input, "rejected", "reject");
+}
+
+/** The requester withdraws their request (an admin may cancel anyone's). */
+export async function cancelChangeRequest(db: PrismaClient, who: TAuditWho & { isAdmin: boolean }, input: TDecideChangeRequestInput): Promise<TChangeRequestView> {
+  return decideWithoutApplying(db, who, input, "cancelled", "cancel");
+}
+
+async function decideWithoutApplying(db: PrismaClient, who: TAuditWho & { isAdmin?: boolean }, input: TDecideChangeRequestInput, to: "rejected" | "cancelled", verb: "reject" | "cancel"): Promise<TChangeRequestView> {
+  const req = ZDecideChangeRequestInput.parse(input);
+  await db
+    .$transaction(async (tx) => {
+      if (verb === "reject" && !req.note) throw new ChangeRequestError("note: say why it is rejected: the requester reads it", "invalid");
+      const cr = await lockRequest(tx, req);
+      if (verb === "reject") refuseOwn(cr, who, "reject");
+      if (verb === "cancel" && cr.requested_by_id !== who.actorUserId && !who.isAdmin) throw new ChangeRequestError(`only ${cr.requested_by}, who asked for change request #${cr.id}, (or an admin) may cancel it`, "forbidden");
+      if (cr.status === to && cr.decided_by_id === who.actorUserId) return;
+      if (cr.status !== "pending") throw new ChangeRequestError(`change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: it cannot be ${to}`, "conflict");
+      await tx.$executeRaw`
+        UPDATE change_requests SET status = ${to}, decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()
+         WHERE id = ${cr.id} AND status = 'pending'`;
+      await recordAuditEvent(tx, { ...who, action: `change.${verb}`, target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), status: to } });
+    })
+    .catch(async (err: unknown) => {
+      if (err instanceof ChangeRequestError) await auditRefused(db, who, `change.${verb}`, req, err);
+      throw err;
+    });
+  return (await getChangeRequest(db, req.id))!;
+}
+
+export const ZCommentChangeRequestInput = z.object({
+  id: z.coerce.bigint(),
+  pipeline: z.string().min(1).max(200),
+  body: z.string().trim().min(1, "Write a comment").max(4000),
+});
+
+export async function commentOnChangeRequest(db: PrismaClient, who: TAuditWho, input: z.input<typeof ZCommentChangeRequestInput>): Promise<TChangeRequestView> {
+  const req = ZCommentChangeRequestInput.parse(input);
+  await db.$transaction(async (tx) => {
+    const cr = await lockRequest(tx, { id: req.id, pipeline: req.pipeline });
+    await tx.changeRequestComment.create({ data: { changeRequestId: cr.id, authorId: who.actorUserId, author: who.actor, body: req.body } });
+    await recordAuditEvent(tx, { ...who, action: "change.comment", target: targetOf(cr, req), reason: req.body, after: { changeRequest: String(cr.id) } });
+  });
+  return (await getChangeRequest(db, req.id))!;
+}
+
+async function lockRequest(tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0], req: { id: bigint; pipeline: string }): Promise<TLocked> {
+  const [cr] = await tx.$queryRaw<TLocked[]>`
+    SELECT c.id, c.kind, c.status, c.pipeline_id, c.pipeline_version_id, c.requested_by_id, c.requested_by, c.decided_by_id, c.decided_by, c.payload, c.impact
+      FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id
+     WHERE c.id = ${req.id} AND p.name = ${req.pipeline}
+       FOR UPDATE OF c`;
+  if (!cr) throw new ChangeRequestError(`no change request #${req.id} for pipeline "${req.pipeline}"`, "not_found");
+  return cr;
+}
+
+function refuseOwn(cr: TLocked, who: TAuditWho, verb: string): void {
+  if (cr.requested_by_id !== null && cr.requested_by_id === who.actorUserId) {
+    throw new ChangeRequestError(`you asked for change request #${cr.id}: someone else must ${verb} it (four-eyes rule, whatever your role). Cancel it if it is no longer wanted.`, "forbidden");
+  }
+}
+
+const targetOf = (cr: TLocked, req: { pipeline: string }) => ({ type: "pipeline", id: cr.pipeline_id, label: req.pipeline });
+
+async function auditRefused(db: PrismaClient, who: TAuditWho, action: string, req: { id: bigint; pipeline: string; note?: string }, err: ChangeRequestError): Promise<void> {
+  await recordAuditEvent(db, { ...who, action, outcome: "refused", target: { type: "pipeline", label: req.pipeline }, reason: err.message, after: { changeRequest: String(req.id) } }).catch(() => undefined);
+}
