@@ -72,6 +72,7 @@ export async function readSample(
     await admin.disconnect().catch(() => undefined);
   }
   ranges.sort((a, b) => a.partition - b.partition);
+  truncated.sort((a, b) => a - b);
   const source = new KafkaSource({ kafka, topic, groupPrefix: "dry-run", readTimeoutMs: opts.timeoutMs });
   try {
     return { ranges, records: await source.read(ranges), truncated };

@@ -158,6 +158,18 @@ describe("dry run of a draft", () => {
     expect(dry.result.rows.map(key).sort()).toEqual(sink.rows.map(key).sort());
   });
 
+  it("a time range reads the records whose Kafka timestamps fall in it, at most N per partition", async () => {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const all = ok(await dryRunDraft({ pool, kafka }, ledger("dry-range"), { kind: "range", from: hourAgo, to: new Date(Date.now() + 60_000), perPartition: 1000 }));
+    expect(all.inputRows).toBe(90);
+    expect(all.truncatedPartitions).toEqual([]);
+    const capped = ok(await dryRunDraft({ pool, kafka }, ledger("dry-range"), { kind: "range", from: hourAgo, to: new Date(Date.now() + 60_000), perPartition: 7 }));
+    expect(capped.ranges.map((r) => r.to - r.from)).toEqual([7, 7, 7]);
+    expect(capped.truncatedPartitions).toEqual([0, 1, 2]);
+    const before = ok(await dryRunDraft({ pool, kafka }, ledger("dry-range"), { kind: "range", from: new Date(hourAgo.getTime() - 3_600_000), to: hourAgo, perPartition: 1000 }));
+    expect(before.inputRows).toBe(0);
+  });
+
   it("a sample larger than the limit is refused before anything is read", async () => {
     const res = await dryRunDraft({ pool, kafka }, ledger("dry-big"), { kind: "last", perPartition: 1000 * 10 });
     expect(res).toEqual({ ok: false, message: expect.stringMatching(/over the limit of 5,000 records: ask for at most 1666 per partition/) });
