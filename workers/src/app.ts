@@ -152,7 +152,7 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     env: env.onCallEnv ?? pipelineEnv(),
     logger: log.child({ component: "alerts" }),
     onTick: (result, delivery) => {
-      metrics.alertEvaluations.inc({ result: result.evaluated ? "evaluated" : "not_lease_holder" });
+      metrics.alertEvaluations.inc({ result: result.evaluated ? "evaluated" : result.reason.startsWith("fenced") ? "fenced" : "not_lease_holder" });
       for (const [outcome, n] of Object.entries(delivery)) if (n > 0) metrics.alertNotifications.inc({ outcome }, n);
     },
   });

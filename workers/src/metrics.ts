@@ -61,7 +61,7 @@ export function createWorkerMetrics(): WorkerMetrics {
     }),
     alertEvaluations: new Counter({
       name: "sluice_worker_alert_evaluations_total",
-      help: "Alert evaluation ticks this worker ran, by result (evaluated, not_lease_holder)",
+      help: "Alert evaluation ticks this worker ran, by result (evaluated, fenced by a newer tick, not_lease_holder)",
       labelNames: ["result"],
       registers: [registry],
     }),

@@ -1,6 +1,7 @@
 // The workers' side of alerting: a BullMQ job scheduler fires `alerts.evaluate` every interval on a
 // queue of its own; whichever worker takes the job runs one tick (@sluice/services runAlertEvaluation:
-// only the holder of the Postgres lease evaluates, fenced by its epoch) and then delivers the outbox.
+// it takes the Postgres lease over, bumping the fencing epoch, so a previous tick still in flight
+// elsewhere cannot commit after it) and then delivers the outbox.
 // Redis holds no alert state: every worker re-upserts the scheduler each interval, so after a FLUSHALL
 // or a Redis restart the job comes back within one interval, and the episodes are all in Postgres.
 import type { PrismaClient } from "@sluice/db";
@@ -37,13 +38,14 @@ export function startAlertEvaluator(opts: {
   const queueConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
   const workerConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
   const queue = new Queue(opts.queueName, { connection: queueConnection });
-  // A lease a few intervals long: a dead evaluator is replaced within it, a live one renews it every tick.
+  // The lease's expiry matters only to evaluators that do not take over (the console's watchdog).
   const leaseMs = Math.max(3 * opts.intervalMs, 5000);
 
   let inFlight: Promise<TAlertEvaluationResult> | undefined;
   async function pass(): Promise<TAlertEvaluationResult> {
-    const result = await runAlertEvaluation(db, { evaluator: "workers", owner: opts.workerId, leaseMs, kinds: WORKER_KINDS, publicUrl: opts.publicUrl });
-    // Only the lease holder delivers, so deliveries stop with the evaluator that lost the lease.
+    // The job is this worker's turn: it takes the lease over (a previous holder's tick in flight is fenced off).
+    const result = await runAlertEvaluation(db, { evaluator: "workers", owner: opts.workerId, leaseMs, kinds: WORKER_KINDS, publicUrl: opts.publicUrl, takeover: true });
+    // Only the evaluator of this tick delivers.
     const delivery = result.evaluated ? await deliverAlertNotifications(db, { env: opts.env, retryBaseMs: opts.retryBaseMs }) : { delivered: 0, retrying: 0, failed: 0 };
     if (result.evaluated && (result.opened || result.resolved || result.queued)) logger.info({ ...result, epoch: String(result.epoch), ...delivery }, "alerts evaluated");
     if (delivery.retrying || delivery.failed) logger.warn(delivery, "alert notifications not delivered (see the Alerts page)");

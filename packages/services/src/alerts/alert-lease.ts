@@ -13,14 +13,19 @@ export class AlertEvaluatorFencedError extends Error {
   }
 }
 
-/** Take or renew the lease; null when another owner holds an unexpired one. */
-export async function takeAlertLease(db: PrismaClient, id: TEvaluatorId, owner: string, leaseMs: number): Promise<bigint | null> {
+/**
+ * Take or renew the lease; null when another owner holds an unexpired one. `takeover`: take it even
+ * then ("latest evaluator wins", as batches do) — for the workers, where receiving the `alerts.evaluate`
+ * job is the turn to evaluate, so the cadence does not depend on which worker BullMQ hands it to; the
+ * epoch check then discards a previous holder's tick still in flight.
+ */
+export async function takeAlertLease(db: PrismaClient, id: TEvaluatorId, owner: string, leaseMs: number, takeover = false): Promise<bigint | null> {
   const rows = await db.$queryRaw<{ epoch: bigint }[]>`
     INSERT INTO alert_evaluators (id, owner, epoch, lease_until) VALUES (${id}, ${owner}, 1, now() + ${leaseMs}::int * interval '1 millisecond')
     ON CONFLICT (id) DO UPDATE
        SET epoch = CASE WHEN alert_evaluators.owner = ${owner} THEN alert_evaluators.epoch ELSE alert_evaluators.epoch + 1 END,
            owner = ${owner}, lease_until = now() + ${leaseMs}::int * interval '1 millisecond'
-     WHERE alert_evaluators.owner = ${owner} OR alert_evaluators.owner IS NULL OR alert_evaluators.lease_until IS NULL OR alert_evaluators.lease_until < now()
+     WHERE ${takeover} OR alert_evaluators.owner = ${owner} OR alert_evaluators.owner IS NULL OR alert_evaluators.lease_until IS NULL OR alert_evaluators.lease_until < now()
     RETURNING epoch`;
   return rows[0]?.epoch ?? null;
 }

@@ -75,6 +75,10 @@ describe("alert evaluation and the outbox", () => {
     expect(theirs).toBe(mine! + 1n);
     await expect(db.$transaction((tx) => assertAlertLease(tx, "workers", "w1", mine!))).rejects.toBeInstanceOf(AlertEvaluatorFencedError);
     expect(await evaluate("w1")).toEqual({ evaluated: false, reason: "lease held by another evaluator" });
+    // A worker handed the job takes over a live lease ("latest wins"): the holder's epoch is fenced off.
+    const taken = await runAlertEvaluation(db, { evaluator: "workers", owner: "w3", leaseMs: 60_000, kinds: KINDS, publicUrl: null, takeover: true });
+    expect(taken).toMatchObject({ evaluated: true, epoch: theirs! + 1n });
+    await expect(db.$transaction((tx) => assertAlertLease(tx, "workers", "w2", theirs!))).rejects.toBeInstanceOf(AlertEvaluatorFencedError);
     await db.$executeRaw`UPDATE alert_evaluators SET lease_until = NULL WHERE id = 'workers'`;
   });
 

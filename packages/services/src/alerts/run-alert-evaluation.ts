@@ -6,7 +6,7 @@
 // no_worker_alive only, by the console's watchdog.
 import type { Prisma, PrismaClient } from "@sluice/db";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
-import { assertAlertLease, takeAlertLease, type TEvaluatorId } from "./alert-lease";
+import { AlertEvaluatorFencedError, assertAlertLease, takeAlertLease, type TEvaluatorId } from "./alert-lease";
 import { ensureDefaultRules } from "./ensure-default-rules";
 import { evaluateFleetCondition, evaluatePipelineCondition, type TCondition } from "./evaluate-condition";
 import { findFleetAlertSignals, findPipelineAlertSignals } from "./find-alert-signals";
@@ -20,6 +20,8 @@ export interface TAlertEvaluationOptions {
   leaseMs: number;
   /** The rules this evaluator decides. */
   kinds: readonly TRuleKind[];
+  /** Take the lease even from a live holder (the workers: the job is the turn); see takeAlertLease. */
+  takeover?: boolean;
   /** SLUICE_PUBLIC_URL, for the link in notifications. */
   publicUrl: string | null;
   now?: Date;
@@ -27,16 +29,31 @@ export interface TAlertEvaluationOptions {
 
 export type TAlertEvaluationResult =
   | { evaluated: true; epoch: bigint; rules: number; opened: number; resolved: number; queued: number }
-  | { evaluated: false; reason: "lease held by another evaluator" };
+  | { evaluated: false; reason: "lease held by another evaluator" | "fenced: a newer tick took the lease" };
 
 export async function runAlertEvaluation(db: PrismaClient, opts: TAlertEvaluationOptions): Promise<TAlertEvaluationResult> {
-  const epoch = await takeAlertLease(db, opts.evaluator, opts.owner, opts.leaseMs);
+  const epoch = await takeAlertLease(db, opts.evaluator, opts.owner, opts.leaseMs, opts.takeover ?? false);
   if (epoch === null) return { evaluated: false, reason: "lease held by another evaluator" };
   const now = opts.now ?? new Date();
   await ensureDefaultRules(db);
   const needsPipelines = opts.kinds.some((k) => RULE_KIND_INFO[k].scope === "pipeline");
   const [pipelines, fleet] = await Promise.all([needsPipelines ? findPipelineAlertSignals(db, now) : Promise.resolve([]), findFleetAlertSignals(db, now)]);
   const byPipeline = new Map(pipelines.map((p) => [p.pipelineId, p]));
+  return evaluateFenced(db, opts, epoch, now, byPipeline, fleet).catch((err: unknown) => {
+    // A newer tick (another worker's job) took the lease meanwhile: this one's decisions are discarded, by design.
+    if (err instanceof AlertEvaluatorFencedError) return { evaluated: false as const, reason: "fenced: a newer tick took the lease" as const };
+    throw err;
+  });
+}
+
+function evaluateFenced(
+  db: PrismaClient,
+  opts: TAlertEvaluationOptions,
+  epoch: bigint,
+  now: Date,
+  byPipeline: Map<string, TPipelineAlertSignals>,
+  fleet: TFleetAlertSignals,
+): Promise<TAlertEvaluationResult> {
   return db.$transaction(
     async (tx) => {
       await assertAlertLease(tx, opts.evaluator, opts.owner, epoch);
