@@ -15,6 +15,7 @@ import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
 import { assertConsoleReachable, baseUrl } from "./console-url";
+import { sleep, until } from "./until";
 
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,17 +28,6 @@ let browser: Browser;
 let db: pg.Client;
 let receiver: http.Server;
 const received: { key: string; body: { text: string; blocks: unknown[] } }[] = [];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(500);
-  }
-}
 
 async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1440, height: 1000 } });

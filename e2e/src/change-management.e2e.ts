@@ -13,6 +13,7 @@ import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
 import { assertConsoleReachable, baseUrl } from "./console-url";
+import { until } from "./until";
 
 const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
@@ -24,18 +25,6 @@ const APPROVER = "oncall@sluice.local";
 
 let browser: Browser;
 let db: pg.Client;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(1000);
-  }
-}
-
 async function signedIn(email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" });
   context.setDefaultTimeout(20_000);

@@ -14,6 +14,7 @@ import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
 import { assertConsoleReachable, baseUrl } from "./console-url";
+import { until } from "./until";
 
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
@@ -30,23 +31,6 @@ interface TPlotted {
 let browser: Browser;
 let page: Page;
 let db: pg.Client;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await sleep(1000);
-  }
-}
 
 /** A tRPC query from the signed-in page (its session cookie), unwrapped from superjson. */
 async function trpc<T>(procedure: string, input?: unknown): Promise<T> {
