@@ -1,7 +1,7 @@
 // The pipeline page's reads are for every signed-in role, and for nobody signed out. Checked on the
 // real router before any database access (the context has none).
 import type { TActor, TRole } from "@sluice/services";
-import type { Logger } from "pino";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { TTrpcContext } from "../context";
 import { createCallerFactory, createTrpcRouter } from "../init";
@@ -9,7 +9,7 @@ import { pipelineRouter } from "./pipeline-router";
 
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
 const reads = ["get", "batches", "deadLetters"] as const;
 

@@ -1,7 +1,7 @@
 // Re-queueing webhook deliveries sends to a receiver again, so it needs the operator role; viewers may
 // only look. Checked on the real router before any database access (the context has none).
 import type { TActor, TRole } from "@sluice/services";
-import type { Logger } from "pino";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { TTrpcContext } from "../context";
 import { createCallerFactory, createTrpcRouter } from "../init";
@@ -9,7 +9,7 @@ import { webhookRouter } from "./webhook-router";
 
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ webhook: webhookRouter }))({ user, db: undefined as never, logger: undefined as unknown as Logger, resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+  createCallerFactory(createTrpcRouter({ webhook: webhookRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
 describe("webhook.requeue", () => {
   it("refuses a signed-out caller and a viewer", async () => {
