@@ -69,7 +69,8 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
     runner = started.runner;
     console.log(describeRegistration(spec.name, started.reg).join("\n"));
     const unfinished = await describeUnfinishedBatch(started.pool, started.reg.pipelineVersionId);
-    if (unfinished) console.log(unfinished);
+    // A warning, on stderr: stdout's lines starting "batch N" announce commits.
+    if (unfinished) console.error(`${spec.name}: ${unfinished}`);
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.
     const requeued = await openRequeuedDeliveries({ pool: started.pool, pipelineVersionId: started.reg.pipelineVersionId, env: pipelineEnv() }, spec);
 
