@@ -93,12 +93,17 @@ export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, b
  * Record a batch's plan before reading (deterministic replay). Fenced: only the current lease holder
  * may plan, and only the batch after the last committed one. If another runner recorded a plan for
  * the same batch first, that plan wins and is returned.
+ *
+ * FOR SHARE waits for a transaction rewriting the checkpoint (a checkpoint reset bumps the epoch and
+ * drops uncommitted plans) and re-checks the epoch after it: without the lock a plan from the old
+ * offsets could be inserted while the reset is uncommitted, survive it, and be replayed afterwards.
  */
 export async function recordPlan(db: pg.Pool, pipelineVersionId: string, batchId: number, epoch: number, ranges: OffsetRange[]): Promise<OffsetRange[]> {
   await db.query(
     `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges)
      SELECT $1, $2::bigint, $3::jsonb FROM checkpoints
       WHERE pipeline_version_id = $1 AND lease_epoch = $4 AND last_batch_id = $2::bigint - 1
+        FOR SHARE
      ON CONFLICT DO NOTHING`,
     [pipelineVersionId, batchId, JSON.stringify(ranges), epoch],
   );
