@@ -34,6 +34,8 @@ export const ZWebEnv = ZServiceEnv.extend({
     .positive()
     .max(24 * 30)
     .default(12),
+  /** Sign-ins (and password changes) allowed per client address per minute, across accounts. */
+  SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
   /**
    * The console's alert watchdog: how often it checks that some worker is alive (the one alert a worker
    * cannot raise, docs/alerting.md). 0 turns it off (when another console instance runs it).

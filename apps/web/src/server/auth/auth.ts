@@ -16,7 +16,7 @@ export function auth(): TAuth {
   const secret = resolveSessionSecret(env, (file) =>
     logger().info({ file }, "SLUICE_SESSION_SECRET is not set; generated a session key and stored it in a file"),
   );
-  holder.__sluiceAuth = createAuth({ db: db(), secret, ...consoleOrigins(env), sessionTtlHours: env.SLUICE_SESSION_TTL_HOURS, sso: ssoConfigFrom(env), logger: logger() });
+  holder.__sluiceAuth = createAuth({ db: db(), secret, ...consoleOrigins(env), sessionTtlHours: env.SLUICE_SESSION_TTL_HOURS, signInsPerAddressPerMinute: env.SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE, sso: ssoConfigFrom(env), logger: logger() });
   return holder.__sluiceAuth;
 }
 

@@ -20,6 +20,8 @@ export interface TAuthDeps {
   sessionTtlHours: number;
   sso: TSsoConfig | null;
   logger: Logger;
+  /** Sign-ins per client address per minute (default 10); one address can be many people behind a NAT. */
+  signInsPerAddressPerMinute?: number;
 }
 
 /** Per client address, on the sign-in endpoints (the per-account limit is in auth-hooks.ts). */
@@ -47,6 +49,7 @@ const DISABLED_PATHS = [
 export function createAuth(deps: TAuthDeps) {
   const ttlSeconds = Math.round(deps.sessionTtlHours * 3600);
   const https = deps.publicUrl.startsWith("https:");
+  const signInLimit = { window: SIGN_IN_RATE_LIMIT.window, max: deps.signInsPerAddressPerMinute ?? SIGN_IN_RATE_LIMIT.max };
   return betterAuth({
     appName: "Sluice",
     baseURL: deps.publicUrl,
@@ -75,7 +78,7 @@ export function createAuth(deps: TAuthDeps) {
       storage: "database",
       window: 60,
       max: 200,
-      customRules: { "/sign-in/email": SIGN_IN_RATE_LIMIT, "/sign-in/social": SIGN_IN_RATE_LIMIT, "/change-password": SIGN_IN_RATE_LIMIT },
+      customRules: { "/sign-in/email": signInLimit, "/sign-in/social": signInLimit, "/change-password": signInLimit },
     },
     advanced: {
       cookiePrefix: "sluice",
