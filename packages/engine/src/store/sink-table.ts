@@ -62,8 +62,16 @@ export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable)
   if (existing.rowCount === 0) {
     const cols = wanted.map((c) => `${quoteIdentifier(c.name)} ${c.sqlType}${c.notNull ? " NOT NULL" : ""}`);
     const unique = t.key ? `PRIMARY KEY (${t.key.map(quoteIdentifier).join(", ")})` : `UNIQUE ("_pipeline_version", "_topic", "_partition", "_offset")`;
-    if (schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-    await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (${[...cols, unique].join(", ")})`);
+    try {
+      if (schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+      await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (${[...cols, unique].join(", ")})`);
+    } catch (err) {
+      // Two runners creating it at the same moment: IF NOT EXISTS is not atomic in Postgres, and the
+      // second fails on a catalog index (23505) or as a duplicate table, schema or row type (42P07,
+      // 42P06, 42710). It exists now: check it like any existing table.
+      if (!isConcurrentCreate(err)) throw err;
+      return ensureSinkTable(db, t);
+    }
     return;
   }
   const have = new Map(existing.rows.map((r) => [r.column_name, r.data_type]));
@@ -79,4 +87,9 @@ export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable)
         `Alter the table, or point sink.postgres.table at a new table.`,
     );
   }
+}
+
+function isConcurrentCreate(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === "23505" || code === "42P07" || code === "42P06" || code === "42710";
 }
