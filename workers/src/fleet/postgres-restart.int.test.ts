@@ -8,8 +8,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { registerPipelineVersion } from "@sluice/engine";
-import { createEngineFixture, expectBatchesCoverTopic, loadReferenceBatches, loadReferenceEvents, settlementsSpec, SINK_COLUMNS, tumbling5mLateness3mSql, type EngineFixture } from "@sluice/engine/testing";
-import { producePayments, simulatedClock } from "@sluice/producer";
+import { createEngineFixture, expectBatchesCoverTopic, loadReferenceBatches, loadReferenceEvents, settlementsSpec, settlementsWorkload, SINK_COLUMNS, tumbling5mLateness3mSql, type EngineFixture } from "@sluice/engine/testing";
+import { producePayments } from "@sluice/producer";
 import { getPipelineRun, startPipelineRun } from "@sluice/services";
 import { startPrivatePostgres, testServices, uniqueName, waitFor, type PrivatePostgres } from "@sluice/testing";
 import { BatchQueue } from "../batches/batch-queue";
@@ -38,16 +38,7 @@ beforeAll(async () => {
   await producePayments({
     topic: fx.topic,
     kafka: fx.kafka,
-    count: 6000,
-    partitions: 3,
-    seed: 4243,
-    merchants: 12,
-    clock: simulatedClock({ start: "2025-03-01T10:00:00Z", stepMs: 300 }),
-    duplicateShare: 0.05,
-    outOfOrderShare: 0.1,
-    lateShare: 0.06,
-    lateMinMs: 30_000,
-    lateMaxMs: 8 * 60_000,
+    ...settlementsWorkload(4243),
     manifest: "counts",
     log: () => undefined,
   });

@@ -6,8 +6,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { producePayments, simulatedClock } from "@sluice/producer";
-import { createEngineFixture, expectBatchesCoverTopic, loadReferenceBatches, loadReferenceEvents, settlementsSpec, SINK_COLUMNS, spawnSluice, specDir, tumbling5mLateness3mSql, type EngineFixture, type SluiceProcess } from "@sluice/engine/testing";
+import { producePayments } from "@sluice/producer";
+import { createEngineFixture, expectBatchesCoverTopic, loadReferenceBatches, loadReferenceEvents, settlementsSpec, settlementsWorkload, SINK_COLUMNS, spawnSluice, specDir, tumbling5mLateness3mSql, type EngineFixture, type SluiceProcess } from "@sluice/engine/testing";
 import { startPrivatePostgres, type PrivatePostgres } from "@sluice/testing";
 
 const PROGRESS = /^batch \d+/;
@@ -29,16 +29,7 @@ beforeAll(async () => {
   await producePayments({
     topic: fx.topic,
     kafka: fx.kafka,
-    count: 6000,
-    partitions: 3,
-    seed: 4242,
-    merchants: 12,
-    clock: simulatedClock({ start: "2025-03-01T10:00:00Z", stepMs: 300 }),
-    duplicateShare: 0.05,
-    outOfOrderShare: 0.1,
-    lateShare: 0.06,
-    lateMinMs: 30_000,
-    lateMaxMs: 8 * 60_000,
+    ...settlementsWorkload(),
     manifest: "counts",
     log: () => undefined,
   });

@@ -6,5 +6,5 @@ export { auditExactlyOnce, type AuditInput, type AuditedBatch } from "./exactly-
 export { startWebhookReceiver, type WebhookReceiver, type ReceivedRequest } from "./webhook-receiver";
 export { spawnSluice, runSluice, specDir, committedBatchIds, type SluiceProcess } from "./sluice-process";
 export { sendLedgerEvents, sendPoisonEvents, type SentEvents } from "./ledger-events";
-export { settlementsSpec, tumbling5mLateness3mSql, SINK_COLUMNS, EXPECTED_MEASURES } from "./settlements";
+export { settlementsSpec, settlementsWorkload, tumbling5mLateness3mSql, SINK_COLUMNS, EXPECTED_MEASURES } from "./settlements";
 export { loadReferenceEvents, loadReferenceBatches, judgedEventsSql, expectBatchesCoverTopic } from "./reference-events";

@@ -1,6 +1,7 @@
 // The windowed settlements workload of the engine's window tests, shared with the tests that run it
 // through outages: the spec (a ledger topic folded into per-merchant windows with every kind of
 // measure) and the SQL that recomputes its expected result from the raw events (reference-events.ts).
+import { simulatedClock } from "@sluice/producer";
 import type { TPipelineSpec } from "@sluice/spec";
 import { ledgerSpec } from "./engine-fixture";
 import { judgedEventsSql } from "./reference-events";
@@ -45,4 +46,24 @@ export function tumbling5mLateness3mSql(): string {
        SELECT merchant_id, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
               to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
          FROM accepted GROUP BY 1, 2, 3 ORDER BY 2, 1`;
+}
+
+/**
+ * The adversarial payments the settlement windows are judged on: 6,000 events on 3 partitions, 12
+ * merchants, a simulated 30 minutes, with duplicates, out-of-order events and events up to 8 minutes
+ * late. A function: the simulated clock is consumed by each run.
+ */
+export function settlementsWorkload(seed = 4242) {
+  return {
+    count: 6000,
+    partitions: 3,
+    seed,
+    merchants: 12,
+    clock: simulatedClock({ start: "2025-03-01T10:00:00Z", stepMs: 300 }),
+    duplicateShare: 0.05,
+    outOfOrderShare: 0.1,
+    lateShare: 0.06,
+    lateMinMs: 30_000,
+    lateMaxMs: 8 * 60_000,
+  };
 }

@@ -15,7 +15,7 @@ import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
 import { batchLog, createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 import { judgedEventsSql, loadReferenceBatches, loadReferenceEvents } from "../testing/reference-events";
-import { EXPECTED_MEASURES, settlementsSpec, SINK_COLUMNS, tumbling5mLateness3mSql } from "../testing/settlements";
+import { EXPECTED_MEASURES, settlementsSpec, settlementsWorkload, SINK_COLUMNS, tumbling5mLateness3mSql } from "../testing/settlements";
 
 const MIN = 60_000;
 let fx: EngineFixture;
@@ -30,16 +30,7 @@ beforeAll(async () => {
   ({ manifest } = await producePayments({
     topic: fx.topic,
     kafka: fx.kafka,
-    count: 6000,
-    partitions: 3,
-    seed: 4242,
-    merchants: 12,
-    clock: simulatedClock({ start: "2025-03-01T10:00:00Z", stepMs: 300 }),
-    duplicateShare: 0.05,
-    outOfOrderShare: 0.1,
-    lateShare: 0.06,
-    lateMinMs: 30_000,
-    lateMaxMs: 8 * MIN,
+    ...settlementsWorkload(),
     log: () => undefined,
   }));
   await loadReferenceEvents(fx.pool, fx.kafka, fx.topic);
