@@ -3,12 +3,16 @@
 // a checkpoint reset to a time asked for by one operator, who cannot approve it (no button, and the
 // API refuses it: four-eyes), approved and applied by another operator; the ledger then re-reads the
 // events since that time and still holds each event id once; the batch history shows the
-// discontinuity and the Audit page every step. Screenshots in e2e/test-results/.
+// discontinuity and the Audit page every step. A windowed pipeline of the test's own then shows that a
+// reset which would double count its windows is refused with the reason. Screenshots in e2e/test-results/.
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
@@ -19,6 +23,9 @@ const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const topic = process.env.SLUICE_E2E_TOPIC;
+const execFileAsync = promisify(execFile);
 const skip = databaseUrl && pipeline ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)";
 const REQUESTER = "operator@sluice.local";
 const APPROVER = "oncall@sluice.local";
@@ -171,5 +178,55 @@ describe("Change management", { skip }, () => {
     for (const a of ["change.request", "change.approve", "change.apply"]) assert.ok(csv.includes(`,${a},`), `CSV has ${a}`);
     await requester.context().close();
     await approver.context().close();
+  });
+
+  test("a reset that would double count a windowed aggregate is refused with its reason, and never becomes a request", async () => {
+    // A windowed pipeline of its own on the stack's topic (the demo's settlements spec), started from the CLI.
+    const name = `e2e-settlements-${Date.now().toString(36)}`;
+    const spec = readFileSync(path.join(repoRoot, "demo/pipelines/merchant-settlements.yaml"), "utf8")
+      .replace(/^name: merchant-settlements/m, `name: ${name}`)
+      .replace("topic: payments,", `topic: ${topic},`)
+      .replace("table: merchant_settlement_5m", `table: ${name.replace(/-/g, "_")}`);
+    const specFile = path.join(mkdtempSync(path.join(tmpdir(), "sluice-e2e-")), `${name}.yaml`);
+    writeFileSync(specFile, spec);
+    const cli = (...args: string[]) => execFileAsync(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    await cli("start", specFile, "e2e: a windowed pipeline to rewind");
+    try {
+      await until("the windowed pipeline's first batches", 90_000, async () => {
+        const n = await db.query(`SELECT count(*)::int AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND b.input_rows > 0`, [name]);
+        return n.rows[0].n >= 2;
+      });
+      const page = await signedIn(REQUESTER);
+      await page.goto(`/pipelines/${name}`);
+      const form = page.getByRole("form", { name: "Request a checkpoint reset" });
+      const refusal = page.getByTestId("checkpoint-reset").getByTestId("reset-refused");
+
+      // Rewind to earliest keeping the window state: every re-read event is already in its window.
+      await form.locator('select[name="kind"]').selectOption("earliest");
+      await form.locator('select[name="state"]').selectOption("keep");
+      await form.locator('input[name="reason"]').fill("e2e: re-read everything");
+      await form.getByRole("button", { name: "Request reset" }).click();
+      await refusal.waitFor();
+      assert.match((await refusal.textContent()) ?? "", /checkpoint reset refused: rewinding a windowed aggregate while keeping its window state double counts: the \d+ re-read event\(s\) are already in their windows/);
+      await shot(page, "windowed-reset-refused");
+
+      // Clearing the state but rewinding only part way would rebuild windows from part of their events.
+      await form.locator('select[name="kind"]').selectOption("timestamp");
+      await form.locator('input[name="at"]').fill(new Date(Date.now() - 10_000).toISOString().slice(0, 19));
+      await form.locator('select[name="state"]').selectOption("clear");
+      await form.getByRole("button", { name: "Request reset" }).click();
+      await until("the second refusal", 20_000, async () => /can only be rebuilt from the start of the topic/.test((await refusal.textContent()) ?? ""));
+
+      const requests = await db.query(`SELECT count(*)::int AS n FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id WHERE p.name = $1`, [name]);
+      assert.equal(requests.rows[0].n, 0, "a refused reset never becomes a change request");
+      const audited = await db.query<{ outcome: string; actor: string }>(`SELECT outcome, actor FROM audit_events WHERE action = 'change.request' AND target_label = $1 ORDER BY id`, [name]);
+      assert.deepEqual(audited.rows, [
+        { outcome: "refused", actor: REQUESTER },
+        { outcome: "refused", actor: REQUESTER },
+      ]);
+      await page.context().close();
+    } finally {
+      await cli("stop", name, "e2e: done").catch(() => undefined);
+    }
   });
 });
