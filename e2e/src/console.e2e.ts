@@ -10,6 +10,7 @@ import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
 import { assertConsoleReachable, baseUrl } from "./console-url";
+import { until } from "./until";
 
 const OPERATOR = { email: "operator@sluice.local", name: "Oona Operator", role: "operator" };
 const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
@@ -251,7 +252,22 @@ describe("Sluice console", () => {
         await deadLetters.getByTestId("dead-letter-counts").filter({ hasText: "late 3" }).waitFor();
         const lateGroup = deadLetters.getByTestId("dead-letter-reasons").getByRole("row").filter({ hasText: "event time <time> is behind the watermark <time>" });
         assert.equal((await lateGroup.getByRole("cell").nth(2).textContent())?.trim(), "3");
-        await deadLetters.getByTestId("dead-letter-rows").getByText("empty payload (tombstone or null value)").waitFor();
+        // Browse: inspect one row's bytes (this test wrote "e2e" as each row's raw value); filter to the late rows.
+        const browser = deadLetters.getByTestId("dead-letter-browser");
+        const tombstone = browser.getByTestId("dead-letter-page").getByRole("row").filter({ hasText: "empty payload (tombstone or null value)" });
+        await tombstone.getByRole("button", { name: /^Inspect/ }).click();
+        const inspector = browser.getByTestId("dead-letter-inspector");
+        await inspector.getByText("Raw bytes — 3 byte(s), valid UTF-8").waitFor();
+        assert.match((await inspector.getByTestId("inspector-hex").textContent()) ?? "", /^00000000  65 32 65 +e2e$/);
+        assert.equal(await inspector.getByTestId("inspector-reason").textContent(), "empty payload (tombstone or null value)");
+        const filters = browser.getByRole("form", { name: "Filter dead letters" });
+        await filters.locator('select[name="outcome"]').selectOption("late");
+        await filters.getByRole("button", { name: "Filter" }).click();
+        await until("the late rows only", 20_000, async () => {
+          const outcomes = await browser.getByTestId("dead-letter-page").locator("tbody tr td:nth-child(5)").allTextContents();
+          return outcomes.length === 3 && outcomes.every((o) => o === "late");
+        });
+        assert.match((await browser.getByTestId("dead-letter-matching").textContent()) ?? "", /^3 row\(s\) match/);
 
         mkdirSync(resultsDir, { recursive: true });
         await page.screenshot({ path: path.join(resultsDir, "pipeline-detail.png"), fullPage: true });

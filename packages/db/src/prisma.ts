@@ -4,7 +4,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import type pg from "pg";
 
-export type { Prisma } from "@prisma/client";
+// A value, not only types: Prisma.sql / Prisma.join compose parameterized SQL fragments.
+export { Prisma } from "@prisma/client";
 export { PrismaClient };
 
 /**

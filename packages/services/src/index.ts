@@ -164,4 +164,15 @@ export {
 } from "./change-requests/decide-change-request";
 export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
 export { requestSchemaChange, schemaChangeImpact, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
-export { discardDeadLetters, MAX_DISCARD, ZDeadLetterFilter, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";
+export { discardDeadLetters, MAX_DISCARD, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";
+export { deadLetterCondition, ZDeadLetterFilter, type TDeadLetterFilter } from "./dead-letters/dead-letter-filter";
+export {
+  BROWSE_COUNT_LIMIT,
+  browseDeadLetters,
+  inspectDeadLetter,
+  ZBrowseDeadLettersInput,
+  ZInspectDeadLetterInput,
+  type TBrowsedDeadLetter,
+  type TDeadLetterPage,
+  type TInspectedDeadLetter,
+} from "./dead-letters/browse-dead-letters";

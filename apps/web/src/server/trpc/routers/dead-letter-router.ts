@@ -1,11 +1,28 @@
-// Dead letters as a workflow: discarding rows with a reason (operators for any pipeline, owners for
-// their teams'). Replaying them is not built yet (docs/console.md says what exists).
-import { discardDeadLetters, ZDiscardDeadLettersInput } from "@sluice/services";
+// Dead letters as a workflow: browsing them with filters and inspecting one row's raw bytes and decoded
+// payload (reads, every signed-in role, like the rest of the pipeline page), and discarding rows with a
+// reason (operators for any pipeline, owners for their teams').
+import { browseDeadLetters, discardDeadLetters, inspectDeadLetter, ZBrowseDeadLettersInput, ZDiscardDeadLettersInput, ZInspectDeadLetterInput } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
-import { actionProcedure } from "../init";
+import { actionProcedure, roleProcedure } from "../init";
 
 export const deadLetterRouter = {
+  browse: roleProcedure("viewer")
+    .input(ZBrowseDeadLettersInput)
+    .query(async ({ ctx, input }) => {
+      const page = await browseDeadLetters(ctx.db, input);
+      if (!page) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
+      return page;
+    }),
+
+  inspect: roleProcedure("viewer")
+    .input(ZInspectDeadLetterInput)
+    .query(async ({ ctx, input }) => {
+      const row = await inspectDeadLetter(ctx.db, input);
+      if (!row) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no dead letter #${input.id}.` });
+      return row;
+    }),
+
   discard: actionProcedure("deadletter.discard", ZDiscardDeadLettersInput, (input) => ({ pipeline: input.pipeline })).mutation(async ({ ctx, input }) => {
     const result = await discardDeadLetters(ctx.db, auditWho(ctx), input);
     if (!result) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });

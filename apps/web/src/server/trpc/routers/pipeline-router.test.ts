@@ -5,11 +5,12 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import type { TTrpcContext } from "../context";
 import { createCallerFactory, createTrpcRouter } from "../init";
+import { deadLetterRouter } from "./dead-letter-router";
 import { pipelineRouter } from "./pipeline-router";
 
 const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
 const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter, deadLetter: deadLetterRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
 
 const reads = ["get", "batches", "deadLetters"] as const;
 
@@ -20,5 +21,10 @@ describe("pipeline page procedures", () => {
 
   it.each(reads)("pipeline.%s lets a viewer through to input validation", async (name) => {
     await expect(caller(userWith("viewer")).pipeline[name]({ pipeline: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it.each(["browse", "inspect"] as const)("deadLetter.%s refuses a signed-out caller and lets a viewer through to input validation", async (name) => {
+    await expect(caller(null).deadLetter[name]({ pipeline: "payments-ledger", id: 1 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(caller(userWith("viewer")).deadLetter[name]({ pipeline: "", id: 1 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });

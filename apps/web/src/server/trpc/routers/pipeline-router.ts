@@ -7,9 +7,8 @@ import { ZPipelineBatchesInputSchema, ZPipelineNameInputSchema } from "./pipelin
 
 /** How many committed batches the pipeline page lists (`sluice status` shows the newest 5). */
 const BATCHES_LISTED = 20;
-/** Reason groups and newest rows of dead letters on the pipeline page. */
+/** Reason groups of dead letters on the pipeline page (the rows themselves are browsed through deadLetter.browse). */
 const DEAD_LETTER_REASONS = 10;
-const DEAD_LETTER_ROWS = 20;
 
 function found<T>(value: T | null, pipeline: string): T {
   if (value === null) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${pipeline}".` });
@@ -44,6 +43,6 @@ export const pipelineRouter = {
   deadLetters: roleProcedure("viewer")
     .input(ZPipelineNameInputSchema)
     .query(async ({ ctx, input }) =>
-      found(await summarizeDeadLetters(ctx.db, { pipeline: input.pipeline, reasons: DEAD_LETTER_REASONS, rows: DEAD_LETTER_ROWS }), input.pipeline),
+      found(await summarizeDeadLetters(ctx.db, { pipeline: input.pipeline, reasons: DEAD_LETTER_REASONS, rows: 1 }), input.pipeline),
     ),
 } satisfies TRPCRouterRecord;

@@ -1,13 +1,15 @@
 // Rows of the latest version that did not reach the sink for a reason a person must see: counts by
-// outcome, the most frequent reasons (grouped with the row's own values taken out), the newest rows.
+// outcome, the most frequent reasons (grouped with the row's own values taken out); the rows themselves
+// are browsed below them (dead-letter-browser.tsx).
 import type { TDeadLetterOutcome, TDeadLetterSummary } from "@sluice/services";
+import type { ReactNode } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { formatCount } from "./format";
 import { Time } from "./time";
 
 const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = { dead_letter: "dead letter", quarantined: "quarantined", late: "late" };
 
-export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
+export function DeadLetters({ summary: s, children }: { summary: TDeadLetterSummary; children?: ReactNode }) {
   const sampled = s.counts.dead_letter > s.reasonSample || s.counts.quarantined > s.reasonSample || s.counts.late > s.reasonSample;
   return (
     <section className="panel" id="dead-letters" data-testid="dead-letters">
@@ -60,41 +62,9 @@ export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
               ))}
             </tbody>
           </table>
-
-          <h3 className="section-title">Newest rows</h3>
-          <table className="table table--compact" data-testid="dead-letter-rows">
-            <thead>
-              <tr>
-                <th className="num">Partition</th>
-                <th className="num">Offset</th>
-                <th>Outcome</th>
-                <th>Reason</th>
-                <th>Ingest time</th>
-                <th className="num">Batch</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.rows.map((r) => (
-                <tr key={r.id}>
-                  <td className="num">{r.partition}</td>
-                  <td className="num mono">{r.offset}</td>
-                  <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
-                  <td className="small">{r.reason}</td>
-                  <td className="muted">
-                    <Time value={r.ingestTime} />
-                  </td>
-                  <td className="num">{r.batchId}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {s.rows.length < s.counts.total ? (
-            <p className="muted small">
-              The newest {s.rows.length} of {formatCount(s.counts.total)}; the rest (with raw bytes and decoded payload) are in table <code>dead_letters</code>.
-            </p>
-          ) : null}
         </>
       )}
+      {children}
     </section>
   );
 }

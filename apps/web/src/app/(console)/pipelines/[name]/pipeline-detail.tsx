@@ -12,7 +12,7 @@ import { BatchHistory } from "./batch-history";
 import { CheckpointReset } from "./checkpoint-reset";
 import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLetters } from "./dead-letters";
-import { DiscardDeadLetters } from "./discard-dead-letters";
+import { DeadLetterBrowser } from "./dead-letter-browser";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
 import { Time } from "./time";
@@ -109,10 +109,9 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
           Could not load the dead letters: {deadLetters.error.message}
         </p>
       ) : (
-        <>
-          <DeadLetters summary={deadLetters.data} />
-          {deadLetters.data.counts.total > 0 ? <DiscardDeadLetters pipeline={p.name} /> : null}
-        </>
+        <DeadLetters summary={deadLetters.data}>
+          <DeadLetterBrowser pipeline={p.name} />
+        </DeadLetters>
       )}
       <CheckpointReset pipeline={p.name} />
       <VersionHistory name={p.name} />

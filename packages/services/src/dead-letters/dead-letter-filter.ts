@@ -1,0 +1,48 @@
+// Which dead letters a person means — by outcome, text in the reason, partition, time range, text in
+// the payload, or by id — as one parameterized SQL condition over `dead_letters d`, shared by browsing
+// and discarding (and anything else that acts on "the rows matching this filter"), so the page shows
+// exactly the rows an action then takes.
+//
+// Text in the payload matches the decoded JSON case-insensitively, or the raw bytes exactly. Not
+// `convert_from(raw, 'UTF8')`: dead letters are often not UTF-8 at all (that is why they are dead
+// letters), and Postgres raises on the first invalid byte, which would fail the whole query.
+import { z } from "zod";
+import { Prisma } from "@sluice/db";
+import { DEAD_LETTER_OUTCOMES } from "./summarize-dead-letters";
+
+/** At most this many ids in one filter (a page selection; "all with this reason" uses the reason instead). */
+export const MAX_FILTER_IDS = 10_000;
+
+export const ZDeadLetterFilter = z.object({
+  pipeline: z.string().min(1).max(200),
+  outcome: z.enum(DEAD_LETTER_OUTCOMES).optional(),
+  /** Part of the reason, case-insensitive. */
+  reasonContains: z.string().trim().min(1).max(500).optional(),
+  partition: z.number().int().min(0).optional(),
+  /** When the dead letter was written (its batch's commit). */
+  from: z.coerce.date().optional(),
+  to: z.coerce.date().optional(),
+  /** Part of the payload: the decoded JSON (case-insensitive) or the raw bytes (exactly). */
+  text: z.string().trim().min(1).max(500).optional(),
+  ids: z.array(z.coerce.number().int().min(1)).max(MAX_FILTER_IDS).optional(),
+});
+export type TDeadLetterFilter = z.output<typeof ZDeadLetterFilter>;
+
+/** True when the filter narrows anything (acting on every row of a pipeline needs at least the outcome). */
+export const narrowsSomething = (f: TDeadLetterFilter) => Boolean(f.outcome || f.reasonContains || f.partition !== undefined || f.from || f.to || f.text || f.ids?.length);
+
+/** The filter's condition on `dead_letters d` (the pipeline or version is the caller's condition). */
+export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (f.outcome) parts.push(Prisma.sql`d.outcome = ${f.outcome}`);
+  if (f.reasonContains) parts.push(Prisma.sql`d.reason ILIKE '%' || ${escapeLike(f.reasonContains)} || '%'`);
+  if (f.partition !== undefined) parts.push(Prisma.sql`d.partition = ${f.partition}`);
+  if (f.from) parts.push(Prisma.sql`d.created_at >= ${f.from}`);
+  if (f.to) parts.push(Prisma.sql`d.created_at <= ${f.to}`);
+  if (f.text) parts.push(Prisma.sql`((d.payload IS NOT NULL AND d.payload::text ILIKE '%' || ${escapeLike(f.text)} || '%') OR position(convert_to(${f.text}, 'UTF8') IN d.raw) > 0)`);
+  if (f.ids?.length) parts.push(Prisma.sql`d.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(f.ids)}::jsonb)::bigint)`);
+  return parts.length ? Prisma.join(parts, " AND ") : Prisma.sql`TRUE`;
+}
+
+/** A LIKE pattern that matches the text literally (% and _ typed by a person are not wildcards). */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
