@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { deadLetterCondition, ZDeadLetterFilter } from "./dead-letter-filter";
-import type { TDeadLetterOutcome } from "./summarize-dead-letters";
+import type { TDeadLetterOutcome, TDeadLetterRowView } from "./summarize-dead-letters";
 
 export const ZBrowseDeadLettersInput = ZDeadLetterFilter.extend({
   /** The next page: rows with an id below this one. */
@@ -26,17 +26,8 @@ export interface TDeadLetterResolutionView {
   at: Date;
 }
 
-export interface TBrowsedDeadLetter {
-  id: number;
+export interface TBrowsedDeadLetter extends TDeadLetterRowView {
   version: number;
-  batchId: number;
-  outcome: TDeadLetterOutcome;
-  reason: string;
-  partition: number;
-  offset: number;
-  key: string | null;
-  ingestTime: Date | null;
-  createdAt: Date;
   /** Bytes kept (at most 64 KiB; `truncated` when the record was larger). */
   bytes: number;
   truncated: boolean;
