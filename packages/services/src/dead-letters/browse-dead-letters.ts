@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { deadLetterCondition, ZDeadLetterFilter } from "./dead-letter-filter";
-import type { TDeadLetterOutcome, TDeadLetterRowView } from "./summarize-dead-letters";
+import { toRowView, type TDeadLetterOutcome, type TDeadLetterRowView, type TDeadLetterSqlRow } from "./summarize-dead-letters";
 
 export const ZBrowseDeadLettersInput = ZDeadLetterFilter.extend({
   /** The next page: rows with an id below this one. */
@@ -46,17 +46,8 @@ export interface TDeadLetterPage {
   nextBefore: number | null;
 }
 
-type TRow = {
-  id: bigint;
+type TRow = TDeadLetterSqlRow & {
   version: number;
-  batch_id: bigint;
-  outcome: string;
-  reason: string;
-  partition: number;
-  offset: bigint;
-  key: string | null;
-  ingest_time: Date | null;
-  created_at: Date;
   bytes: number;
   truncated: boolean;
   head: Uint8Array;
@@ -91,16 +82,8 @@ export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLett
   return {
     pipeline: found.name,
     rows: page.map((r) => ({
-      id: Number(r.id),
+      ...toRowView(r),
       version: r.version,
-      batchId: Number(r.batch_id),
-      outcome: r.outcome as TDeadLetterOutcome,
-      reason: r.reason,
-      partition: r.partition,
-      offset: Number(r.offset),
-      key: r.key,
-      ingestTime: r.ingest_time,
-      createdAt: r.created_at,
       bytes: r.bytes,
       truncated: r.truncated,
       preview: (r.payload_head ?? Buffer.from(r.head).toString("utf8")).slice(0, PREVIEW_CHARS),

@@ -99,19 +99,23 @@ export async function summarizeDeadLetters(db: PrismaClient, input: TSummarizeDe
     reasons: groups.map((g) => ({ outcome: g.outcome as TDeadLetterOutcome, reason: g.reason, example: g.example, count: g.n, lastAt: g.last_at })),
     reasonGroups: groups[0]?.groups ?? 0,
     reasonSample: sample,
-    rows: rows.map((r) => ({
-      id: Number(r.id),
-      batchId: Number(r.batch_id),
-      outcome: r.outcome as TDeadLetterOutcome,
-      reason: r.reason,
-      partition: r.partition,
-      offset: Number(r.offset),
-      key: r.key,
-      ingestTime: r.ingest_time,
-      createdAt: r.created_at,
-    })),
+    rows: rows.map(toRowView),
   };
 }
+
+/** A dead_letters row as SQL returns it (snake_case, bigints) → the view the console shows. */
+export type TDeadLetterSqlRow = { id: bigint; batch_id: bigint; outcome: string; reason: string; partition: number; offset: bigint; key: string | null; ingest_time: Date | null; created_at: Date };
+export const toRowView = (r: TDeadLetterSqlRow): TDeadLetterRowView => ({
+  id: Number(r.id),
+  batchId: Number(r.batch_id),
+  outcome: r.outcome as TDeadLetterOutcome,
+  reason: r.reason,
+  partition: r.partition,
+  offset: Number(r.offset),
+  key: r.key,
+  ingestTime: r.ingest_time,
+  createdAt: r.created_at,
+});
 
 // The engine writes only DEAD_LETTER_OUTCOMES. Each is read along the (version, outcome, created_at)
 // index, newest first, and the three are merged (spelled out: the SQL stays one static text).
@@ -136,9 +140,7 @@ function reasonGroups(db: PrismaClient, v: string, sample: number, limit: number
 }
 
 function newestRows(db: PrismaClient, v: string, limit: number) {
-  return db.$queryRaw<
-    { id: bigint; batch_id: bigint; outcome: string; reason: string; partition: number; offset: bigint; key: string | null; ingest_time: Date | null; created_at: Date }[]
-  >`SELECT id, batch_id, outcome, left(reason, ${REASON_CHARS}) AS reason, partition, "offset", left(key, ${REASON_CHARS}) AS key, ingest_time, created_at
+  return db.$queryRaw<TDeadLetterSqlRow[]>`SELECT id, batch_id, outcome, left(reason, ${REASON_CHARS}) AS reason, partition, "offset", left(key, ${REASON_CHARS}) AS key, ingest_time, created_at
       FROM ((SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'dead_letter' ORDER BY created_at DESC, id DESC LIMIT ${limit})
             UNION ALL
             (SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'quarantined' ORDER BY created_at DESC, id DESC LIMIT ${limit})
