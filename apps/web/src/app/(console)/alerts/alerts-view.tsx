@@ -6,6 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { SEVERITIES } from "@sluice/services/alerts/pure";
 import { useState } from "react";
 import { EmptyState } from "@/components/empty-state";
+import { FilterSelect } from "@/components/filter-select";
 import { useTRPC } from "@/trpc/react";
 import { AlertRow } from "./alert-row";
 
@@ -33,28 +34,8 @@ export function AlertsView({ canRespond, initialPipeline = "" }: { canRespond: b
             </span>
           </h2>
           <div className="filters">
-            <label>
-              Team{" "}
-              <select value={team} onChange={(e) => setTeam(e.target.value)} aria-label="Filter by team">
-                <option value="">all</option>
-                {(teams.data ?? []).map((t) => (
-                  <option key={t.slug} value={t.slug}>
-                    {t.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Severity{" "}
-              <select value={severity} onChange={(e) => setSeverity(e.target.value as typeof severity)} aria-label="Filter by severity">
-                <option value="">all</option>
-                {SEVERITIES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <FilterSelect label="Team" value={team} onChange={setTeam} options={(teams.data ?? []).map((t) => [t.slug, t.name] as const)} ariaLabel="Filter by team" />
+            <FilterSelect label="Severity" value={severity} onChange={setSeverity} options={SEVERITIES} ariaLabel="Filter by severity" />
             <input type="search" placeholder="Pipeline" value={pipeline} onChange={(e) => setPipeline(e.target.value)} aria-label="Filter by pipeline" />
           </div>
         </div>

@@ -10,6 +10,7 @@ import { useMemo, useState } from "react";
 import { formatClock, formatMs, formatValue } from "@/charts/format";
 import { RateSparkline } from "@/charts/sparkline";
 import { EmptyState } from "@/components/empty-state";
+import { FilterSelect } from "@/components/filter-select";
 import { useTRPC } from "@/trpc/react";
 import { FiringAlerts, LifecycleActions } from "./fleet-slots";
 import { StatusBadge } from "./status-badge";
@@ -90,28 +91,8 @@ export function FleetTable() {
           </span>
         </h2>
         <div className="filters">
-          <label>
-            Team{" "}
-            <select value={team} onChange={(e) => setTeam(e.target.value)} aria-label="Filter by team">
-              <option value="">all</option>
-              {teams.map(([slug, name]) => (
-                <option key={slug} value={slug}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Status{" "}
-            <select value={status} onChange={(e) => setStatus(e.target.value as TFleetStatus | "")} aria-label="Filter by status">
-              <option value="">all</option>
-              {FLEET_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </label>
+          <FilterSelect label="Team" value={team} onChange={setTeam} options={teams} ariaLabel="Filter by team" />
+          <FilterSelect label="Status" value={status} onChange={setStatus} options={FLEET_STATUSES} ariaLabel="Filter by status" />
           <input type="search" placeholder="Search pipelines" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search pipelines by name" />
         </div>
       </div>

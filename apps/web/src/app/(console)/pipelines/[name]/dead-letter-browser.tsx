@@ -10,13 +10,19 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { EmptyState } from "@/components/empty-state";
+import { FilterSelect } from "@/components/filter-select";
 import { formatCount } from "./format";
 import { batchHref } from "./links";
 import { Time } from "./time";
 
 type TFilter = Omit<TDeadLetterFilter, "pipeline" | "ids">;
-type TOutcome = "" | "dead_letter" | "quarantined" | "late";
+type TOutcome = "dead_letter" | "quarantined" | "late";
 const OUTCOME_LABEL: Record<string, string> = { dead_letter: "dead letter", quarantined: "quarantined", late: "late" };
+const OUTCOMES = [
+  ["dead_letter", "dead letter"],
+  ["quarantined", "quarantined"],
+  ["late", "late"],
+] as const;
 const PAGE = 50;
 
 export function DeadLetterBrowser({ pipeline }: { pipeline: string }) {
@@ -108,7 +114,7 @@ export function DeadLetterBrowser({ pipeline }: { pipeline: string }) {
 }
 
 function FilterForm({ onApply }: { onApply: (f: TFilter) => void }) {
-  const [outcome, setOutcome] = useState<TOutcome>("");
+  const [outcome, setOutcome] = useState<TOutcome | "">("");
   const [reasonContains, setReasonContains] = useState("");
   const [partition, setPartition] = useState("");
   const [from, setFrom] = useState("");
@@ -128,15 +134,7 @@ function FilterForm({ onApply }: { onApply: (f: TFilter) => void }) {
   };
   return (
     <form className="filters" onSubmit={submit} aria-label="Filter dead letters">
-      <label>
-        Outcome{" "}
-        <select name="outcome" value={outcome} onChange={(e) => setOutcome(e.target.value as TOutcome)}>
-          <option value="">any</option>
-          <option value="dead_letter">dead letter</option>
-          <option value="quarantined">quarantined</option>
-          <option value="late">late</option>
-        </select>
-      </label>
+      <FilterSelect label="Outcome" name="outcome" value={outcome} onChange={setOutcome} options={OUTCOMES} allLabel="any" />
       <label>
         Reason contains <input name="reasonContains" value={reasonContains} onChange={(e) => setReasonContains(e.target.value)} placeholder="e.g. should be decimal" />
       </label>
