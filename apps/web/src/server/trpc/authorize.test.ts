@@ -1,13 +1,9 @@
 // roleProcedure and actionProcedure on a router built from the real middleware: they refuse before
 // the procedure runs, in the order sign-in → role → input → team, with the decision's own message.
-import type { TActor, TRole } from "@sluice/services";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { TTrpcContext } from "./context";
-import { actionProcedure, createCallerFactory, createTrpcRouter, roleProcedure } from "./init";
-
-const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
+import { callerOf, userWith } from "../testing/router-caller";
+import { actionProcedure, createTrpcRouter, roleProcedure } from "./init";
 
 describe("roleProcedure and actionProcedure", () => {
   // The context carries no database: every refusal below is decided before one would be needed (the
@@ -18,8 +14,7 @@ describe("roleProcedure and actionProcedure", () => {
     manageUsers: actionProcedure("admin.users", z.object({ email: z.email() })).mutation(({ ctx }) => `done by ${ctx.user.email}`),
     pause: actionProcedure("pipeline.lifecycle", z.object({ pipeline: z.string().min(1) }), (i) => ({ pipeline: i.pipeline })).mutation(() => "paused"),
   });
-  const caller = (user: TActor | null) =>
-    createCallerFactory(router)({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+  const caller = callerOf(router);
 
   it("rejects a caller without a session before anything else", async () => {
     await expect(caller(null).read()).rejects.toMatchObject({ code: "UNAUTHORIZED" });

@@ -1,16 +1,12 @@
 // The pipeline page's reads are for every signed-in role, and for nobody signed out. Checked on the
 // real router before any database access (the context has none).
-import type { TActor, TRole } from "@sluice/services";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { TTrpcContext } from "../context";
-import { createCallerFactory, createTrpcRouter } from "../init";
+import { callerOf, userWith } from "../../testing/router-caller";
+import { createTrpcRouter } from "../init";
 import { deadLetterRouter } from "./dead-letter-router";
 import { pipelineRouter } from "./pipeline-router";
 
-const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
-const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ pipeline: pipelineRouter, deadLetter: deadLetterRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+const caller = callerOf(createTrpcRouter({ pipeline: pipelineRouter, deadLetter: deadLetterRouter }));
 
 const reads = ["get", "batches", "deadLetters"] as const;
 

@@ -1,15 +1,11 @@
 // The dashboards' reads are for every signed-in role and nobody signed out; inputs are validated with
 // messages that name the field. Checked on the real router before any database access.
-import type { TActor, TRole } from "@sluice/services";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { TTrpcContext } from "../context";
-import { createCallerFactory, createTrpcRouter } from "../init";
+import { callerOf, userWith } from "../../testing/router-caller";
+import { createTrpcRouter } from "../init";
 import { fleetRouter, signalsRouter } from "./signals-router";
 
-const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
-const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ fleet: fleetRouter, signals: signalsRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+const caller = callerOf(createTrpcRouter({ fleet: fleetRouter, signals: signalsRouter }));
 
 describe("dashboard procedures", () => {
   it("fleet.list and every signals read refuse a signed-out caller", async () => {

@@ -1,15 +1,11 @@
 // Re-queueing webhook deliveries sends to a receiver again, so it needs the operator role; viewers may
 // only look. Checked on the real router before any database access (the context has none).
-import type { TActor, TRole } from "@sluice/services";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { TTrpcContext } from "../context";
-import { createCallerFactory, createTrpcRouter } from "../init";
+import { callerOf, userWith } from "../../testing/router-caller";
+import { createTrpcRouter } from "../init";
 import { webhookRouter } from "./webhook-router";
 
-const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
-const caller = (user: TActor | null) =>
-  createCallerFactory(createTrpcRouter({ webhook: webhookRouter }))({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext);
+const caller = callerOf(createTrpcRouter({ webhook: webhookRouter }));
 
 describe("webhook.requeue", () => {
   it("refuses a signed-out caller and a viewer", async () => {
