@@ -88,6 +88,7 @@ export {
   type TDeadLetterSummary,
   type TDeadLetterReasonGroup,
   type TDeadLetterRowView,
+  type TDeadLetterReplayView,
   type TDeadLetterOutcome,
 } from "./dead-letters/summarize-dead-letters";
 
@@ -164,4 +165,12 @@ export {
 } from "./change-requests/decide-change-request";
 export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
 export { requestSchemaChange, schemaChangeImpact, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
+export {
+  requestDeadLetterReplay,
+  MAX_REPLAY,
+  ZRequestDeadLetterReplayInput,
+  type TRequestDeadLetterReplayInput,
+  type TRequestDeadLetterReplayResult,
+  type TDeadLetterReplayRefusal,
+} from "./dead-letters/request-dead-letter-replay";
 export { discardDeadLetters, MAX_DISCARD, ZDeadLetterFilter, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";

@@ -58,6 +58,22 @@ export interface TDeadLetterRowView {
   /** The Kafka record's timestamp. */
   ingestTime: Date | null;
   createdAt: Date;
+  /** Its newest replay: pending, or applied into a batch with the row's outcome there. */
+  replay: TDeadLetterReplayView | null;
+  /** Discarded by whom, when (it will not be replayed). */
+  discarded: { by: string; at: Date } | null;
+}
+
+export interface TDeadLetterReplayView {
+  replayId: number;
+  status: "pending" | "applied";
+  by: string;
+  /** When it was asked for (pending) or applied. */
+  at: Date;
+  batchId: number | null;
+  /** The row's outcome in the replay batch (sink, duplicate, quarantined, late, refused, …). */
+  outcome: string | null;
+  detail: string | null;
 }
 
 export interface TDeadLetterSummary {
@@ -109,6 +125,11 @@ export async function summarizeDeadLetters(db: PrismaClient, input: TSummarizeDe
       key: r.key,
       ingestTime: r.ingest_time,
       createdAt: r.created_at,
+      replay:
+        r.replay_id === null
+          ? null
+          : { replayId: Number(r.replay_id), status: r.replay_status === "applied" ? "applied" : "pending", by: r.replay_by!, at: r.replay_at!, batchId: r.replay_batch === null ? null : Number(r.replay_batch), outcome: r.replay_outcome, detail: r.replay_detail },
+      discarded: r.discarded_by ? { by: r.discarded_by, at: r.discarded_at! } : null,
     })),
   };
 }
@@ -137,14 +158,38 @@ function reasonGroups(db: PrismaClient, v: string, sample: number, limit: number
 
 function newestRows(db: PrismaClient, v: string, limit: number) {
   return db.$queryRaw<
-    { id: bigint; batch_id: bigint; outcome: string; reason: string; partition: number; offset: bigint; key: string | null; ingest_time: Date | null; created_at: Date }[]
-  >`SELECT id, batch_id, outcome, left(reason, ${REASON_CHARS}) AS reason, partition, "offset", left(key, ${REASON_CHARS}) AS key, ingest_time, created_at
+    {
+      id: bigint;
+      batch_id: bigint;
+      outcome: string;
+      reason: string;
+      partition: number;
+      offset: bigint;
+      key: string | null;
+      ingest_time: Date | null;
+      created_at: Date;
+      replay_id: bigint | null;
+      replay_status: string | null;
+      replay_by: string | null;
+      replay_at: Date | null;
+      replay_batch: bigint | null;
+      replay_outcome: string | null;
+      replay_detail: string | null;
+      discarded_by: string | null;
+      discarded_at: Date | null;
+    }[]
+  >`SELECT r.id, r.batch_id, r.outcome, left(r.reason, ${REASON_CHARS}) AS reason, r.partition, r."offset", left(r.key, ${REASON_CHARS}) AS key, r.ingest_time, r.created_at,
+           i.replay_id, i.status AS replay_status, rq.actor AS replay_by, coalesce(i.applied_at, i.created_at) AS replay_at, i.batch_id AS replay_batch,
+           i.outcome AS replay_outcome, left(i.detail, ${REASON_CHARS}) AS replay_detail, res.actor AS discarded_by, res.created_at AS discarded_at
       FROM ((SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'dead_letter' ORDER BY created_at DESC, id DESC LIMIT ${limit})
             UNION ALL
             (SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'quarantined' ORDER BY created_at DESC, id DESC LIMIT ${limit})
             UNION ALL
             (SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'late' ORDER BY created_at DESC, id DESC LIMIT ${limit})) r
-     ORDER BY created_at DESC, id DESC
+      LEFT JOIN LATERAL (SELECT * FROM dead_letter_replay_items x WHERE x.dead_letter_id = r.id ORDER BY x.id DESC LIMIT 1) i ON true
+      LEFT JOIN dead_letter_replays rq ON rq.id = i.replay_id
+      LEFT JOIN dead_letter_resolutions res ON res.dead_letter_id = r.id
+     ORDER BY r.created_at DESC, r.id DESC
      LIMIT ${limit}`;
 }
 
