@@ -289,7 +289,9 @@ export class PipelineRunner {
     };
     // A replayed row that violates a `fail` expectation would stop the pipeline on every re-run of
     // this plan: it is left out (its dead letter stays, the item says why) and the rest is processed again.
-    let { processed, failing } = await run(items);
+    const first = await run(items);
+    const failing = first.failing;
+    let { processed } = first;
     let applied = items;
     if (failing.length > 0) {
       const left = new Set(failing.map((f) => f.itemId));

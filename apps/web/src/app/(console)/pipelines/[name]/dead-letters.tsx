@@ -1,13 +1,47 @@
 // Rows of the latest version that did not reach the sink for a reason a person must see: counts by
-// outcome, the most frequent reasons (grouped with the row's own values taken out), the newest rows.
-import type { TDeadLetterOutcome, TDeadLetterSummary } from "@sluice/services";
+// outcome, the most frequent reasons (grouped with the row's own values taken out), the newest rows
+// with their replay status. With `select` (users who may replay) rows get checkboxes and each reason
+// a "Replay all" button; the replay itself is asked for in replay-dead-letters.tsx.
+import type { TDeadLetterOutcome, TDeadLetterRowView, TDeadLetterSummary } from "@sluice/services";
 import { EmptyState } from "@/components/empty-state";
 import { formatCount } from "./format";
 import { Time } from "./time";
 
 const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = { dead_letter: "dead letter", quarantined: "quarantined", late: "late" };
 
-export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
+export interface TDeadLetterSelect {
+  selected: ReadonlySet<number>;
+  toggle(id: number): void;
+  /** "All with this reason". */
+  replayReason(group: { reason: string; outcome: TDeadLetterOutcome }): void;
+}
+
+/** A row can be chosen unless it was discarded, is waiting to be replayed, or reached the result in a replay. */
+const selectable = (r: TDeadLetterRowView) => !r.discarded && (!r.replay || (r.replay.status === "applied" && ["quarantined", "dead_letter", "late", "refused"].includes(r.replay.outcome ?? "")));
+
+function ReplayStatus({ row: r }: { row: TDeadLetterRowView }) {
+  if (r.discarded)
+    return (
+      <span className="muted">
+        discarded by {r.discarded.by} <Time value={r.discarded.at} />
+      </span>
+    );
+  if (!r.replay) return <span className="muted">—</span>;
+  if (r.replay.status === "pending")
+    return (
+      <span>
+        replay pending (request #{r.replay.replayId} by {r.replay.by}, <Time value={r.replay.at} />)
+      </span>
+    );
+  return (
+    <span>
+      replayed into batch {r.replay.batchId} by {r.replay.by} <Time value={r.replay.at} />: <strong>{r.replay.outcome}</strong>
+      {r.replay.detail ? <span className="muted"> — {r.replay.detail}</span> : null}
+    </span>
+  );
+}
+
+export function DeadLetters({ summary: s, select }: { summary: TDeadLetterSummary; select?: TDeadLetterSelect }) {
   const sampled = s.counts.dead_letter > s.reasonSample || s.counts.quarantined > s.reasonSample || s.counts.late > s.reasonSample;
   return (
     <section className="panel" id="dead-letters" data-testid="dead-letters">
@@ -43,6 +77,7 @@ export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
                 <th>Reason</th>
                 <th className="num">Rows</th>
                 <th>Last seen</th>
+                {select ? <th /> : null}
               </tr>
             </thead>
             <tbody>
@@ -56,6 +91,13 @@ export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
                   <td className="muted">
                     <Time value={r.lastAt} />
                   </td>
+                  {select ? (
+                    <td>
+                      <button type="button" className="button button--small" onClick={() => select.replayReason({ reason: r.reason, outcome: r.outcome })}>
+                        Replay all…
+                      </button>
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
@@ -65,17 +107,30 @@ export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
           <table className="table table--compact" data-testid="dead-letter-rows">
             <thead>
               <tr>
+                {select ? <th aria-label="Select" /> : null}
                 <th className="num">Partition</th>
                 <th className="num">Offset</th>
                 <th>Outcome</th>
                 <th>Reason</th>
                 <th>Ingest time</th>
                 <th className="num">Batch</th>
+                <th>Replay</th>
               </tr>
             </thead>
             <tbody>
               {s.rows.map((r) => (
                 <tr key={r.id}>
+                  {select ? (
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select dead letter ${r.id} (partition ${r.partition}, offset ${r.offset})`}
+                        checked={select.selected.has(r.id)}
+                        disabled={!selectable(r)}
+                        onChange={() => select.toggle(r.id)}
+                      />
+                    </td>
+                  ) : null}
                   <td className="num">{r.partition}</td>
                   <td className="num mono">{r.offset}</td>
                   <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
@@ -84,6 +139,9 @@ export function DeadLetters({ summary: s }: { summary: TDeadLetterSummary }) {
                     <Time value={r.ingestTime} />
                   </td>
                   <td className="num">{r.batchId}</td>
+                  <td className="small" data-testid="dead-letter-replay-status">
+                    <ReplayStatus row={r} />
+                  </td>
                 </tr>
               ))}
             </tbody>

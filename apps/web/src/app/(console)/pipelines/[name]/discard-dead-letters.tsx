@@ -24,7 +24,7 @@ export function DiscardDeadLetters({ pipeline }: { pipeline: string }) {
   return (
     <section className="panel stack" data-testid="discard-dead-letters">
       <h3 className="section-title">Discard dead letters</h3>
-      <p className="muted small">For rows that will never be replayed (e.g. a producer bug since fixed). They stay in the table for the record; who discarded them, when and why is kept with each row and in the audit log. Replaying them is not available yet.</p>
+      <p className="muted small">For rows that will never be replayed (e.g. a producer bug since fixed). They stay in the table for the record; who discarded them, when and why is kept with each row and in the audit log.</p>
       <form className="filters" onSubmit={submit} aria-label="Discard dead letters">
         <label>
           Outcome{" "}

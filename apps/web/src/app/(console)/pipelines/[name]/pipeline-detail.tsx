@@ -11,8 +11,7 @@ import { FiringAlerts, LifecycleActions } from "../fleet-slots";
 import { BatchHistory } from "./batch-history";
 import { CheckpointReset } from "./checkpoint-reset";
 import { Dashboards, VersionSelect } from "./dashboards";
-import { DeadLetters } from "./dead-letters";
-import { DiscardDeadLetters } from "./discard-dead-letters";
+import { DeadLettersPanel } from "./replay-dead-letters";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
 import { Time } from "./time";
@@ -109,10 +108,7 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
           Could not load the dead letters: {deadLetters.error.message}
         </p>
       ) : (
-        <>
-          <DeadLetters summary={deadLetters.data} />
-          {deadLetters.data.counts.total > 0 ? <DiscardDeadLetters pipeline={p.name} /> : null}
-        </>
+        <DeadLettersPanel pipeline={p.name} summary={deadLetters.data} />
       )}
       <CheckpointReset pipeline={p.name} />
       <VersionHistory name={p.name} />
