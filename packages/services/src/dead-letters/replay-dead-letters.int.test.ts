@@ -18,6 +18,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestDeadLetterReplay } from "./request-dead-letter-replay";
 import { summarizeDeadLetters } from "./summarize-dead-letters";
+import { findBatchProgress } from "../progress/find-batch-progress";
 
 let fx: EngineFixture;
 let db: PrismaClient;
@@ -106,6 +107,10 @@ describe("dead-letter replay", () => {
     expect(after.end_offsets).toEqual(before.end_offsets);
     expect(after.watermark).toEqual(before.watermark);
     expect(Number(after.last_batch_id)).toBe(Number(before.last_batch_id) + 1);
+
+    // The batch drill-down says what it was.
+    const batches = await findBatchProgress(db, { pipeline: "replay-ledger" });
+    expect(batches!.batches[0]).toMatchObject({ batchId: replayBatch.batchId, inputRows: 11, deadLetterReplay: { replayIds: [first!.replayId], rows: 11 } });
 
     const applied = await items(first!.replayId!);
     expect(applied.map((i) => [i.status, i.outcome, Number(i.batch_id)])).toEqual(dl.map((d) => ["applied", d.event_id === "e-20" ? "quarantined" : "sink", replayBatch.batchId]));
@@ -241,5 +246,25 @@ describe("dead-letter replay", () => {
     expect(progress.map((p) => [p.batchId, p.replayed, p.deadLetterReplay?.rows, p.outcomes.sink])).toEqual([[Number(cp.last_batch_id) + 1, true, 4, 4]]);
     expect(await sinkIds("replay_crash")).toEqual(events.map((e) => e.event_id));
     expect((await items(req!.replayId!)).map((i) => [i.status, i.outcome])).toEqual(Array.from({ length: 4 }, () => ["applied", "sink"]));
+  });
+
+  it("a replayed row that violates a `fail` expectation is left out, with why, instead of stopping the pipeline", async () => {
+    const events = [payment("f-0", 1, new Date()), payment("f-1", "2.00", new Date()), { ...payment("f-2", "3.00", new Date()), currency: "XXX" }];
+    const topic = await topicWith(events);
+    const base = ledgerSpec(topic);
+    const v = (amount: string, expectations: unknown[]) => ledgerSpec(topic, { name: "replay-fail", contract: { ...base.contract, fields: { ...base.contract.fields, amount } }, sink: { postgres: { table: "replay_fail" } }, expectations });
+    await drainPipeline(fx, v("double", []));
+    const v2 = v("decimal", [{ name: "real_currency", expr: "currency != 'XXX'", action: "fail" }]);
+    const pv2 = await fixContract("replay_fail", v2);
+    const req = await requestDeadLetterReplay(db, who, { pipeline: "replay-fail", reason: 'field "amount" should be double, got …', note: "fixed" });
+    expect(req!.accepted).toBe(2);
+    const progress = await drainRunner(await PipelineRunner.open(fx.resources, { pipelineVersionId: pv2, spec: v2, owner: "replay-test" }));
+    expect(progress.map((p) => [p.deadLetterReplay?.rows, p.outcomes.sink])).toEqual([[1, 1]]);
+    expect(await sinkIds("replay_fail")).toEqual(["f-0", "f-1"]);
+    const outcomes = (await items(req!.replayId!)).map((i) => `${i.status} ${i.outcome}`).sort();
+    expect(outcomes).toEqual(["applied refused", "applied sink"]);
+    const detail = (await fx.pool.query<{ detail: string }>(`SELECT detail FROM dead_letter_replay_items WHERE replay_id = $1 AND outcome = 'refused'`, [req!.replayId])).rows[0]!.detail;
+    expect(detail).toBe('violates expectation "real_currency" (action: fail): not replayed');
+    expect(await fx.pool.query(`SELECT 1 FROM batch_failures WHERE pipeline_version_id = $1`, [pv2])).toMatchObject({ rowCount: 0 });
   });
 });
