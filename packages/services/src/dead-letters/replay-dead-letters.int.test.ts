@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestDeadLetterReplay } from "./request-dead-letter-replay";
 import { summarizeDeadLetters } from "./summarize-dead-letters";
 import { findBatchProgress } from "../progress/find-batch-progress";
+import { discardDeadLetters } from "./discard-dead-letters";
 
 let fx: EngineFixture;
 let db: PrismaClient;
@@ -148,6 +149,12 @@ describe("dead-letter replay", () => {
     expect(second.map((p) => p.outcomes)).toEqual([expect.objectContaining({ sink: 0, duplicate: 10 })]);
     expect((await items(Number(sneaky.id))).map((i) => i.outcome)).toEqual(fixedIds.map(() => "duplicate"));
     expect(await sinkIds("replay_ledger")).toEqual(events.filter((_, i) => i !== 20).map((e) => e.event_id));
+
+    // The repeat's own dead letter (version 2) can be replayed; while that is pending it cannot be discarded.
+    const repeatId = Number(repeat.again_dead_letter_id);
+    expect(await requestDeadLetterReplay(db, who, { pipeline: "replay-ledger", ids: [repeatId], note: "try again" })).toMatchObject({ accepted: 1, refused: [] });
+    expect(await discardDeadLetters(db, who, { pipeline: "replay-ledger", ids: [repeatId], reason: "changed my mind" })).toEqual({ discarded: 0, alreadyResolved: 1, more: false });
+    expect(await db.deadLetterResolution.count({ where: { deadLetterId: BigInt(repeatId) } })).toBe(0);
   });
 
   it("a windowed pipeline refuses rows whose window is final and evicted, naming why; the rows it accepts land in their open window", async () => {
