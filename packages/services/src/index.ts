@@ -173,6 +173,15 @@ export {
   ZBrowseDeadLettersInput,
   ZInspectDeadLetterInput,
   type TBrowsedDeadLetter,
+  type TDeadLetterReplayView,
   type TDeadLetterPage,
   type TInspectedDeadLetter,
 } from "./dead-letters/browse-dead-letters";
+export {
+  requestDeadLetterReplay,
+  MAX_REPLAY,
+  ZRequestDeadLetterReplayInput,
+  type TRequestDeadLetterReplayInput,
+  type TRequestDeadLetterReplayResult,
+  type TDeadLetterReplayRefusal,
+} from "./dead-letters/request-dead-letter-replay";

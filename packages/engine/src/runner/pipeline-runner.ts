@@ -17,6 +17,7 @@ import { KafkaSource } from "../source/kafka-source";
 import { endOffsetsOf, sameRanges, type OffsetRange, type PartitionOffsets, type RecordSource } from "../source/source";
 import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, recordStartingOffsets, type Checkpoint } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
+import { loadReplayItems, MAX_REPLAY_ROWS, pendingReplayItems, type ReplayItemResult } from "../store/replay-store";
 import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
@@ -110,7 +111,8 @@ export class PipelineRunner {
     // 1–4. checkpoint; then the batch read and processed ahead during the previous commit, or plan
     // (re-using a planned-but-uncommitted range), read and process it now.
     const cp = await loadCheckpoint(pool, pipelineVersionId);
-    const batch = (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
+    // Dead letters someone asked to replay go first, in a batch of their own.
+    const batch = (await this.prepareReplay(cp)) ?? (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
     if (!batch) return { kind: "empty", backlog: 0 };
     const { batchId, ranges, records, processed } = batch;
     if (processed.failures.length > 0) {
@@ -124,7 +126,11 @@ export class PipelineRunner {
       );
     }
     let t = Date.now();
-    const { watermark, eventTimeMax, evictBefore, partitionEventTime } = this.advanceTime(cp, processed, now());
+    // A replay batch moves no time: its rows are old, and the watermark follows the source's partitions,
+    // so it keeps the checkpoint's watermark, event-time clocks and dedup horizon exactly.
+    const { watermark, eventTimeMax, evictBefore, partitionEventTime } = batch.deadLetterReplay
+      ? { watermark: cp.watermark, eventTimeMax: cp.eventTimeMax, evictBefore: null, partitionEventTime: [] }
+      : this.advanceTime(cp, processed, now());
     // Windows, CDC or a webhook: prepared before the transaction, written inside it.
     const { operator } = this.result;
     const prepared = operator ? await operator.prepare({ batchId, epoch: this.epoch, rows: processed.sinkRows, watermark }) : undefined;
@@ -149,6 +155,7 @@ export class PipelineRunner {
       watermark,
       eventTimeMax,
       evictBefore,
+      ...(batch.deadLetterReplay ? { replay: batch.deadLetterReplay } : {}),
       progress: (outcomes, state) =>
         buildProgress({
           batchId,
@@ -166,6 +173,7 @@ export class PipelineRunner {
           outcomes,
           warnings: processed.warnings,
           replayed: batch.replayed,
+          ...(batch.deadLetterReplay ? { deadLetterReplay: { replayIds: batch.deadLetterReplay.plan.replayIds, rows: records.length } } : {}),
           preparedAhead: batch.preparedAhead,
           now: now(),
           lateAccepted: processed.lateAccepted,
@@ -201,7 +209,9 @@ export class PipelineRunner {
     let ranges: OffsetRange[];
     let skipped: Record<string, number> = {};
     if (replan) {
-      ranges = replan;
+      // A replay batch recorded meanwhile (only by a runner that has since taken over): its turn is next.
+      if (replan.replay) return undefined;
+      ranges = replan.ranges;
     } else {
       const plan = planBatch({
         committedEnd: await this.startingPoint(cp, partitions),
@@ -210,7 +220,9 @@ export class PipelineRunner {
       });
       if (plan.ranges.every((r) => r.to === r.from) && !(await this.idleReleasesWatermark(cp))) return undefined;
       skipped = plan.skipped;
-      ranges = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
+      const recorded = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
+      if (recorded.replay) return undefined;
+      ranges = recorded.ranges;
     }
     const plan = Date.now() - t;
 
@@ -226,6 +238,78 @@ export class PipelineRunner {
       lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
     });
     return { batchId, ranges, skipped, partitions, records, processed, replayed: replan !== undefined, preparedAhead: false, phases: { plan, read, process: Date.now() - t } };
+  }
+
+  /**
+   * A dead-letter replay batch, when items are pending for this version: the next batch id, no Kafka
+   * range. Its plan (the item ids) is recorded like any plan, so a crash re-runs exactly those items;
+   * a Kafka range planned but not committed re-runs first. The records are the dead letters' raw bytes
+   * with their original partition, offset, key and timestamp, processed like any input against the
+   * committed watermark and dedup state — a row behind the late horizon is late again, a key already
+   * seen a duplicate — so a replay never double counts and never moves time.
+   */
+  private async prepareReplay(cp: Checkpoint): Promise<PreparedBatch | undefined> {
+    const { pool } = this.res;
+    const { pipelineVersionId } = this.opts;
+    const t = Date.now();
+    const limit = Math.min(MAX_REPLAY_ROWS, this.compiled.spec.source.kafka.maxOffsetsPerTrigger);
+    const pending = await pendingReplayItems(pool, pipelineVersionId, limit);
+    if (!pending) return undefined;
+    const batchId = cp.lastBatchId + 1;
+    const found = await findPlannedBatch(pool, pipelineVersionId, batchId);
+    const planned = found ?? (await recordPlan(pool, pipelineVersionId, batchId, this.epoch, [], pending));
+    if (!planned.replay) return undefined;
+    await this.dropAhead();
+    const plan = Date.now() - t;
+    const read0 = Date.now();
+    const items = await loadReplayItems(pool, pipelineVersionId, planned.replay);
+    const read = Date.now() - read0;
+    const process0 = Date.now();
+    const verdicts = new Map<number, { outcome: ReplayItemResult["outcome"]; detail: string | null }>();
+    const run = (batchItems: typeof items) => {
+      const itemOf = new Map(batchItems.map((i) => [i.record, i]));
+      verdicts.clear();
+      const failing: ReplayItemResult[] = [];
+      const promise = processBatch(
+        batchItems.map((i) => i.record),
+        {
+          compiled: this.compiled,
+          columns: contractColumns(this.compiled.spec),
+          watermark: cp.watermark,
+          lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
+          trace: (record, verdict) => {
+            const item = itemOf.get(record)!;
+            verdicts.set(item.itemId, { outcome: verdict.outcome, detail: verdict.reason ?? null });
+            const stop = verdict.expectations?.find((e) => e.action === "fail" && !e.passed);
+            if (stop) failing.push({ itemId: item.itemId, outcome: "refused", detail: `violates expectation "${stop.name}" (action: fail): not replayed`, againDeadLetterId: null });
+          },
+        },
+      );
+      return promise.then((processed) => ({ processed, failing }));
+    };
+    // A replayed row that violates a `fail` expectation would stop the pipeline on every re-run of
+    // this plan: it is left out (its dead letter stays, the item says why) and the rest is processed again.
+    const first = await run(items);
+    const failing = first.failing;
+    let { processed } = first;
+    let applied = items;
+    if (failing.length > 0) {
+      const left = new Set(failing.map((f) => f.itemId));
+      applied = items.filter((i) => !left.has(i.itemId));
+      ({ processed } = await run(applied));
+    }
+    return {
+      batchId,
+      ranges: [],
+      skipped: {},
+      partitions: [],
+      records: applied.map((i) => i.record),
+      processed,
+      replayed: found !== undefined,
+      preparedAhead: false,
+      phases: { plan, read, process: Date.now() - process0 },
+      deadLetterReplay: { plan: planned.replay, items: applied, verdicts, refused: failing },
+    };
   }
 
   private aheadInput(batch: PreparedBatch, after: AheadInput["after"]): AheadInput {
@@ -254,7 +338,7 @@ export class PipelineRunner {
     const t = Date.now();
     const { pool } = this.res;
     const recorded = await recordPlan(pool, this.opts.pipelineVersionId, ahead.batch.batchId, this.epoch, ahead.batch.ranges);
-    if (!sameRanges(recorded, ahead.batch.ranges)) return undefined;
+    if (recorded.replay || !sameRanges(recorded.ranges, ahead.batch.ranges)) return undefined;
     return { ...ahead.batch, phases: { ...ahead.batch.phases, plan: ahead.batch.phases.plan + (Date.now() - t) } };
   }
 

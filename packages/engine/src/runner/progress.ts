@@ -32,6 +32,8 @@ export interface BatchProgress {
   /** Violations per expectation (warn: kept; drop: dropped). */
   expectations: Record<string, number>;
   replayed: boolean;
+  /** A dead-letter replay batch (no Kafka range; offsets and watermark unchanged): which requests, how many rows. */
+  deadLetterReplay?: { replayIds: number[]; rows: number };
   /** Read and processed while the previous batch committed (its read and process time overlapped that commit). */
   preparedAhead?: boolean;
   /** Rows behind the watermark but within allowedLateness that still updated their window (counted in sink). */
@@ -67,6 +69,7 @@ export interface ProgressInput {
   outcomes: OutcomeCounts;
   warnings: Record<string, number>;
   replayed: boolean;
+  deadLetterReplay?: { replayIds: number[]; rows: number };
   preparedAhead?: boolean;
   now: Date;
   lateAccepted?: number;
@@ -102,6 +105,7 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     outcomes: p.outcomes,
     expectations,
     replayed: p.replayed,
+    ...(p.deadLetterReplay ? { deadLetterReplay: p.deadLetterReplay } : {}),
     ...(p.preparedAhead ? { preparedAhead: true } : {}),
     ...(p.lateAccepted ? { lateAccepted: p.lateAccepted } : {}),
     ...(p.partitionEventTime && p.partitionEventTime.length > 0 ? { partitionEventTime: p.partitionEventTime } : {}),
@@ -115,7 +119,7 @@ export function formatProgressLine(p: BatchProgress): string {
   const o = p.outcomes;
   const dropped = Object.values(o.dropped).reduce((a, b) => a + b, 0);
   return (
-    `batch ${p.batchId}${p.replayed ? " (replayed plan)" : ""}: ${p.inputRows} rows in ${p.durationMs.total} ms ` +
+    `batch ${p.batchId}${p.replayed ? " (replayed plan)" : ""}${p.deadLetterReplay ? ` (dead-letter replay #${p.deadLetterReplay.replayIds.join(", #")})` : ""}: ${p.inputRows} rows in ${p.durationMs.total} ms ` +
     `(${p.processedRowsPerSecond}/s) → sink ${o.sink}, duplicate ${o.duplicate}, dropped ${dropped}, filtered ${o.filtered}, ` +
     `quarantined ${o.quarantined}, dead letter ${o.deadLetter}, late ${o.late}${p.lateAccepted ? ` (+${p.lateAccepted} late accepted)` : ""}` +
     `${o.stale ? `, stale ${o.stale}` : ""} | backlog ${p.backlog} | ` +

@@ -13,6 +13,8 @@ import { planBatch } from "../plan/plan-batch";
 import type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "../source/source";
 import type { Checkpoint } from "../store/checkpoint-store";
 import type { EngineLogger } from "./pipeline-runner";
+import type { CommitReplay } from "../store/commit-batch";
+import type { ReplayPlan } from "../store/replay-store";
 
 /** A batch planned, read and processed, ready for its operator and commit. */
 export interface PreparedBatch {
@@ -28,6 +30,8 @@ export interface PreparedBatch {
   /** Read and processed while the previous batch committed. */
   preparedAhead: boolean;
   phases: { plan: number; read: number; process: number };
+  /** A dead-letter replay batch: the items it applies, each row's verdict (per item id). */
+  deadLetterReplay?: CommitReplay & { plan: ReplayPlan };
 }
 
 export interface AheadInput {

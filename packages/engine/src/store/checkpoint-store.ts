@@ -3,6 +3,13 @@ import type pg from "pg";
 import type { OffsetRange } from "../source/source";
 import type { PartitionClocks } from "../batch/partition-watermark";
 import { FencedError, SupersededError } from "../errors";
+import type { ReplayPlan } from "./replay-store";
+
+/** A recorded plan: Kafka ranges, or (a dead-letter replay batch) no range and the replay items. */
+export interface RecordedPlan {
+  ranges: OffsetRange[];
+  replay: ReplayPlan | null;
+}
 
 export interface Checkpoint {
   lastBatchId: number;
@@ -83,10 +90,10 @@ export async function recordStartingOffsets(db: pg.Pool, pipelineVersionId: stri
   return r.end_offsets;
 }
 
-/** The planned ranges of a batch, if it was planned (and perhaps not committed) before. */
-export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, batchId: number): Promise<OffsetRange[] | undefined> {
-  const res = await db.query<{ ranges: OffsetRange[] }>(`SELECT ranges FROM offset_log WHERE pipeline_version_id = $1 AND batch_id = $2`, [pipelineVersionId, batchId]);
-  return res.rows[0]?.ranges;
+/** The plan of a batch, if it was planned (and perhaps not committed) before. */
+export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, batchId: number): Promise<RecordedPlan | undefined> {
+  const res = await db.query<RecordedPlan>(`SELECT ranges, replay FROM offset_log WHERE pipeline_version_id = $1 AND batch_id = $2`, [pipelineVersionId, batchId]);
+  return res.rows[0];
 }
 
 /**
@@ -98,14 +105,14 @@ export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, b
  * drops uncommitted plans) and re-checks the epoch after it: without the lock a plan from the old
  * offsets could be inserted while the reset is uncommitted, survive it, and be replayed afterwards.
  */
-export async function recordPlan(db: pg.Pool, pipelineVersionId: string, batchId: number, epoch: number, ranges: OffsetRange[]): Promise<OffsetRange[]> {
+export async function recordPlan(db: pg.Pool, pipelineVersionId: string, batchId: number, epoch: number, ranges: OffsetRange[], replay?: ReplayPlan): Promise<RecordedPlan> {
   await db.query(
-    `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges)
-     SELECT $1, $2::bigint, $3::jsonb FROM checkpoints
+    `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
+     SELECT $1, $2::bigint, $3::jsonb, $5::jsonb FROM checkpoints
       WHERE pipeline_version_id = $1 AND lease_epoch = $4 AND last_batch_id = $2::bigint - 1
         FOR SHARE
      ON CONFLICT DO NOTHING`,
-    [pipelineVersionId, batchId, JSON.stringify(ranges), epoch],
+    [pipelineVersionId, batchId, JSON.stringify(ranges), epoch, replay ? JSON.stringify(replay) : null],
   );
   const stored = await findPlannedBatch(db, pipelineVersionId, batchId);
   if (!stored) throw new FencedError(`pipeline version ${pipelineVersionId}: another runner took over before batch ${batchId} was planned`);

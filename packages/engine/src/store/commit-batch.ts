@@ -10,6 +10,16 @@ import { endOffsetsOf, type OffsetRange } from "../source/source";
 import { bulkSelect } from "./bulk";
 import type { SinkTable } from "./sink-table";
 import { writeSinkRows } from "./write-sink";
+import { markReplayed, type ReplayItem, type ReplayItemResult } from "./replay-store";
+
+/** A dead-letter replay batch: the items it applies and each row's outcome as the batch decided it. */
+export interface CommitReplay {
+  items: ReplayItem[];
+  /** Per item id, the outcome processBatch (and the operator) gave its row; "sink" may still meet a key the ledger holds. */
+  verdicts: Map<number, { outcome: ReplayItemResult["outcome"]; detail: string | null }>;
+  /** Items left out of the batch (they would stop it), marked applied with why. */
+  refused: ReplayItemResult[];
+}
 
 /** Dead letters keep at most this much of the raw value (the rest is marked truncated). */
 export const MAX_RAW_BYTES = 64 * 1024;
@@ -30,6 +40,8 @@ export interface CommitInput {
   eventTimeMax: Checkpoint["eventTimeMax"];
   /** Dedup state with a time before this is evicted. */
   evictBefore: Date | null;
+  /** Set for a dead-letter replay batch: the items are marked applied in this transaction. */
+  replay?: CommitReplay;
   /** Builds the progress record from the final outcome counts (sink conflicts are known only here). */
   progress(outcomes: OutcomeCounts, state: { rows: number; bytes: number }): Record<string, unknown>;
 }
@@ -58,11 +70,12 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     }
 
     const outcomes = structuredClone(input.processed.outcomes);
+    const writtenRows = input.replay ? new Set<string>() : undefined;
     let operatorState = { rows: 0, bytes: 0 };
     if (input.operatorWrite) operatorState = await input.operatorWrite(client);
     else {
       if (!input.sink) throw new InvariantError(`batch ${input.batchId}: neither a sink table nor an operator to write the result`);
-      const written = await writeSinkRows(client, input.sink, input.processed.sinkRows, input);
+      const written = await writeSinkRows(client, input.sink, input.processed.sinkRows, input, writtenRows);
       // Rows whose key an append ledger already holds are duplicates, not sink rows.
       outcomes.duplicate += outcomes.sink - written;
       outcomes.sink = written;
@@ -71,7 +84,8 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
 
     const added = await insertDedupState(client, input.pipelineVersionId, input.processed.dedupInserts);
     const evicted = input.evictBefore ? await evictDedupState(client, input.pipelineVersionId, input.evictBefore) : { rows: 0, bytes: 0 };
-    await insertDeadLetters(client, input, input.processed.deadLetters);
+    const deadLetterIds = await insertDeadLetters(client, input, input.processed.deadLetters);
+    if (input.replay) await markReplayed(client, input.pipelineVersionId, input.batchId, replayResults(input.replay, deadLetterIds, input.processed.deadLetters, input.sink ? writtenRows : undefined));
 
     const state = {
       rows: Number(cp.state_rows) + added.rows - evicted.rows + operatorState.rows,
@@ -131,8 +145,28 @@ async function evictDedupState(client: pg.PoolClient, pv: string, before: Date):
 // batch fail to commit — forever, since it re-runs over the same offsets. The raw bytes stay in `raw`.
 const pgText = (s: string) => s.replaceAll("\u0000", "\\u0000");
 
-async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows: DeadLetterRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * Each replayed row's outcome: failed again → the dead letter recording it (this version's row for
+ * that offset: new, or the one it already had — the unique key keeps one, the item records the
+ * repeat); reached an append ledger holding its key → duplicate; otherwise what the batch decided.
+ */
+function replayResults(replay: CommitReplay, deadLetterIds: Map<string, number>, deadLetters: DeadLetterRow[], written: Set<string> | undefined): ReplayItemResult[] {
+  const failed = new Map(deadLetters.map((d) => [`${d.record.partition}:${d.record.offset}`, d]));
+  return [...replay.refused, ...replay.items.map((item): ReplayItemResult => {
+    const at = `${item.record.partition}:${item.record.offset}`;
+    const dl = failed.get(at);
+    if (dl) return { itemId: item.itemId, outcome: dl.outcome, detail: dl.reason, againDeadLetterId: deadLetterIds.get(at) ?? null };
+    const verdict = replay.verdicts.get(item.itemId);
+    if (!verdict) throw new InvariantError(`replayed dead letter ${item.deadLetterId} has no outcome`);
+    if (verdict.outcome === "sink" && written && !written.has(at)) return { itemId: item.itemId, outcome: "duplicate", detail: "the sink already holds its key", againDeadLetterId: null };
+    return { itemId: item.itemId, outcome: verdict.outcome, detail: verdict.detail, againDeadLetterId: null };
+  })];
+}
+
+/** Writes the batch's dead letters; returns the id of this version's dead letter at each "partition:offset" written (or already there). */
+async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows: DeadLetterRow[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  if (rows.length === 0) return ids;
   const raw = rows.map((r) => r.record.value ?? Buffer.alloc(0));
   const { sql, params } = bulkSelect(
     [
@@ -153,4 +187,12 @@ async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows
      SELECT $1, $2, $3, * FROM (${sql}) AS u ON CONFLICT DO NOTHING`,
     [input.pipelineVersionId, input.batchId, input.topic, ...params],
   );
+  if (!input.replay) return ids;
+  // A row failing again in the version that dead-lettered it meets its own row: the original stays, the item records the repeat.
+  const found = await client.query<{ id: string; partition: number; offset: string }>(
+    `SELECT id, partition, "offset" FROM dead_letters WHERE pipeline_version_id = $1 AND (partition, "offset") IN (SELECT p, o FROM unnest($2::int[], $3::bigint[]) AS x(p, o))`,
+    [input.pipelineVersionId, rows.map((r) => r.record.partition), rows.map((r) => r.record.offset)],
+  );
+  for (const r of found.rows) ids.set(`${r.partition}:${r.offset}`, Number(r.id));
+  return ids;
 }

@@ -142,10 +142,13 @@ async function continueCheckpoint(client: pg.PoolClient, from: string, to: strin
   );
   // A planned but uncommitted batch keeps its exact range in the new version.
   await client.query(
-    `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges)
-     SELECT $2, l.batch_id, l.ranges FROM offset_log l JOIN checkpoints c ON c.pipeline_version_id = l.pipeline_version_id
+    `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
+     SELECT $2, l.batch_id, l.ranges, l.replay FROM offset_log l JOIN checkpoints c ON c.pipeline_version_id = l.pipeline_version_id
       WHERE l.pipeline_version_id = $1 AND l.batch_id = c.last_batch_id + 1`,
     [from, to],
   );
+  // Dead letters waiting to be replayed go with it: the new version serves the pipeline now, and the
+  // old one (fenced above) can never apply them.
+  await client.query(`UPDATE dead_letter_replay_items SET pipeline_version_id = $2 WHERE pipeline_version_id = $1 AND status = 'pending'`, [from, to]);
   return true;
 }

@@ -13,8 +13,12 @@ export interface SinkWriteMeta {
   pipelineVersionId: string;
 }
 
-/** Returns how many rows were written; the rest hit an existing key of an append ledger. */
-export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, rows: SinkRow[], meta: SinkWriteMeta): Promise<number> {
+/**
+ * Returns how many rows were written; the rest hit an existing key of an append ledger. With
+ * `written`, also which rows ("partition:offset") were written — a replay batch records each row's
+ * outcome; ordinary batches only count, and pay nothing for it.
+ */
+export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, rows: SinkRow[], meta: SinkWriteMeta, written?: Set<string>): Promise<number> {
   if (rows.length === 0) return 0;
   const batchRows = table.mode === "upsert" && table.key ? lastPerKey(rows, table.key) : rows;
 
@@ -30,10 +34,16 @@ export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, row
   const all = [...columns, ...constants];
   const names = all.map((c) => quoteIdentifier(c.name)).join(", ");
   const conflict = onConflict(table, all);
-  const res = await client.query(`INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}`, [
+  const returning = written ? ` RETURNING "_partition", "_offset"` : "";
+  const res = await client.query<{ _partition: number; _offset: string }>(`INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}${returning}`, [
     ...params,
     ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta)),
   ]);
+  if (written) {
+    for (const r of res.rows) written.add(`${r._partition}:${r._offset}`);
+    // Collapsed onto a later row of the same key: reached the sink, then was overwritten in this batch.
+    if (batchRows.length !== rows.length) for (const r of rows) written.add(`${r.partition}:${r.offset}`);
+  }
   // Upserted rows that collapsed onto one key in this batch still reached the sink.
   return (res.rowCount ?? 0) + (rows.length - batchRows.length);
 }

@@ -26,6 +26,7 @@ export const ACTIONS = {
   "change.cancel": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "cancel a change request you asked for" },
   "change.comment": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "comment on a change request" },
   "deadletter.discard": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "discard a pipeline's dead letters (with a reason; they stay for the record)" },
+  "deadletter.replay": { target: "pipeline", fleet: ["operator"], ownTeam: ["owner"], describe: "replay a pipeline's dead letters through its serving version (with a reason)" },
   "admin.users": { target: "none", fleet: [], ownTeam: [], describe: "manage users (invite, role, disable, reset password)" },
   "admin.teams": { target: "none", fleet: [], ownTeam: [], describe: "manage teams (members, on-call contact)" },
   "admin.sso": { target: "none", fleet: [], ownTeam: [], describe: "change the single sign-on group mapping" },

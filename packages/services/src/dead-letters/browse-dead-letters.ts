@@ -2,7 +2,8 @@
 // quarantined belong to the old version) with the filters the actions use (dead-letter-filter.ts), newest
 // first, a page at a time by id (keyset: the next page starts below the last id, so a page never shifts
 // while the engine keeps writing). And one dead letter inspected: its raw bytes as the engine kept them
-// (hex and as text) beside the decoded payload, and what became of it.
+// (hex and as text) beside the decoded payload, and what became of it (discarded, or replayed: into
+// which batch of which version, by whom, with what outcome there).
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { deadLetterCondition, ZDeadLetterFilter } from "./dead-letter-filter";
@@ -26,6 +27,20 @@ export interface TDeadLetterResolutionView {
   at: Date;
 }
 
+export interface TDeadLetterReplayView {
+  replayId: number;
+  status: "pending" | "applied";
+  by: string;
+  /** When it was asked for (pending) or applied. */
+  at: Date;
+  batchId: number | null;
+  /** The version it was replayed into. */
+  version: number | null;
+  /** The row's outcome in the replay batch (sink, duplicate, quarantined, late, refused, …). */
+  outcome: string | null;
+  detail: string | null;
+}
+
 export interface TBrowsedDeadLetter extends TDeadLetterRowView {
   version: number;
   /** Bytes kept (at most 64 KiB; `truncated` when the record was larger). */
@@ -34,6 +49,8 @@ export interface TBrowsedDeadLetter extends TDeadLetterRowView {
   /** The payload's first characters (decoded JSON, or the raw bytes as text). */
   preview: string;
   resolution: TDeadLetterResolutionView | null;
+  /** Its newest replay: pending, or applied into a batch with the row's outcome there. */
+  replay: TDeadLetterReplayView | null;
 }
 
 export interface TDeadLetterPage {
@@ -56,6 +73,14 @@ type TRow = TDeadLetterSqlRow & {
   r_actor: string | null;
   r_reason: string | null;
   r_at: Date | null;
+  replay_id: bigint | null;
+  replay_status: string | null;
+  replay_by: string | null;
+  replay_at: Date | null;
+  replay_batch: bigint | null;
+  replay_version: number | null;
+  replay_outcome: string | null;
+  replay_detail: string | null;
 };
 
 /** null when there is no pipeline of that name. */
@@ -68,9 +93,14 @@ export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLett
     db.$queryRaw<TRow[]>`
       SELECT d.id, v.version, d.batch_id, d.outcome, left(d.reason, 500) AS reason, d.partition, d."offset", left(d.key, 200) AS key, d.ingest_time, d.created_at,
              octet_length(d.raw) AS bytes, d.truncated, substring(d.raw FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head, left(d.payload::text, ${PREVIEW_CHARS}) AS payload_head,
-             r.action AS r_action, r.actor AS r_actor, r.reason AS r_reason, r.created_at AS r_at
+             r.action AS r_action, r.actor AS r_actor, r.reason AS r_reason, r.created_at AS r_at,
+             i.replay_id, i.status AS replay_status, rq.actor AS replay_by, coalesce(i.applied_at, i.created_at) AS replay_at, i.batch_id AS replay_batch,
+             iv.version AS replay_version, i.outcome AS replay_outcome, left(i.detail, 500) AS replay_detail
         FROM dead_letters d JOIN pipeline_versions v ON v.id = d.pipeline_version_id
         LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
+        LEFT JOIN LATERAL (SELECT * FROM dead_letter_replay_items x WHERE x.dead_letter_id = d.id ORDER BY x.id DESC LIMIT 1) i ON true
+        LEFT JOIN dead_letter_replays rq ON rq.id = i.replay_id
+        LEFT JOIN pipeline_versions iv ON iv.id = i.pipeline_version_id
        WHERE v.pipeline_id = ${found.id} AND ${where} AND (${before ?? null}::bigint IS NULL OR d.id < ${before ?? null})
        ORDER BY d.id DESC LIMIT ${limit + 1}`,
     db.$queryRaw<{ n: number }[]>`
@@ -88,6 +118,19 @@ export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLett
       truncated: r.truncated,
       preview: (r.payload_head ?? Buffer.from(r.head).toString("utf8")).slice(0, PREVIEW_CHARS),
       resolution: r.r_action ? { action: r.r_action, actor: r.r_actor ?? "", reason: r.r_reason ?? "", at: r.r_at! } : null,
+      replay:
+        r.replay_id === null
+          ? null
+          : {
+              replayId: Number(r.replay_id),
+              status: r.replay_status === "applied" ? "applied" : "pending",
+              by: r.replay_by ?? "",
+              at: r.replay_at!,
+              batchId: r.replay_batch === null ? null : Number(r.replay_batch),
+              version: r.replay_version,
+              outcome: r.replay_outcome,
+              detail: r.replay_detail,
+            },
     })),
     matching: Math.min(matching, BROWSE_COUNT_LIMIT),
     countCapped: matching > BROWSE_COUNT_LIMIT,
@@ -97,7 +140,7 @@ export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLett
 
 export const ZInspectDeadLetterInput = z.object({ pipeline: z.string().min(1).max(200), id: z.coerce.number().int().min(1) });
 
-export interface TInspectedDeadLetter extends Omit<TBrowsedDeadLetter, "preview"> {
+export interface TInspectedDeadLetter extends Omit<TBrowsedDeadLetter, "preview" | "replay"> {
   topic: string;
   /** The kept bytes as hex, 16 bytes per line with their offset: what was on the wire. */
   hex: string[];

@@ -1,14 +1,13 @@
-// Which dead letters a person means — by outcome, text in the reason, partition, time range, text in
-// the payload, or by id — as one parameterized SQL condition over `dead_letters d`, shared by browsing
-// and discarding (and anything else that acts on "the rows matching this filter"), so the page shows
-// exactly the rows an action then takes.
+// Which dead letters a person means — by outcome, a reason group or text in the reason, partition, time
+// range, text in the payload, or by id — as one parameterized SQL condition over `dead_letters d`,
+// shared by browsing, discarding and replaying, so the page shows exactly the rows an action then takes.
 //
 // Text in the payload matches the decoded JSON case-insensitively, or the raw bytes exactly. Not
 // `convert_from(raw, 'UTF8')`: dead letters are often not UTF-8 at all (that is why they are dead
 // letters), and Postgres raises on the first invalid byte, which would fail the whole query.
 import { z } from "zod";
 import { Prisma } from "@sluice/db";
-import { DEAD_LETTER_OUTCOMES } from "./summarize-dead-letters";
+import { DEAD_LETTER_OUTCOMES, REASON_CHARS, REASON_GROUPING } from "./summarize-dead-letters";
 
 /** At most this many ids in one filter (a page selection; "all with this reason" uses the reason instead). */
 export const MAX_FILTER_IDS = 10_000;
@@ -16,6 +15,8 @@ export const MAX_FILTER_IDS = 10_000;
 export const ZDeadLetterFilter = z.object({
   pipeline: z.string().min(1).max(200),
   outcome: z.enum(DEAD_LETTER_OUTCOMES).optional(),
+  /** "All with this reason": a reason group as the summary shows it (the row's own values as <time>, <n>, …), or an exact reason. */
+  reasonGroup: z.string().trim().min(1).max(2000).optional(),
   /** Part of the reason, case-insensitive. */
   reasonContains: z.string().trim().min(1).max(500).optional(),
   partition: z.number().int().min(0).optional(),
@@ -29,12 +30,17 @@ export const ZDeadLetterFilter = z.object({
 export type TDeadLetterFilter = z.output<typeof ZDeadLetterFilter>;
 
 /** True when the filter narrows anything (acting on every row of a pipeline needs at least the outcome). */
-export const narrowsSomething = (f: TDeadLetterFilter) => Boolean(f.outcome || f.reasonContains || f.partition !== undefined || f.from || f.to || f.text || f.ids?.length);
+export const narrowsSomething = (f: Omit<TDeadLetterFilter, "pipeline">) => Boolean(f.outcome || f.reasonGroup || f.reasonContains || f.partition !== undefined || f.from || f.to || f.text || f.ids?.length);
 
 /** The filter's condition on `dead_letters d` (the pipeline or version is the caller's condition). */
 export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Prisma.Sql {
   const parts: Prisma.Sql[] = [];
   if (f.outcome) parts.push(Prisma.sql`d.outcome = ${f.outcome}`);
+  if (f.reasonGroup) {
+    const [a, b, c, d] = REASON_GROUPING;
+    parts.push(Prisma.sql`(d.reason = ${f.reasonGroup} OR left(regexp_replace(regexp_replace(regexp_replace(regexp_replace(d.reason,
+      ${a.pattern}, ${a.replacement}, 'g'), ${b.pattern}, ${b.replacement}, 'g'), ${c.pattern}, ${c.replacement}, 'g'), ${d.pattern}, ${d.replacement}, 'g'), ${REASON_CHARS}) = left(${f.reasonGroup}, ${REASON_CHARS}))`);
+  }
   if (f.reasonContains) parts.push(Prisma.sql`d.reason ILIKE '%' || ${escapeLike(f.reasonContains)} || '%'`);
   if (f.partition !== undefined) parts.push(Prisma.sql`d.partition = ${f.partition}`);
   if (f.from) parts.push(Prisma.sql`d.created_at >= ${f.from}`);

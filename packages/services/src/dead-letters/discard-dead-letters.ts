@@ -24,7 +24,7 @@ export type TDiscardDeadLettersInput = z.input<typeof ZDiscardDeadLettersInput>;
 export interface TDiscardDeadLettersResult {
   /** Rows newly discarded. */
   discarded: number;
-  /** Rows the filter matched that were already resolved. */
+  /** Rows the filter matched that were already resolved (or are waiting to be replayed: a replay decision stands until applied). */
   alreadyResolved: number;
   /** True when more rows match than one call discards. */
   more: boolean;
@@ -36,7 +36,8 @@ export async function discardDeadLetters(db: PrismaClient, who: TAuditWho, input
   if (!found?.version) return null;
   return db.$transaction(async (tx) => {
     const matched = await tx.$queryRaw<{ id: bigint; resolved: boolean }[]>`
-      SELECT d.id, r.id IS NOT NULL AS resolved FROM dead_letters d LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
+      SELECT d.id, (r.id IS NOT NULL OR EXISTS (SELECT 1 FROM dead_letter_replay_items i WHERE i.dead_letter_id = d.id AND i.status = 'pending')) AS resolved
+        FROM dead_letters d LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
        WHERE d.pipeline_version_id IN (SELECT id FROM pipeline_versions WHERE pipeline_id = ${found.pipelineId}) AND ${deadLetterCondition(f)}
        ORDER BY d.id LIMIT ${MAX_DISCARD + 1}`;
     const open = matched.slice(0, MAX_DISCARD).filter((m) => !m.resolved).map((m) => m.id);

@@ -35,7 +35,7 @@ const CONTRACT_VALUE = { pattern: String.raw`, got .*$`, replacement: ", got …
 export const REASON_GROUPING = [INSTANT, JSON_POSITION, JSON_TOKEN, CONTRACT_VALUE] as const;
 
 /** Longest reason text returned (the engine's are far shorter; this only bounds the payload). */
-const REASON_CHARS = 500;
+export const REASON_CHARS = 500;
 
 export interface TDeadLetterReasonGroup {
   outcome: TDeadLetterOutcome;

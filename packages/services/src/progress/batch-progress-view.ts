@@ -43,6 +43,7 @@ const ZProgress = z.object({
   outcomes: ZOutcomes.nullable().catch(null),
   expectations: counts,
   replayed: z.boolean().catch(false),
+  deadLetterReplay: z.object({ replayIds: z.array(z.number().int()), rows: z.number().int() }).nullable().catch(null),
   preparedAhead: z.boolean().catch(false),
   lateAccepted: count,
   partitionEventTime: z
@@ -89,6 +90,8 @@ export interface TBatchProgressView {
   /** Violations per expectation (warn: kept; drop: dropped). */
   expectations: Record<string, number>;
   replayed: boolean;
+  /** A dead-letter replay batch (no Kafka range): which replay requests, how many rows. */
+  deadLetterReplay: { replayIds: number[]; rows: number } | null;
   preparedAhead: boolean;
   lateAccepted: number;
   /** By partition number: offsets read and event-time clocks merged. */
@@ -132,6 +135,7 @@ export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
     outcomes,
     expectations: p.expectations,
     replayed: p.replayed,
+    deadLetterReplay: p.deadLetterReplay,
     preparedAhead: p.preparedAhead,
     lateAccepted: p.lateAccepted,
     partitions: mergePartitions(p.sources, p.partitionEventTime),

@@ -28,6 +28,8 @@ export interface TBatchSummary {
   watermark: Date | null;
   preparedAhead: boolean;
   replayed: boolean;
+  /** A dead-letter replay batch: which replay requests. */
+  deadLetterReplay: { replayIds: number[]; rows: number } | null;
 }
 
 export interface TBatchProgress {
@@ -76,5 +78,6 @@ function summaryOf(b: TBatchProgressView): TBatchSummary {
     watermark: b.watermark,
     preparedAhead: b.preparedAhead,
     replayed: b.replayed,
+    deadLetterReplay: b.deadLetterReplay,
   };
 }

@@ -184,7 +184,7 @@ describe("findBatchProgress", () => {
     expect(found?.batches.map((b) => b.batchId)).toEqual(Array.from({ length: 20 }, (_, i) => 25 - i));
     expect(found?.batches[0]).toEqual({
       batchId: 25, committedAt: expect.any(Date), inputRows: 140, durationMs: 250, sink: 100, duplicate: 12, quarantined: 4, deadLetter: 5, late: 6,
-      backlog: 850, watermark: new Date("2025-01-01T01:50:00.000Z"), preparedAhead: true, replayed: false,
+      backlog: 850, watermark: new Date("2025-01-01T01:50:00.000Z"), preparedAhead: true, replayed: false, deadLetterReplay: null,
     });
     expect(found?.batches.find((b) => b.batchId === 7)).toMatchObject({ replayed: true, preparedAhead: false });
     expect(found?.batches.find((b) => b.batchId === 8)).toMatchObject({ replayed: false, preparedAhead: true });
@@ -279,6 +279,7 @@ describe("summarizeDeadLetters", () => {
     expect(s?.rows[0]).toEqual({
       id: expect.any(Number), batchId: 1, outcome: "quarantined", reason: `unknown field "extra_8" (contract has no such field)`,
       partition: 0, offset: expect.any(Number), key: null, ingestTime: new Date("2025-01-01T02:00:00.000Z"), createdAt: expect.any(Date),
+      replay: null, discarded: null,
     });
     expect(s!.rows[0]!.offset).toBeGreaterThan(s!.rows[1]!.offset);
     expect((await summarizeDeadLetters(db, { pipeline: "payments" }))?.rows).toHaveLength(20);

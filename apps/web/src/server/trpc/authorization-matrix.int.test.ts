@@ -192,6 +192,15 @@ const MUTATIONS: Record<string, TCase> = {
     },
     happened: async (db, tag) => (await db.deadLetterResolution.count({ where: { reason: "matrix", pipelineVersionId: (await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: `dl-${tag}` } } })).id } })) > 0,
   },
+  "deadLetter.replay": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const { versionId } = await pipelineOfPayments(db, `replay-${tag}`);
+      const dl = await db.deadLetter.create({ data: { pipelineVersionId: versionId, batchId: 0, outcome: "quarantined", reason: "bad amount", topic: "t", partition: 0, offset: 1, raw: Buffer.from("{}") } });
+      return { pipeline: `replay-${tag}`, ids: [Number(dl.id)], note: "matrix" };
+    },
+    happened: async (db, tag) => (await db.deadLetterReplay.count({ where: { note: "matrix", pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `replay-${tag}` } })).id } })) > 0,
+  },
   "admin.createUser": {
     allowed: ADMIN_ONLY,
     prepare: async (_db, tag) => ({ email: `new-${tag}@sluice.local`, name: "New Person", role: "viewer" }),

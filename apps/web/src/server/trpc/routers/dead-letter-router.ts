@@ -1,7 +1,17 @@
 // Dead letters as a workflow: browsing them with filters and inspecting one row's raw bytes and decoded
-// payload (reads, every signed-in role, like the rest of the pipeline page), and discarding rows with a
-// reason (operators for any pipeline, owners for their teams').
-import { browseDeadLetters, discardDeadLetters, inspectDeadLetter, ZBrowseDeadLettersInput, ZDiscardDeadLettersInput, ZInspectDeadLetterInput } from "@sluice/services";
+// payload (reads, every signed-in role, like the rest of the pipeline page); discarding rows with a
+// reason, and replaying them through the serving version (operators for any pipeline, owners for their
+// teams'). The services decide; this checks who may and passes the input on.
+import {
+  browseDeadLetters,
+  discardDeadLetters,
+  inspectDeadLetter,
+  requestDeadLetterReplay,
+  ZBrowseDeadLettersInput,
+  ZDiscardDeadLettersInput,
+  ZInspectDeadLetterInput,
+  ZRequestDeadLetterReplayInput,
+} from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
 import { actionProcedure, roleProcedure } from "../init";
@@ -25,6 +35,12 @@ export const deadLetterRouter = {
 
   discard: actionProcedure("deadletter.discard", ZDiscardDeadLettersInput, (input) => ({ pipeline: input.pipeline })).mutation(async ({ ctx, input }) => {
     const result = await discardDeadLetters(ctx.db, auditWho(ctx), input);
+    if (!result) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });
+    return result;
+  }),
+
+  replay: actionProcedure("deadletter.replay", ZRequestDeadLetterReplayInput, (input) => ({ pipeline: input.pipeline })).mutation(async ({ ctx, input }) => {
+    const result = await requestDeadLetterReplay(ctx.db, auditWho(ctx), input);
     if (!result) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });
     return result;
   }),

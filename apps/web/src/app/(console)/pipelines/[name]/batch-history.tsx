@@ -53,6 +53,11 @@ export function BatchHistory({ batches, pipeline, version }: { batches: TBatchSu
               <td>
                 {b.preparedAhead ? <span className="badge">read ahead</span> : null}
                 {b.replayed ? <span className="badge badge--warn">replayed</span> : null}
+                {b.deadLetterReplay ? (
+                  <span className="badge" title={`replay request #${b.deadLetterReplay.replayIds.join(", #")}`}>
+                    dead-letter replay ({b.deadLetterReplay.rows})
+                  </span>
+                ) : null}
               </td>
             </tr>
           ))}

@@ -1,17 +1,20 @@
 "use client";
-// Browse a pipeline's dead letters (every version's) with filters — outcome, text in the reason,
-// partition, time range, text in the payload — a page at a time, select rows (or take every row the
-// filter matches), discard them with a reason, and open one to see its raw bytes beside the decoded
-// payload. The filter the table shows is exactly the one an action takes (the server's
-// dead-letter-filter.ts), so "discard all matching" never reaches a row that was not listed.
+// Browse a pipeline's dead letters (every version's) with filters — outcome, a reason group (from the
+// summary's "Show rows"), text in the reason, partition, time range, text in the payload — a page at a
+// time, with each row's replay status; select rows (or take every row the filter matches) and replay
+// them through the serving version or discard them, with a reason; open one to see its raw bytes beside
+// the decoded payload. The filter the table shows is exactly the one an action takes (the server's
+// dead-letter-filter.ts), so "… all matching" never reaches a row that was not listed. Which rows a
+// replay may take is the server's decision: it refuses the others, each naming why.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { TBrowsedDeadLetter, TDeadLetterFilter } from "@sluice/services";
+import type { TBrowsedDeadLetter, TDeadLetterFilter, TDeadLetterSummary } from "@sluice/services";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { EmptyState } from "@/components/empty-state";
 import { FilterSelect } from "@/components/filter-select";
 import { formatCount } from "./format";
+import { DeadLetters, type TReasonGroupChoice } from "./dead-letters";
 import { batchHref } from "./links";
 import { Time } from "./time";
 
@@ -25,9 +28,21 @@ const OUTCOMES = [
 ] as const;
 const PAGE = 50;
 
-export function DeadLetterBrowser({ pipeline }: { pipeline: string }) {
+/** The dead letters section: the summary, and the rows below it (narrowed to a reason group on "Show rows"). */
+export function DeadLettersPanel({ pipeline, summary }: { pipeline: string; summary: TDeadLetterSummary }) {
+  const [group, setGroup] = useState<TReasonGroupChoice | null>(null);
+  return (
+    <DeadLetters summary={summary} onShowGroup={setGroup}>
+      {/* A new group starts a fresh browse (its own filter form, first page, no selection). */}
+      <DeadLetterBrowser key={group ? `${group.outcome}:${group.reason}` : "all"} pipeline={pipeline} group={group} onClearGroup={() => setGroup(null)} />
+    </DeadLetters>
+  );
+}
+
+function DeadLetterBrowser({ pipeline, group, onClearGroup }: { pipeline: string; group: TReasonGroupChoice | null; onClearGroup: () => void }) {
   const trpc = useTRPC();
-  const [filter, setFilter] = useState<TFilter>({});
+  const [formFilter, setFilter] = useState<TFilter>({});
+  const filter: TFilter = group ? { ...formFilter, outcome: group.outcome, reasonGroup: group.reason } : formFilter;
   // Keyset pages: the ids each page started below, so "Newer" goes back exactly.
   const [pages, setPages] = useState<(number | undefined)[]>([undefined]);
   const before = pages[pages.length - 1];
@@ -57,6 +72,14 @@ export function DeadLetterBrowser({ pipeline }: { pipeline: string }) {
   return (
     <section className="panel stack" data-testid="dead-letter-browser">
       <h3 className="section-title">Browse and inspect</h3>
+      {group ? (
+        <p className="small" data-testid="dead-letter-group">
+          Rows with reason <strong>{group.reason}</strong> ({OUTCOME_LABEL[group.outcome]}, every version){" "}
+          <button type="button" className="button button--small" onClick={onClearGroup}>
+            Show every reason
+          </button>
+        </p>
+      ) : null}
       <FilterForm onApply={apply} />
       {page.isPending ? (
         <p className="muted">Loading dead letters…</p>
@@ -88,7 +111,7 @@ export function DeadLetterBrowser({ pipeline }: { pipeline: string }) {
                 <th>Reason</th>
                 <th>Payload</th>
                 <th>Written</th>
-                <th>Resolution</th>
+                <th>Replay / resolution</th>
               </tr>
             </thead>
             <tbody>
@@ -106,7 +129,7 @@ export function DeadLetterBrowser({ pipeline }: { pipeline: string }) {
             </button>
           </div>
           {open !== null ? <Inspector pipeline={pipeline} id={open} onClose={() => setOpen(null)} /> : null}
-          <Discard pipeline={pipeline} filter={filter} selected={[...selected]} matching={page.data.matching} onDone={() => setSelected(new Set())} />
+          <RowActions pipeline={pipeline} filter={filter} selected={[...selected]} matching={page.data.matching} onDone={() => setSelected(new Set())} />
         </>
       )}
     </section>
@@ -161,7 +184,7 @@ function Row({ row: r, selected, onToggle, onOpen }: { row: TBrowsedDeadLetter; 
   return (
     <tr data-testid={`dead-letter-${r.id}`}>
       <td>
-        <input type="checkbox" aria-label={`Select partition ${r.partition} offset ${r.offset}`} checked={selected} onChange={onToggle} />
+        <input type="checkbox" aria-label={`Select dead letter ${r.id} (partition ${r.partition}, offset ${r.offset})`} checked={selected} onChange={onToggle} disabled={!actionable(r)} />
       </td>
       <td className="num">v{r.version}</td>
       <td className="num">{r.partition}</td>
@@ -176,7 +199,9 @@ function Row({ row: r, selected, onToggle, onOpen }: { row: TBrowsedDeadLetter; 
       <td className="muted">
         <Time value={r.createdAt} />
       </td>
-      <td className="small">{r.resolution ? `${r.resolution.action} by ${r.resolution.actor}` : <span className="muted">open</span>}</td>
+      <td className="small" data-testid="dead-letter-replay-status">
+        <RowStatus row={r} />
+      </td>
     </tr>
   );
 }
@@ -243,55 +268,120 @@ function Inspector({ pipeline, id, onClose }: { pipeline: string; id: number; on
   );
 }
 
-function Discard({ pipeline, filter, selected, matching, onDone }: { pipeline: string; filter: TFilter; selected: number[]; matching: number; onDone: () => void }) {
+/** Outcomes of a replayed row that leave it a dead letter still (it may be replayed again, or discarded). */
+const STILL_DEAD = ["quarantined", "dead_letter", "late", "refused"];
+
+/** A row can be chosen unless it was discarded, is waiting to be replayed, or reached the result in a replay. */
+const actionable = (r: TBrowsedDeadLetter) => !r.resolution && (!r.replay || (r.replay.status === "applied" && STILL_DEAD.includes(r.replay.outcome ?? "")));
+
+function RowStatus({ row: r }: { row: TBrowsedDeadLetter }) {
+  if (r.resolution)
+    return (
+      <span className="muted">
+        {r.resolution.action} by {r.resolution.actor} <Time value={r.resolution.at} />
+      </span>
+    );
+  if (!r.replay) return <span className="muted">open</span>;
+  if (r.replay.status === "pending")
+    return (
+      <span>
+        replay pending (request #{r.replay.replayId} by {r.replay.by}, <Time value={r.replay.at} />)
+      </span>
+    );
+  return (
+    <span>
+      replayed into batch {r.replay.batchId}
+      {r.replay.version !== null ? ` of v${r.replay.version}` : ""} by {r.replay.by} <Time value={r.replay.at} />: <strong>{r.replay.outcome}</strong>
+      {r.replay.detail ? <span className="muted"> — {r.replay.detail}</span> : null}
+    </span>
+  );
+}
+
+/** Replay or discard the selected rows, or every row the filter matches, with one reason. */
+function RowActions({ pipeline, filter, selected, matching, onDone }: { pipeline: string; filter: TFilter; selected: number[]; matching: number; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const may = useQuery(trpc.pipeline.may.queryOptions({ pipeline }));
   const [reason, setReason] = useState("");
-  const discard = useMutation(
-    trpc.deadLetter.discard.mutationOptions({
-      onSuccess: () => {
-        onDone();
-        return queryClient.invalidateQueries();
-      },
-    }),
-  );
-  const allowed = may.data?.["deadletter.discard"];
-  if (!allowed) return null;
-  if (!allowed.ok) return <p className="muted small">{allowed.message}</p>;
+  const settled = {
+    onSuccess: () => {
+      onDone();
+      return queryClient.invalidateQueries();
+    },
+  };
+  const discard = useMutation(trpc.deadLetter.discard.mutationOptions(settled));
+  const replay = useMutation(trpc.deadLetter.replay.mutationOptions(settled));
+  const canDiscard = may.data?.["deadletter.discard"];
+  const canReplay = may.data?.["deadletter.replay"];
+  if (!canDiscard || !canReplay) return null;
+  if (!canDiscard.ok && !canReplay.ok) return <p className="muted small">{canReplay.message}</p>;
   const narrows = Object.keys(filter).length > 0;
-  const run = (which: "selected" | "matching") => discard.mutate({ pipeline, reason, ...filter, ...(which === "selected" ? { ids: selected } : {}) });
+  const which = (rows: "selected" | "matching") => ({ pipeline, ...filter, ...(rows === "selected" ? { ids: selected } : {}) });
+  const busy = discard.isPending || replay.isPending;
+  const noReason = !reason.trim();
+  const needFilter = narrows ? undefined : "Filter first: acting on every row needs at least an outcome";
   return (
-    <div className="stack" data-testid="discard-dead-letters">
+    <div className="stack" data-testid="dead-letter-actions">
       <p className="muted small">
-        Discard rows that will never be replayed (a producer bug since fixed, test data). They stay in the table for the record; who discarded them,
-        when and why is kept with each row and in the audit log.
+        <strong>Replay</strong> sends the rows through the serving version&apos;s contract, expectations and sink in the pipeline&apos;s own next batch (offsets
+        and watermark unchanged): each row reaches the result at most once, and rows that cannot be applied correctly — already replayed, discarded,
+        truncated, or with a window already final and evicted — are refused, each with why. <strong>Discard</strong> is for rows that will never be
+        replayed; they stay in the table for the record. Who did either, when and why is kept with each row and in the audit log.
       </p>
       <div className="filters">
         <label>
-          Why <input name="discardReason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} placeholder="recorded with your name" />
+          Why <input name="actionReason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} placeholder="recorded with your name" />
         </label>
-        <button className="button button--small" type="button" disabled={discard.isPending || selected.length === 0 || !reason.trim()} onClick={() => run("selected")}>
-          Discard {selected.length} selected
-        </button>
-        <button
-          className="button button--small"
-          type="button"
-          disabled={discard.isPending || !narrows || !reason.trim()}
-          title={narrows ? undefined : "Filter first: discarding every row needs at least an outcome"}
-          onClick={() => run("matching")}
-        >
-          Discard all {formatCount(matching)} matching
-        </button>
+        {canReplay.ok ? (
+          <>
+            <button className="button button--small button--primary" type="button" disabled={busy || selected.length === 0 || noReason} onClick={() => replay.mutate({ ...which("selected"), note: reason })}>
+              Replay {selected.length} selected
+            </button>
+            <button className="button button--small" type="button" disabled={busy || !narrows || noReason} title={needFilter} onClick={() => replay.mutate({ ...which("matching"), note: reason })}>
+              Replay all {formatCount(matching)} matching
+            </button>
+          </>
+        ) : null}
+        {canDiscard.ok ? (
+          <>
+            <button className="button button--small" type="button" disabled={busy || selected.length === 0 || noReason} onClick={() => discard.mutate({ ...which("selected"), reason })}>
+              Discard {selected.length} selected
+            </button>
+            <button className="button button--small" type="button" disabled={busy || !narrows || noReason} title={needFilter} onClick={() => discard.mutate({ ...which("matching"), reason })}>
+              Discard all {formatCount(matching)} matching
+            </button>
+          </>
+        ) : null}
       </div>
-      {discard.isError ? (
+      {replay.isError || discard.isError ? (
         <p className="form__error" role="alert">
-          {discard.error.message}
+          {(replay.error ?? discard.error)?.message}
         </p>
       ) : null}
+      {replay.isSuccess ? (
+        <div className="notice small" role="status" data-testid="replay-result">
+          <p>
+            {replay.data.accepted > 0
+              ? `Replay #${replay.data.replayId}: ${replay.data.accepted} row(s) queued into version ${replay.data.version}; the next batch applies them.`
+              : "Nothing was queued."}
+            {replay.data.refused.length > 0 ? ` ${replay.data.refused.length} refused:` : ""}
+            {replay.data.more ? " More rows match: replay again for the next 10,000." : ""}
+          </p>
+          {replay.data.refused.length > 0 ? (
+            <ul>
+              {replay.data.refused.slice(0, 50).map((r) => (
+                <li key={r.id}>
+                  #{r.id}: {r.why}
+                </li>
+              ))}
+              {replay.data.refused.length > 50 ? <li>… and {replay.data.refused.length - 50} more (the audit event keeps the first 100)</li> : null}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
       {discard.isSuccess ? (
-        <p className="notice small" role="status">
-          Discarded {discard.data.discarded} row(s){discard.data.alreadyResolved ? `; ${discard.data.alreadyResolved} were resolved before` : ""}
+        <p className="notice small" role="status" data-testid="discard-result">
+          Discarded {discard.data.discarded} row(s){discard.data.alreadyResolved ? `; ${discard.data.alreadyResolved} were resolved or waiting to be replayed` : ""}
           {discard.data.more ? "; more rows match: discard again for the next 10,000" : ""}.
         </p>
       ) : null}

@@ -1,6 +1,7 @@
 // Rows of the latest version that did not reach the sink for a reason a person must see: counts by
 // outcome, the most frequent reasons (grouped with the row's own values taken out); the rows themselves
-// are browsed below them (dead-letter-browser.tsx).
+// are browsed below them (dead-letter-browser.tsx); "Show rows" narrows those to one reason group, to
+// inspect, replay or discard all of it.
 import type { TDeadLetterOutcome, TDeadLetterSummary } from "@sluice/services";
 import type { ReactNode } from "react";
 import { EmptyState } from "@/components/empty-state";
@@ -9,7 +10,10 @@ import { Time } from "./time";
 
 const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = { dead_letter: "dead letter", quarantined: "quarantined", late: "late" };
 
-export function DeadLetters({ summary: s, children }: { summary: TDeadLetterSummary; children?: ReactNode }) {
+/** A reason group the rows below are narrowed to ("Show rows" on the group). */
+export type TReasonGroupChoice = { outcome: TDeadLetterOutcome; reason: string };
+
+export function DeadLetters({ summary: s, onShowGroup, children }: { summary: TDeadLetterSummary; onShowGroup?: (g: TReasonGroupChoice) => void; children?: ReactNode }) {
   const sampled = s.counts.dead_letter > s.reasonSample || s.counts.quarantined > s.reasonSample || s.counts.late > s.reasonSample;
   return (
     <section className="panel" id="dead-letters" data-testid="dead-letters">
@@ -45,6 +49,7 @@ export function DeadLetters({ summary: s, children }: { summary: TDeadLetterSumm
                 <th>Reason</th>
                 <th className="num">Rows</th>
                 <th>Last seen</th>
+                {onShowGroup ? <th aria-label="Rows" /> : null}
               </tr>
             </thead>
             <tbody>
@@ -58,6 +63,13 @@ export function DeadLetters({ summary: s, children }: { summary: TDeadLetterSumm
                   <td className="muted">
                     <Time value={r.lastAt} />
                   </td>
+                  {onShowGroup ? (
+                    <td>
+                      <button type="button" className="button button--small" onClick={() => onShowGroup({ outcome: r.outcome, reason: r.reason })}>
+                        Show rows
+                      </button>
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>

@@ -11,8 +11,7 @@ import { FiringAlerts, LifecycleActions } from "../fleet-slots";
 import { BatchHistory } from "./batch-history";
 import { CheckpointReset } from "./checkpoint-reset";
 import { Dashboards, VersionSelect } from "./dashboards";
-import { DeadLetters } from "./dead-letters";
-import { DeadLetterBrowser } from "./dead-letter-browser";
+import { DeadLettersPanel } from "./dead-letter-browser";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
 import { Time } from "./time";
@@ -109,9 +108,7 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
           Could not load the dead letters: {deadLetters.error.message}
         </p>
       ) : (
-        <DeadLetters summary={deadLetters.data}>
-          <DeadLetterBrowser pipeline={p.name} />
-        </DeadLetters>
+        <DeadLettersPanel pipeline={p.name} summary={deadLetters.data} />
       )}
       <CheckpointReset pipeline={p.name} />
       <VersionHistory name={p.name} />

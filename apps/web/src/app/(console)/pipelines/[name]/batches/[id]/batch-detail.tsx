@@ -51,6 +51,12 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
           version {d.version}
           {c?.preparedAhead ? <span className="badge"> read ahead</span> : null}
           {c?.replayed ? <span className="badge badge--warn"> replayed</span> : null}
+          {c?.deadLetterReplay ? (
+            <span className="badge" data-testid="dead-letter-replay-badge">
+              {" "}
+              dead-letter replay: {c.deadLetterReplay.rows} row(s) of request #{c.deadLetterReplay.replayIds.join(", #")} (no Kafka range; offsets and watermark unchanged)
+            </span>
+          ) : null}
         </h2>
         <p className="small">
           {d.previousBatchId !== null ? <Link href={batchHref(pipeline, d.previousBatchId, version)}>← batch {d.previousBatchId}</Link> : null}

@@ -1,0 +1,204 @@
+// Asking for dead letters (and quarantined or late rows) to be replayed through the pipeline's serving
+// version — its contract, expectations and sink — selected by id, "all with this reason" (a reason
+// group as the dead letters panel shows it) or any filter the panel browses with (dead-letter-filter.ts,
+// so "replay all matching" takes exactly the rows listed), from any version of the pipeline: after a schema change
+// the rows quarantined by the previous version replay into the new one. This only records the request
+// (dead_letter_replays) and one pending item per accepted row; the version's runner applies them in
+// its own fenced batch (@sluice/engine, docs/engine.md "Replaying dead letters"), which marks each
+// item applied in that batch's transaction.
+//
+// It refuses, per row and naming why, what a replay could make wrong: a row already replayed (or
+// waiting to be), one whose source record was replayed from another dead letter, a discarded one, one
+// whose raw value was truncated (only its first 64 KiB were kept), one from another topic, and one
+// behind the serving version's late horizon (watermark − allowedLateness): in a windowed pipeline its
+// window is final and evicted, so the row would be dropped as late again — or, were it applied, count
+// in a window already emitted. The engine re-checks the last at apply time (the watermark may move
+// meanwhile: such a row is late again, never applied to a final window).
+//
+// Requests of one pipeline are serialized (a transaction-scoped advisory lock), and a partial unique
+// index allows one pending item per dead letter, so two people replaying the same rows at once queue
+// each row once.
+import { z } from "zod";
+import type { PrismaClient } from "@sluice/db";
+import { parseDuration } from "@sluice/spec";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { deadLetterCondition, narrowsSomething, ZDeadLetterFilter } from "./dead-letter-filter";
+
+/** At most this many rows per request (a second request takes the rest). */
+export const MAX_REPLAY = 10_000;
+
+export const ZRequestDeadLetterReplayInput = ZDeadLetterFilter.extend({
+  note: z.string().trim().min(1, "Give a reason: why these rows should be replayed now").max(2000),
+}).refine(narrowsSomething, { message: "choose which rows: by id, all with a reason, or a filter (replaying everything needs at least the outcome)", path: ["ids"] });
+export type TRequestDeadLetterReplayInput = z.input<typeof ZRequestDeadLetterReplayInput>;
+
+export interface TDeadLetterReplayRefusal {
+  id: number;
+  why: string;
+}
+
+export interface TRequestDeadLetterReplayResult {
+  /** null when every row was refused (nothing was queued). */
+  replayId: number | null;
+  /** The version the rows replay into. */
+  version: number;
+  accepted: number;
+  refused: TDeadLetterReplayRefusal[];
+  /** True when more rows match than one request takes. */
+  more: boolean;
+}
+
+interface TCandidate {
+  id: bigint;
+  version: number;
+  topic: string;
+  partition: number;
+  offset: bigint;
+  truncated: boolean;
+  payload: unknown;
+  discarded_by: string | null;
+  discarded_at: Date | null;
+  discard_reason: string | null;
+  /** The newest replay item of this dead letter. */
+  item_status: string | null;
+  item_outcome: string | null;
+  item_detail: string | null;
+  item_batch: bigint | null;
+  item_again: bigint | null;
+  item_at: Date | null;
+  item_replay: bigint | null;
+  item_by: string | null;
+  item_into: number | null;
+  /** Another dead letter of the same source record, replayed (or pending) so that it reached the result. */
+  twin_id: bigint | null;
+}
+
+/** Outcomes after which the row is no longer a dead letter (replaying it again would apply it twice). */
+const SETTLED = ["sink", "duplicate", "filtered", "dropped", "stale"];
+
+/** null when there is no pipeline of that name, or it has no version yet. */
+export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, input: TRequestDeadLetterReplayInput): Promise<TRequestDeadLetterReplayResult | null> {
+  const f = ZRequestDeadLetterReplayInput.parse(input);
+  const pipeline = await db.pipeline.findUnique({
+    where: { name: f.pipeline },
+    select: { id: true, name: true, versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, spec: true } } },
+  });
+  const serving = pipeline?.versions[0];
+  if (!pipeline || !serving) return null;
+  const spec = serving.spec as TReplaySpec;
+  const { pipeline: _name, note: _note, ...filter } = f;
+
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
+    const cp = await tx.$queryRaw<{ watermark: Date | null }[]>`SELECT watermark FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
+    const rows = await tx.$queryRaw<TCandidate[]>`
+      SELECT d.id, v.version, d.topic, d.partition, d."offset", d.truncated, d.payload,
+             r.actor AS discarded_by, r.created_at AS discarded_at, r.reason AS discard_reason,
+             i.status AS item_status, i.outcome AS item_outcome, i.detail AS item_detail, i.batch_id AS item_batch,
+             i.again_dead_letter_id AS item_again, coalesce(i.applied_at, i.created_at) AS item_at, i.replay_id AS item_replay,
+             rq.actor AS item_by, iv.version AS item_into,
+             (SELECT o.id FROM dead_letters o JOIN pipeline_versions ov ON ov.id = o.pipeline_version_id
+                JOIN dead_letter_replay_items oi ON oi.dead_letter_id = o.id
+               WHERE ov.pipeline_id = ${pipeline.id} AND o.id <> d.id AND o.topic = d.topic AND o.partition = d.partition AND o."offset" = d."offset"
+                 AND (oi.status = 'pending' OR oi.outcome = ANY(${SETTLED}::text[]))
+               LIMIT 1) AS twin_id
+        FROM dead_letters d
+        JOIN pipeline_versions v ON v.id = d.pipeline_version_id
+        LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
+        LEFT JOIN LATERAL (SELECT * FROM dead_letter_replay_items x WHERE x.dead_letter_id = d.id ORDER BY x.id DESC LIMIT 1) i ON true
+        LEFT JOIN dead_letter_replays rq ON rq.id = i.replay_id
+        LEFT JOIN pipeline_versions iv ON iv.id = i.pipeline_version_id
+       WHERE v.pipeline_id = ${pipeline.id} AND ${deadLetterCondition(filter)}
+       ORDER BY d.id LIMIT ${MAX_REPLAY + 1}`;
+    const taken = rows.slice(0, MAX_REPLAY);
+    const refusal = refusalFor(spec, serving.version, cp[0]?.watermark ?? null);
+    const refused: TDeadLetterReplayRefusal[] = [];
+    const accepted: bigint[] = [];
+    const records = new Map<string, bigint>();
+    for (const row of taken) {
+      const record = `${row.topic}:${row.partition}:${row.offset}`;
+      const sameRecord = records.get(record);
+      const why = sameRecord !== undefined ? `its source record (partition ${row.partition}, offset ${row.offset}) is replayed from dead letter #${sameRecord} in this request` : refusal(row);
+      if (!why) records.set(record, row.id);
+      if (why) refused.push({ id: Number(row.id), why });
+      else accepted.push(row.id);
+    }
+    // Asked by id but not a dead letter of this pipeline: say so rather than ignore it.
+    if (f.ids) {
+      const found = new Set(taken.map((r) => Number(r.id)));
+      for (const id of f.ids) if (!found.has(id)) refused.push({ id, why: `no dead letter #${id} of pipeline "${pipeline.name}"${f.outcome ? ` with outcome ${f.outcome}` : ""}${f.reasonGroup || f.reasonContains ? " with that reason" : ""}` });
+    }
+    const selection = JSON.parse(JSON.stringify(filter)) as Record<string, string | number | number[]>;
+    let replayId: number | null = null;
+    if (accepted.length > 0) {
+      const replay = await tx.deadLetterReplay.create({
+        data: { pipelineId: pipeline.id, pipelineVersionId: serving.id, actorUserId: who.actorUserId, actor: who.actor, note: f.note, selection, accepted: accepted.length, refused: refused as object[] },
+        select: { id: true },
+      });
+      replayId = Number(replay.id);
+      const queued = await tx.$executeRaw`
+        INSERT INTO dead_letter_replay_items (replay_id, dead_letter_id, pipeline_version_id)
+        SELECT ${replay.id}, x::bigint, ${serving.id} FROM jsonb_array_elements_text(${JSON.stringify(accepted.map(String))}::jsonb) x
+        ON CONFLICT (dead_letter_id) WHERE status = 'pending' DO NOTHING`;
+      // The lock serializes requests and every pending row was refused above, so none can conflict.
+      if (queued !== accepted.length) throw new Error(`replay of ${accepted.length} dead letter(s): only ${queued} could be queued; nothing was queued, try again`);
+    }
+    const result: TRequestDeadLetterReplayResult = { replayId, version: serving.version, accepted: accepted.length, refused, more: rows.length > MAX_REPLAY };
+    await recordAuditEvent(tx, {
+      ...who,
+      action: "deadletter.replay",
+      outcome: accepted.length > 0 ? "succeeded" : "refused",
+      target: { type: "pipeline", id: pipeline.id, label: pipeline.name },
+      reason: f.note,
+      after: { replayId, version: serving.version, accepted: accepted.length, refused: refused.slice(0, 100), refusedCount: refused.length, selection },
+    });
+    return result;
+  });
+}
+
+/** The parts of a stored spec the refusals read (the stored spec was validated at registration). */
+interface TReplaySpec {
+  source?: { kafka?: { topic?: string } };
+  eventTime?: { column?: string };
+  aggregate?: { window?: unknown; allowedLateness?: string | number };
+}
+
+function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null) {
+  const topic = spec.source?.kafka?.topic;
+  const column = spec.eventTime?.column;
+  const latenessMs = spec.aggregate?.allowedLateness === undefined ? 0 : parseDuration(spec.aggregate.allowedLateness);
+  const horizon = watermark && column ? new Date(watermark.getTime() - latenessMs) : null;
+  const windowed = spec.aggregate?.window !== undefined;
+  return (row: TCandidate): string | null => {
+    if (row.discarded_by) return `discarded by ${row.discarded_by} at ${row.discarded_at!.toISOString()}: ${row.discard_reason}`;
+    if (row.item_status === "pending") return `a replay is already pending (request #${row.item_replay} by ${row.item_by} at ${row.item_at!.toISOString()}, into version ${row.item_into})`;
+    if (row.item_status === "applied") {
+      const into = `replayed into batch ${row.item_batch} of version ${row.item_into} by ${row.item_by} at ${row.item_at!.toISOString()}`;
+      if (SETTLED.includes(row.item_outcome ?? "")) return `already ${into} (${row.item_outcome}${row.item_detail ? `: ${row.item_detail}` : ""})`;
+      if (row.item_again !== null && row.item_again !== row.id) return `already ${into} and failed again (${row.item_detail}); replay its new dead letter #${row.item_again} instead`;
+      // Failed again (or was left out) and is still this dead letter: it may be replayed again.
+    }
+    if (row.twin_id !== null) return `its source record (partition ${row.partition}, offset ${row.offset}) was already replayed from dead letter #${row.twin_id}`;
+    if (row.truncated) return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
+    if (topic && row.topic !== topic) return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;
+    if (horizon && column) {
+      const t = eventTimeOf(row.payload, column);
+      if (t !== null && t < horizon.getTime()) {
+        const at = `event time ${new Date(t).toISOString()} is behind the watermark ${watermark!.toISOString()}${latenessMs > 0 ? ` minus allowedLateness` : ""} of version ${version}`;
+        return windowed
+          ? `its window is already final and evicted (${at}): replayed, it would be dropped as late, or count in a window already emitted`
+          : `${at}: replayed, it would be late again`;
+      }
+    }
+    return null;
+  };
+}
+
+/** The row's event time as the contract reads a timestamp (an ISO string or epoch ms); null when it cannot tell (the engine then decides). */
+function eventTimeOf(payload: unknown, column: string): number | null {
+  if (!payload || typeof payload !== "object") return null;
+  const v = (payload as Record<string, unknown>)[column];
+  if (typeof v !== "string" && typeof v !== "number") return null;
+  const ms = new Date(v).getTime();
+  return Number.isNaN(ms) ? null : ms;
+}
