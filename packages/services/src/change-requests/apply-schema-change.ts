@@ -12,8 +12,9 @@
 //     safe widenings);
 //  4. the old version's run is stopped (a new scheduling turn, so a job of the old turn does
 //     nothing) and the new version's run takes its desired state: running → started, paused → paused.
-// Errors that retrying cannot fix (the state cannot continue, the table cannot follow, the proposal
-// equals the running spec, it no longer validates) are `ApplyRefusedError`: the caller rolls this
+// A request without a safe proposal (observe-schema-drift.ts `needsEdit`) is refused and stays
+// pending. Errors that retrying cannot fix (the state cannot continue, the table cannot follow, the
+// proposal equals the running spec, it no longer validates) are `ApplyRefusedError`: the caller rolls this
 // work back to a savepoint and records the request as failed with the message.
 import { ConfigurationError, IncompatibleStateError, migrateSinkTable, registerPipelineVersionIn } from "@sluice/engine";
 import { validateSpec, type TPipelineSpec } from "@sluice/spec";
@@ -50,7 +51,9 @@ export async function applySchemaChange(
   approvedBy: string,
 ): Promise<TAppliedSchemaChange> {
   const payload = (cr.payload ?? {}) as { proposed?: unknown; needsEdit?: string | null };
-  if (payload.needsEdit) throw new ApplyRefusedError(`change request #${cr.id} has no proposal to apply: ${payload.needsEdit}`);
+  // Not `failed`: the request stays pending (its observations keep updating) until someone rejects it
+  // or asks again with an edited spec.
+  if (payload.needsEdit) throw new ChangeRequestError(`change request #${cr.id} has no safe proposal to apply: ${payload.needsEdit} Reject it with a note, or ask again with an edited spec (the pipeline's New version → Request approval).`, "invalid");
   const proposed = validateSpec(payload.proposed);
   if (!proposed.ok) throw new ApplyRefusedError(`the proposed spec no longer validates: ${proposed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
   const old = await tx.pipelineVersion.findUniqueOrThrow({ where: { id: cr.pipelineVersionId }, select: { version: true, spec: true } });

@@ -242,4 +242,16 @@ describe("approving a schema change applies it at a batch boundary", () => {
     expect(await db.pipelineVersion.count({ where: { pipeline: { name: NAME } } })).toBe(2);
     expect(await db.auditEvent.count({ where: { action: "change.apply", outcome: "refused" } })).toBe(1);
   });
+
+  it("a drift without a safe type raises a request for a person to edit: approving it is refused and it stays pending", async () => {
+    const latest = await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: NAME } }, orderBy: { version: "desc" } });
+    const drift = [{ field: "amount", outcome: "quarantined" as const, declaredType: "decimal" as const, inferredType: "string" as const, count: 2, firstSeenMs: 1, lastSeenMs: 2, samples: [{ event_id: "x-1" }] }];
+    const raised = await observeSchemaDrift(db, { pipelineVersionId: latest.id, batchId: 99, drift });
+    expect(raised).toMatchObject({ kind: "raised" });
+    const id = BigInt((raised as { id: string }).id);
+    expect(((await db.changeRequest.findUniqueOrThrow({ where: { id } })).payload as { needsEdit: string }).needsEdit).toMatch(/amount is declared decimal but arrives as string/);
+    await expect(approveChangeRequest(db, operatorA, { id, pipeline: NAME })).rejects.toThrow(/has no safe proposal to apply/);
+    expect((await db.changeRequest.findUniqueOrThrow({ where: { id } })).status).toBe("pending");
+    expect(await db.pipelineVersion.count({ where: { pipeline: { name: NAME } } })).toBe(2);
+  });
 });

@@ -121,7 +121,8 @@ function SchemaImpact({ impact }: { impact: TSchemaChangeImpact }) {
 
 function Applied({ cr, result, replay }: { cr: TChangeRequestView; result: TAppliedSchemaChange; replay: TReplayFixedQuarantine | undefined }) {
   const trpc = useTRPC();
-  const fixed = useQuery(trpc.change.fixedQuarantine.queryOptions({ id: BigInt(cr.id) }));
+  // The id as text: query keys are hashed as JSON, which has no BigInt.
+  const fixed = useQuery(trpc.change.fixedQuarantine.queryOptions({ id: cr.id }));
   const [replayed, setReplayed] = useState<"idle" | "busy" | "done" | string>("idle");
   return (
     <div className="stack" data-testid="schema-applied">
