@@ -6,7 +6,7 @@
 //
 // One system request per pipeline version and drift: fields already on a pending system request of
 // this version update its counts, last seen and samples instead of raising another; fields a rejected
-// request of this version already showed (someone decided), or that a pending request's proposal
+// request of this pipeline already showed (someone decided), or that a pending request's proposal
 // already declares, raise nothing. The remaining fields raise ONE new request proposing the current
 // spec plus each new field as optional with its inferred type, and for a type mismatch the safe
 // widening (int → decimal) when there is one — otherwise the proposal is left for a person to edit
@@ -70,8 +70,10 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
     if (!version || version.supersededById) return { kind: "none" as const };
     const current = validateSpec(version.spec);
     if (!current.ok) return { kind: "none" as const };
+    // A rejected request explains its fields on later versions too (someone decided it is not a
+    // schema change: e.g. a producer's corrupt values); open ones only on their own version.
     const requests = await tx.changeRequest.findMany({
-      where: { kind: "schema_change", pipelineVersionId: version.id, status: { in: ["pending", "approved", "rejected"] } },
+      where: { kind: "schema_change", pipelineId: version.pipelineId, OR: [{ pipelineVersionId: version.id, status: { in: ["pending", "approved"] } }, { status: "rejected" }] },
       select: { id: true, status: true, requestedById: true, payload: true },
       orderBy: { id: "asc" },
     });

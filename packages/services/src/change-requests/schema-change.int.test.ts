@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeAction } from "../auth/authorize-action";
 import type { TActor } from "../auth/actor";
 import { startPipelineRun } from "../runs/run-pipeline-command";
-import { approveChangeRequest } from "./decide-change-request";
+import { approveChangeRequest, rejectChangeRequest } from "./decide-change-request";
 import { findFixedQuarantine } from "./find-fixed-quarantine";
 import { observeSchemaDrift } from "./observe-schema-drift";
 import { requestSchemaChange } from "./request-schema-change";
@@ -253,5 +253,15 @@ describe("approving a schema change applies it at a batch boundary", () => {
     await expect(approveChangeRequest(db, operatorA, { id, pipeline: NAME })).rejects.toThrow(/has no safe proposal to apply/);
     expect((await db.changeRequest.findUniqueOrThrow({ where: { id } })).status).toBe("pending");
     expect(await db.pipelineVersion.count({ where: { pipeline: { name: NAME } } })).toBe(2);
+  });
+
+  it("once rejected, the same drift raises nothing again", async () => {
+    const latest = await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: NAME } }, orderBy: { version: "desc" } });
+    const [open] = await db.changeRequest.findMany({ where: { requestedById: null, status: "pending", pipelineVersionId: latest.id } });
+    await rejectChangeRequest(db, operatorB, { id: open!.id, pipeline: NAME, note: "corrupt values from a producer bug, not a schema change" });
+    const before = await db.changeRequest.count();
+    const drift = [{ field: "amount", outcome: "quarantined" as const, declaredType: "decimal" as const, inferredType: "string" as const, count: 1, firstSeenMs: 3, lastSeenMs: 3, samples: [] }];
+    expect(await observeSchemaDrift(db, { pipelineVersionId: latest.id, batchId: 100, drift })).toEqual({ kind: "none" });
+    expect(await db.changeRequest.count()).toBe(before);
   });
 });
