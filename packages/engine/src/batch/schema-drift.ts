@@ -1,7 +1,7 @@
 // What a batch saw that its contract did not expect: unknown fields it rescued into _rescued, and
 // fields whose values had the wrong type (quarantined). Collected while processBatch decides each
-// row, only on those rows' paths — a batch without drift allocates nothing — and handed to the worker
-// with the committed batch, which raises (or updates) a schema change request from it
+// row, only on those rows' paths (a batch without drift pays one empty collector, nothing per row),
+// and handed to the worker with the committed batch, which raises (or updates) a schema change request from it
 // (@sluice/services change-requests/observe-schema-drift.ts). Not part of the progress record: the
 // samples are rows of data, kept only on the request its owners and approvers read.
 import type { TFieldType } from "@sluice/spec";

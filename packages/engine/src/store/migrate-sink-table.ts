@@ -66,9 +66,10 @@ export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): S
 export async function migrateSinkTable(client: SqlClient, before: TPipelineSpec, after: TPipelineSpec): Promise<string[]> {
   const plan = sinkTableChanges(before, after);
   if (!plan || plan.statements.length + plan.refusals.length === 0) return [];
-  if (plan.refusals.length > 0) throw new ConfigurationError(`the sink table cannot follow the new version: ${plan.refusals.join("; ")}`);
+  // No table yet: nothing is stored, and the runner creates it with the new columns.
   const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [quoteQualifiedName(plan.table)]);
   if (!exists.rows[0]?.found) return [];
+  if (plan.refusals.length > 0) throw new ConfigurationError(`the sink table cannot follow the new version: ${plan.refusals.join("; ")}`);
   for (const sql of plan.statements) await client.query(sql);
   return plan.changes;
 }
