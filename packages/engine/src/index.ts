@@ -15,3 +15,7 @@ export { openRequeuedDeliveries, REQUEUED_PER_TURN, type RequeuedDeliveries, typ
 export { dryRunBatch, type DryRunResult, type DryRunRow } from "./dry-run/dry-run-batch";
 export { readSample, type Sample, type SampleRequest } from "./dry-run/read-sample";
 export type { RowVerdict } from "./batch/process-batch";
+export { registerPipelineVersionIn, type SqlClient } from "./store/register-version";
+export { migrateSinkTable, sinkTableChanges, type SinkTableChanges } from "./store/migrate-sink-table";
+export { inferFieldType, mergeFieldTypes, DRIFT_SAMPLES, type DriftField, type SchemaDrift } from "./batch/schema-drift";
+export { contractChecker } from "./batch/contract";

@@ -163,7 +163,10 @@ export {
   type TDecideHooks,
 } from "./change-requests/decide-change-request";
 export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
-export { requestSchemaChange, schemaChangeImpact, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
+export { requestSchemaChange, requestSchemaChangeFromText, schemaChangeImpact, ZRequestSchemaChangeInput, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
+export { observeSchemaDrift, proposeFromDrift, safeWidening, SYSTEM_REQUESTER, type TObserveResult } from "./change-requests/observe-schema-drift";
+export { applySchemaChange, ApplyRefusedError, type TAppliedSchemaChange } from "./change-requests/apply-schema-change";
+export { findFixedQuarantine, reasonKind, type TFixedQuarantine } from "./change-requests/find-fixed-quarantine";
 export { discardDeadLetters, MAX_DISCARD, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";
 export { deadLetterCondition, ZDeadLetterFilter, type TDeadLetterFilter } from "./dead-letters/dead-letter-filter";
 export {

@@ -11,7 +11,7 @@ import type { Job } from "bullmq";
 import type pg from "pg";
 import type { PrismaClient } from "@sluice/db";
 import { ExpectationFailedError, FencedError, isRetriable, loadCheckpoint, SupersededError, type BatchResult } from "@sluice/engine";
-import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, releaseBatchAttempt, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
+import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, observeSchemaDrift, releaseBatchAttempt, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
 import { ZBatchRunPayload } from "../jobs/job-definitions";
 import type { Logger } from "../logger";
 import type { BatchQueue } from "./batch-queue";
@@ -89,6 +89,7 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     const next = await finishBatchTurn(db, turn, { committed, backlog, triggerEveryMs: lease.version.triggerEveryMs, startedAt });
     if (next.kind === "next") await queue.scheduleTurn({ pipelineVersionId: turn.pipelineVersionId, seq: next.seq, delayMs: next.delayMs });
     if (next.kind === "settled" || next.kind === "drained") log.info({ next: next.kind }, `pipeline version ${next.kind === "drained" ? "drained (availableNow): stopped" : next.kind}`);
+    if (result.kind === "committed" && result.drift) await observeDrift(turn.pipelineVersionId, result.progress.batchId, result.drift, log);
     return {
       batchId: progress?.batchId ?? null,
       rows: progress?.inputRows ?? 0,
@@ -108,6 +109,20 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
       if (r && r.found > 0) log.info({ webhookResend: r }, `re-sent ${r.sent} of ${r.found} re-queued webhook deliveries (${r.failed} failed again)`);
     } catch (err) {
       log.warn({ err: (err as Error).message }, "re-queued webhook deliveries not sent this turn; they stay pending");
+    }
+  }
+
+  /**
+   * The committed batch rescued unknown fields or quarantined type mismatches: raise (or update) the
+   * schema change request that shows them (services change-requests/observe-schema-drift.ts). After
+   * the next turn is queued, and never the batch's failure: it has committed.
+   */
+  async function observeDrift(pipelineVersionId: string, batchId: number, drift: NonNullable<Extract<BatchResult, { kind: "committed" }>["drift"]>, log: Logger): Promise<void> {
+    try {
+      const r = await observeSchemaDrift(db, { pipelineVersionId, batchId, drift });
+      if (r.kind === "raised" || r.kind === "raised+updated") log.warn({ changeRequest: r.id, fields: r.fields }, "schema drift: raised a schema change request");
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, "schema drift not recorded this batch; a later batch with the same drift records it");
     }
   }
 

@@ -5,8 +5,16 @@ import type { TColumn, TPipelineSpec } from "@sluice/spec";
 
 export type ContractResult =
   | { kind: "row"; row: Record<string, unknown>; rescued: Record<string, unknown> | null }
-  | { kind: "quarantine"; reason: string }
+  | { kind: "quarantine"; reason: string; mismatch?: Mismatch }
   | { kind: "reject"; reason: string };
+
+/** Which declared field had a value of another type (schema drift: the request proposing a widening reads it). */
+export interface Mismatch {
+  field: string;
+  /** The declared type; absent for an unknown field quarantined by onUnknownField: quarantine. */
+  declared?: TColumn["type"];
+  raw: unknown;
+}
 
 /** Returns the contract-typed value, or BAD. (No result object per field: this runs for every field of every row.) */
 type Coerce = (v: unknown) => unknown;
@@ -54,7 +62,7 @@ export function contractChecker(spec: Pick<TPipelineSpec, "contract">, columns: 
   const declared = new Set(columns.map((c) => c.name));
   const coercers = columns.map((c) => COERCE[c.type]);
   const { onUnknownField, onTypeMismatch } = spec.contract;
-  const mismatch = (reason: string): ContractResult => (onTypeMismatch === "reject" ? { kind: "reject", reason } : { kind: "quarantine", reason });
+  const mismatch = (reason: string, m?: Mismatch): ContractResult => (onTypeMismatch === "reject" ? { kind: "reject", reason } : { kind: "quarantine", reason, ...(m ? { mismatch: m } : {}) });
 
   return {
     check(value) {
@@ -68,13 +76,13 @@ export function contractChecker(spec: Pick<TPipelineSpec, "contract">, columns: 
           continue;
         }
         const coerced = coercers[i]!(raw);
-        if (coerced === BAD) return mismatch(`field "${col.name}" should be ${col.type}, got ${show(raw)}`);
+        if (coerced === BAD) return mismatch(`field "${col.name}" should be ${col.type}, got ${show(raw)}`, { field: col.name, declared: col.type, raw });
         row[col.name] = coerced;
       }
       let rescued: Record<string, unknown> | null = null;
       for (const key in value) {
         if (declared.has(key) || !Object.hasOwn(value, key)) continue;
-        if (onUnknownField === "quarantine") return { kind: "quarantine", reason: `unknown field "${key}" (contract has no such field)` };
+        if (onUnknownField === "quarantine") return { kind: "quarantine", reason: `unknown field "${key}" (contract has no such field)`, mismatch: { field: key, raw: value[key] } };
         if (onUnknownField === "reject") return { kind: "reject", reason: `unknown field "${key}" (contract has no such field)` };
         (rescued ??= {})[key] = value[key];
       }

@@ -6,6 +6,7 @@ import { contractChecker } from "./contract";
 import { decodeJson } from "./decode";
 import { dedupKey } from "./dedup";
 import { emptyOutcomes, type OutcomeCounts } from "./outcomes";
+import { DriftCollector, type SchemaDrift } from "./schema-drift";
 import { lateHorizon } from "./watermark";
 
 export interface SinkRow {
@@ -50,6 +51,8 @@ export interface ProcessedBatch {
   lateAccepted: number;
   /** Highest dedup time (event time, or ingest time without eventTime) among rows read. */
   maxDedupTime: Date | null;
+  /** Unknown fields rescued and type mismatches quarantined, per field (absent: none). */
+  drift?: SchemaDrift;
 }
 
 /** One row's verdict, as the dry run shows it: the same decisions processBatch makes, reported as it makes them. */
@@ -105,6 +108,7 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   let maxDedupMs = -Infinity;
   const lateBeforeMs = lateBefore ? lateBefore.getTime() : -Infinity;
   const watermarkMs = watermark ? watermark.getTime() : -Infinity;
+  const drift = new DriftCollector();
 
   for (let i = 0; i < records.length; i++) {
     // Let other work on the event loop (the previous batch's commit, Kafka fetches) make progress.
@@ -121,12 +125,14 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     const checked = contract.check(decoded.value);
     if (checked.kind !== "row") {
       const outcome = checked.kind === "quarantine" ? "quarantined" : "dead_letter";
+      if (checked.kind === "quarantine" && checked.mismatch) drift.mismatch(checked.mismatch.field, checked.mismatch.declared, checked.mismatch.raw, decoded.value, record);
       outcomes[checked.kind === "quarantine" ? "quarantined" : "deadLetter"]++;
       deadLetters.push({ outcome, reason: checked.reason, record, payload: decoded.value });
       trace?.(record, { outcome, reason: checked.reason, values: decoded.value });
       continue;
     }
     const { row } = checked;
+    if (checked.rescued) drift.rescued(checked.rescued, decoded.value, record);
     const eventTime = eventColumn ? (row[eventColumn] as Date | null) : null;
     const eventMs = eventTime ? eventTime.getTime() : NaN;
     if (eventTime) {
@@ -212,5 +218,5 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   const maxEventTimeByPartition = new Map([...maxEventMsByPartition].map(([p, ms]) => [p, new Date(ms)]));
   const maxEventTime = maxEventMs > -Infinity ? new Date(maxEventMs) : null;
   const maxDedupTime = maxDedupMs > -Infinity ? new Date(maxDedupMs) : null;
-  return { sinkRows, deadLetters, dedupInserts, outcomes, warnings, failures: [...failures.values()], maxEventTime, maxDedupTime, maxEventTimeByPartition, partitionsWithData, lateAccepted };
+  return { sinkRows, deadLetters, dedupInserts, outcomes, warnings, failures: [...failures.values()], maxEventTime, maxDedupTime, maxEventTimeByPartition, partitionsWithData, lateAccepted, ...(drift.size > 0 ? { drift: drift.result()! } : {}) };
 }

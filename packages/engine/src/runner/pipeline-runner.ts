@@ -7,6 +7,7 @@ import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/spec";
 import { processBatch, type ProcessedBatch } from "../batch/process-batch";
+import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
 import { advanceTime, type TimedBatch } from "./advance-time";
 import { ExpectationFailedError } from "../errors";
@@ -61,7 +62,8 @@ const NO_INPUT: Pick<ProcessedBatch, "maxEventTime" | "maxDedupTime" | "maxEvent
   partitionsWithData: new Set(),
 };
 
-export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress };
+/** `drift`: unknown fields rescued / type mismatches quarantined in the committed batch (batch/schema-drift.ts). */
+export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress; drift?: SchemaDrift };
 
 export class PipelineRunner {
   private lastTriggerAt: number | undefined;
@@ -194,7 +196,7 @@ export class PipelineRunner {
     }
     prepared?.onCommitted?.();
     this.lastTriggerAt = triggerAt;
-    return { kind: "committed", progress: committed.progress as unknown as BatchProgress };
+    return { kind: "committed", progress: committed.progress as unknown as BatchProgress, ...(processed.drift ? { drift: processed.drift } : {}) };
   }
 
   /** Plan (or re-use the recorded plan of) the batch after the checkpoint, read it and process it. */

@@ -40,56 +40,23 @@ export interface RegisterOptions {
 
 const newId = () => `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
 
+/**
+ * The SQL a registration needs: a pg client, or an adapter over another driver's transaction (the
+ * console applies an approved schema change inside its Prisma transaction, @sluice/services
+ * change-requests/prisma-sql-client.ts), so that approving, registering and moving the runs commit
+ * together or not at all.
+ */
+export interface SqlClient {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
 export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec, opts: RegisterOptions = {}): Promise<RegisteredVersion> {
-  const hash = specHash(spec);
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    // Serialize registrations of the same pipeline name.
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('sluice.register.' || $1))`, [spec.name]);
-    const team = await client.query<{ id: string }>(
-      `INSERT INTO teams (id, slug, name) VALUES ($1, $2, $2) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
-      [newId(), spec.owner],
-    );
-    const pipeline = await client.query<{ id: string }>(
-      `INSERT INTO pipelines (id, name, description, owner_team_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, owner_team_id = EXCLUDED.owner_team_id RETURNING id`,
-      [newId(), spec.name, spec.description ?? "", team.rows[0]!.id],
-    );
-    const pipelineId = pipeline.rows[0]!.id;
-    const same = await client.query<{ id: string; version: number }>(
-      `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
-      [pipelineId, hash],
-    );
-    if (same.rows[0]) {
-      await client.query("COMMIT");
-      return { pipelineId, pipelineVersionId: same.rows[0].id, version: same.rows[0].version, created: false };
-    }
-    const previous = await latestVersion(client, spec.name);
-    const compatibility = previous ? stateCompatibility(previous.spec, spec) : undefined;
-    const fresh = opts.continueFromPrevious === false;
-    if (previous && compatibility) {
-      const refusal = fresh ? await freshStateRefusal(client, previous, spec, compatibility) : compatibility.compatible ? undefined : continuationRefusal(previous, spec, compatibility);
-      if (refusal) throw new IncompatibleStateError(refusal, compatibility);
-    }
-    const id = newId();
-    const version = (previous?.version ?? 0) + 1;
-    await client.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-      id, pipelineId, version, canonicalizeSpec(spec), hash, opts.registeredBy ?? null, opts.reason ?? "",
-    ]);
-    await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);
-    let continuedFrom: RegisteredVersion["continuedFrom"];
-    let replaced: RegisteredVersion["replaced"];
-    if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
-      continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
-      await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [id, previous.id]);
-    } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
-      // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
-      if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
-    }
+    const registered = await registerPipelineVersionIn(client, spec, opts);
     await client.query("COMMIT");
-    const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
-    return { pipelineId, pipelineVersionId: id, version, created: true, ...(continuedFrom ? { continuedFrom } : {}), ...(replaced ? { replaced } : {}), ...(notes ? { notes } : {}) };
+    return registered;
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
@@ -98,17 +65,64 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
   }
 }
 
+/** The same registration inside a transaction the caller opened (and commits or rolls back). */
+export async function registerPipelineVersionIn(client: SqlClient, spec: TPipelineSpec, opts: RegisterOptions = {}): Promise<RegisteredVersion> {
+  const hash = specHash(spec);
+  // Serialize registrations of the same pipeline name (selected through a subquery: the lock
+  // function returns void, which not every driver can read).
+  await client.query(`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('sluice.register.' || $1))) l`, [spec.name]);
+  const team = await client.query<{ id: string }>(
+    `INSERT INTO teams (id, slug, name) VALUES ($1, $2, $2) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
+    [newId(), spec.owner],
+  );
+  const pipeline = await client.query<{ id: string }>(
+    `INSERT INTO pipelines (id, name, description, owner_team_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, owner_team_id = EXCLUDED.owner_team_id RETURNING id`,
+    [newId(), spec.name, spec.description ?? "", team.rows[0]!.id],
+  );
+  const pipelineId = pipeline.rows[0]!.id;
+  const same = await client.query<{ id: string; version: number }>(
+    `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
+    [pipelineId, hash],
+  );
+  if (same.rows[0]) return { pipelineId, pipelineVersionId: same.rows[0].id, version: same.rows[0].version, created: false };
+  const previous = await latestVersion(client, spec.name);
+  const compatibility = previous ? stateCompatibility(previous.spec, spec) : undefined;
+  const fresh = opts.continueFromPrevious === false;
+  if (previous && compatibility) {
+    const refusal = fresh ? await freshStateRefusal(client, previous, spec, compatibility) : compatibility.compatible ? undefined : continuationRefusal(previous, spec, compatibility);
+    if (refusal) throw new IncompatibleStateError(refusal, compatibility);
+  }
+  const id = newId();
+  const version = (previous?.version ?? 0) + 1;
+  await client.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)`, [
+    id, pipelineId, version, JSON.stringify(canonicalizeSpec(spec)), hash, opts.registeredBy ?? null, opts.reason ?? "",
+  ]);
+  await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);
+  let continuedFrom: RegisteredVersion["continuedFrom"];
+  let replaced: RegisteredVersion["replaced"];
+  if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
+    continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
+    await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [id, previous.id]);
+  } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
+    // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
+    if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
+  }
+  const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
+  return { pipelineId, pipelineVersionId: id, version, created: true, ...(continuedFrom ? { continuedFrom } : {}), ...(replaced ? { replaced } : {}), ...(notes ? { notes } : {}) };
+}
+
 /**
  * Supersedes a version: its runners' next plan or commit is rejected (fencing epoch), and it can never
  * take the lease again (acquireLease). False if it has no checkpoint.
  */
-async function fence(client: pg.PoolClient, pipelineVersionId: string, by: string): Promise<boolean> {
+async function fence(client: SqlClient, pipelineVersionId: string, by: string): Promise<boolean> {
   await client.query(`UPDATE pipeline_versions SET superseded_by_id = $2 WHERE id = $1`, [pipelineVersionId, by]);
   const res = await client.query(`UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1`, [pipelineVersionId]);
   return res.rowCount === 1;
 }
 
-async function continueCheckpoint(client: pg.PoolClient, from: string, to: string, spec: TPipelineSpec): Promise<boolean> {
+async function continueCheckpoint(client: SqlClient, from: string, to: string, spec: TPipelineSpec): Promise<boolean> {
   // Fence the old version first.
   if (!(await fence(client, from, to))) return false;
   await client.query(

@@ -5,8 +5,9 @@
 import type pg from "pg";
 import { quoteQualifiedName, specHash, stateCompatibility, validateSpec, type TPipelineSpec, type TStateCompatibility, type TStateFinding, type TStateKind } from "@sluice/spec";
 import { ConfigurationError } from "../errors";
+import type { SqlClient } from "./register-version";
 
-type Db = pg.Pool | pg.PoolClient;
+type Db = SqlClient;
 
 export interface RegisteredSpec {
   id: string;

@@ -4,11 +4,15 @@
 // UPDATE on the row locked FOR UPDATE, so a second approval (a double click, a colleague at the same
 // moment) finds it no longer pending: the same approver gets the applied request back (idempotent),
 // anyone else a conflict naming who decided. Approval and application are ONE transaction: a crash
-// anywhere leaves the request pending and the checkpoint untouched, or both done.
+// anywhere leaves the request pending and the checkpoint untouched, or both done. A schema change
+// whose application is refused for a reason retrying cannot fix (apply-schema-change.ts
+// ApplyRefusedError) is rolled back to a savepoint and recorded `failed` with the message.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { applyCheckpointReset } from "./apply-checkpoint-reset";
+import { ApplyRefusedError, applySchemaChange, type TAppliedSchemaChange } from "./apply-schema-change";
 import { ChangeRequestError, getChangeRequest, type TChangeRequestView } from "./change-request-view";
 
 export const ZDecideChangeRequestInput = z.object({
@@ -22,9 +26,11 @@ export type TDecideChangeRequestInput = z.input<typeof ZDecideChangeRequestInput
 /** For tests of the crash window: called inside the transaction after the checkpoint was rewritten. */
 export interface TDecideHooks {
   beforeCommit?: () => Promise<void>;
+  /** Queues the first batch of a schema change's new version at once (else the workers' reconciler does). */
+  scheduler?: TBatchScheduler;
 }
 
-type TLocked = { id: bigint; kind: string; status: string; pipeline_id: string; pipeline_version_id: string; requested_by_id: string | null; requested_by: string; decided_by_id: string | null; decided_by: string | null; payload: unknown; impact: unknown };
+type TLocked = { id: bigint; kind: string; status: string; pipeline_id: string; pipeline_version_id: string; requested_by_id: string | null; requested_by: string; reason: string; decided_by_id: string | null; decided_by: string | null; payload: unknown; impact: unknown };
 
 export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, input: TDecideChangeRequestInput, hooks: TDecideHooks = {}): Promise<TChangeRequestView> {
   const req = ZDecideChangeRequestInput.parse(input);
@@ -48,7 +54,8 @@ export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, inp
            WHERE id = ${cr.id} AND status = 'pending'`;
         if (moved !== 1) throw new ChangeRequestError(`change request #${cr.id} was decided by someone else meanwhile`, "conflict");
         await recordAuditEvent(tx, { ...who, action: "change.approve", target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), kind: cr.kind } });
-        if (cr.kind !== "checkpoint_reset") throw new ChangeRequestError(`applying a ${cr.kind} request is not supported yet: reject it, or register the new version with the CLI`, "invalid");
+        if (cr.kind === "schema_change") return applySchemaChangeIn(tx, cr, who, req, hooks);
+        if (cr.kind !== "checkpoint_reset") throw new ChangeRequestError(`applying a ${cr.kind} request is not supported`, "invalid");
         const applied = await applyCheckpointReset(tx, { id: cr.id, pipelineVersionId: cr.pipeline_version_id, payload: cr.payload, impact: cr.impact, requestedBy: cr.requested_by }, who.actor);
         await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
         await recordAuditEvent(tx, {
@@ -68,6 +75,11 @@ export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, inp
       if (err instanceof ChangeRequestError) await auditRefused(db, who, "change.approve", req, err);
       throw err;
     });
+  if (outcome.kind === "failed") throw new ChangeRequestError(`change request #${req.id} failed and is recorded as failed: ${outcome.message}`, "conflict");
+  if (outcome.kind === "applied" && "schedule" in outcome && outcome.schedule && hooks.scheduler) {
+    // After the commit: the new version's run row says running; queueing its turn now only saves the reconciler's wait.
+    await hooks.scheduler.scheduleTurn({ ...outcome.schedule, delayMs: 0 }).catch(() => undefined);
+  }
   if (outcome.kind === "stale") {
     throw new ChangeRequestError(`change request #${req.id} is stale: pipeline "${req.pipeline}" got a new version (v${outcome.version}) after it was made, so its impact no longer holds. Request it again against the current version.`, "conflict");
   }
@@ -123,7 +135,7 @@ export async function commentOnChangeRequest(db: PrismaClient, who: TAuditWho, i
 
 async function lockRequest(tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0], req: { id: bigint; pipeline: string }): Promise<TLocked> {
   const [cr] = await tx.$queryRaw<TLocked[]>`
-    SELECT c.id, c.kind, c.status, c.pipeline_id, c.pipeline_version_id, c.requested_by_id, c.requested_by, c.decided_by_id, c.decided_by, c.payload, c.impact
+    SELECT c.id, c.kind, c.status, c.pipeline_id, c.pipeline_version_id, c.requested_by_id, c.requested_by, c.reason, c.decided_by_id, c.decided_by, c.payload, c.impact
       FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id
      WHERE c.id = ${req.id} AND p.name = ${req.pipeline}
        FOR UPDATE OF c`;
@@ -141,4 +153,33 @@ const targetOf = (cr: TLocked, req: { pipeline: string }) => ({ type: "pipeline"
 
 async function auditRefused(db: PrismaClient, who: TAuditWho, action: string, req: { id: bigint; pipeline: string; note?: string }, err: ChangeRequestError): Promise<void> {
   await recordAuditEvent(db, { ...who, action, outcome: "refused", target: { type: "pipeline", label: req.pipeline }, reason: err.message, after: { changeRequest: String(req.id) } }).catch(() => undefined);
+}
+
+type TTxOf = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+async function applySchemaChangeIn(tx: TTxOf, cr: TLocked, who: TAuditWho, req: { id: bigint; pipeline: string; note: string }, hooks: TDecideHooks) {
+  // A savepoint: a refusal that retrying cannot fix undoes the apply's work, keeps the approval and
+  // records the request as failed; any other error rolls everything back (still pending, retryable).
+  await tx.$executeRaw`SAVEPOINT schema_apply`;
+  let applied: TAppliedSchemaChange;
+  try {
+    applied = await applySchemaChange(tx, { id: cr.id, pipelineVersionId: cr.pipeline_version_id, payload: cr.payload, requestedBy: cr.requested_by, reason: cr.reason }, who.actor);
+  } catch (err) {
+    if (!(err instanceof ApplyRefusedError)) throw err;
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT schema_apply`;
+    await tx.$executeRaw`UPDATE change_requests SET status = 'failed', updated_at = now(), result = ${JSON.stringify({ error: err.message })}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+    await recordAuditEvent(tx, { ...who, action: "change.apply", outcome: "refused", target: targetOf(cr, req), reason: err.message.slice(0, 2000), after: { changeRequest: String(cr.id), kind: cr.kind, status: "failed" } });
+    return { kind: "failed" as const, message: err.message };
+  }
+  await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+  await recordAuditEvent(tx, {
+    ...who,
+    action: "change.apply",
+    target: targetOf(cr, req),
+    reason: `schema change of change request #${cr.id}, requested by ${cr.requested_by}`,
+    before: { version: applied.previousVersion, offsets: applied.offsets, afterBatchId: applied.afterBatchId },
+    after: { version: applied.version, offsets: applied.offsets, sinkChanges: applied.sinkChanges, run: applied.run },
+  });
+  await hooks.beforeCommit?.();
+  return { kind: "applied" as const, schedule: applied.run === "running" ? { pipelineVersionId: applied.pipelineVersionId, seq: 1 } : undefined };
 }

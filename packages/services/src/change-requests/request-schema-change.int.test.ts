@@ -1,6 +1,6 @@
 // A schema change request carries what the approver decides on: the contract diff classified breaking
 // or compatible, whether the new version continues the state, and which downstream parts use a changed
-// or removed field — and its approval is refused (applying one is not built yet) with nothing changed.
+// or removed field; only someone else's approval applies it (schema-change.int.test.ts runs it end to end).
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
@@ -52,10 +52,11 @@ describe("requestSchemaChange", () => {
     await expect(requestSchemaChange(db, owner, { pipeline: "payments-ledger", proposed: { ...ledger, name: "other" }, reason: "x" })).rejects.toThrow('name: the proposed spec is for "other", not "payments-ledger"');
   });
 
-  it("approving one is refused until applying schema changes exists, and nothing changes", async () => {
+  it("its requester can never approve it; another person's approval registers the proposal as the next version", async () => {
     const [cr] = await db.changeRequest.findMany({ where: { kind: "schema_change" } });
-    await expect(approveChangeRequest(db, operator, { id: cr!.id, pipeline: "payments-ledger" })).rejects.toThrow(/^applying a schema_change request is not supported yet/);
+    await expect(approveChangeRequest(db, owner, { id: cr!.id, pipeline: "payments-ledger" })).rejects.toThrow(/someone else must approve it/);
     expect((await db.changeRequest.findUniqueOrThrow({ where: { id: cr!.id } })).status).toBe("pending");
-    expect(await db.pipelineVersion.count()).toBe(1);
+    expect(await approveChangeRequest(db, operator, { id: cr!.id, pipeline: "payments-ledger" })).toMatchObject({ status: "applied", result: { version: 2, previousVersion: 1, run: "stopped" } });
+    expect(await db.pipelineVersion.count()).toBe(2);
   });
 });

@@ -5,10 +5,10 @@
 // last seen, sample rows). The request carries what an approver needs to decide: the contract diff
 // classified compatible or breaking (classifyContractChange), whether the new version can continue the
 // state (stateCompatibility), and which downstream parts use a changed or removed field.
-//
-// Not done yet: applying it (registering the version at a batch boundary and replaying the rows the
-// change fixes); approving one is refused with that message, so nothing half-happens.
-import { classifyContractChange, stateCompatibility, validateSpec, type TContractClassification, type TPipelineSpec, type TStateCompatibility } from "@sluice/spec";
+// Approving one applies it at a batch boundary (apply-schema-change.ts); the requester never approves
+// their own. The engine's requests are raised by observe-schema-drift.ts.
+import { z } from "zod";
+import { classifyContractChange, parseSpec, stateCompatibility, validateSpec, type TContractClassification, type TPipelineSpec, type TStateCompatibility } from "@sluice/spec";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
@@ -30,6 +30,24 @@ export interface TSchemaChangeImpact {
   state: TStateCompatibility;
   /** Where the running version uses a changed or removed field: "expectations.known_type", "aggregate.measures.settled", … */
   downstream: { field: string; uses: string[] }[];
+}
+
+/** From the console: the proposed spec as YAML (or JSON) text — a draft, or an edited registered spec. */
+export const ZRequestSchemaChangeInput = z.object({
+  pipeline: z.string().min(1, "Name the pipeline").max(200),
+  specText: z.string().min(1, "Paste the proposed spec").max(200_000),
+  reason: z.string().trim().min(1, "Give a reason: the approver reads it").max(2000),
+});
+
+export async function requestSchemaChangeFromText(db: PrismaClient, who: TAuditWho, input: z.input<typeof ZRequestSchemaChangeInput>): Promise<TChangeRequestView> {
+  const req = ZRequestSchemaChangeInput.parse(input);
+  const parsed = parseSpec(req.specText);
+  if (!parsed.ok) {
+    const message = `the proposed spec is invalid: ${parsed.errors.map((e) => `${e.line ? `line ${e.line}: ` : ""}${e.path ? `${e.path}: ` : ""}${e.message}`).join("; ")}`;
+    await recordAuditEvent(db, { ...who, action: "change.request", outcome: "refused", target: { type: "pipeline", label: req.pipeline }, reason: req.reason, after: { kind: "schema_change", refused: message.slice(0, 1000) } });
+    throw new ChangeRequestError(message, "invalid");
+  }
+  return requestSchemaChange(db, who, { pipeline: req.pipeline, proposed: parsed.spec, reason: req.reason });
 }
 
 export async function requestSchemaChange(

@@ -1,7 +1,7 @@
-// Which registrations need someone else's approval instead of applying directly. Change requests exist
-// (change-requests/), but a schema change request cannot be applied yet; until it can, this is the one
-// place that decides, and the console refuses such a change with what it needs. Wiring it to
-// requestSchemaChange later means replacing the refusal, not finding every caller.
+// Which registrations need someone else's approval instead of applying directly: this is the one place
+// that decides. The console refuses such a registration with what it needs and offers to raise a
+// schema change request from the same draft (change-requests/request-schema-change.ts); an operator's
+// approval then registers it at a batch boundary (apply-schema-change.ts).
 import { classifyContractChange, type TPipelineSpec } from "@sluice/spec";
 
 export type TApproval = { needed: false } | { needed: true; reasons: string[] };
@@ -18,6 +18,6 @@ export function approvalRefusal(name: string, approval: Extract<TApproval, { nee
   return [
     `${name}: this version changes the contract in a way that needs a change request approved by someone else, so nothing was registered:`,
     ...approval.reasons.map((r) => `  - ${r}`),
-    "A schema change request cannot be applied from this console yet (checkpoint resets can): make the change compatible (e.g. add a new field as optional, with ?), or register it from the CLI (npx sluice start <spec.yaml> \"<why>\"), where its owner takes responsibility for the migration.",
+    "Request approval: a schema change request is raised from this draft, and once an operator approves it the new version is registered at a batch boundary, continuing from the same offsets. Or make the change compatible (e.g. add a new field as optional, with ?).",
   ].join("\n");
 }

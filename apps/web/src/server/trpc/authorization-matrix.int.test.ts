@@ -7,6 +7,7 @@ import { testServices, uniqueName } from "@sluice/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultDraftForm, draftFromForm } from "@sluice/services/drafts/pure";
+import { parseSpecOrThrow } from "@sluice/spec";
 import { appRouter } from "./root";
 import { DEMO_PASSWORD, startConsoleUnderTest, type TConsoleUnderTest } from "../testing/console-under-test";
 
@@ -150,6 +151,16 @@ const MUTATIONS: Record<string, TCase> = {
       return { pipeline: `reset-${tag}`, to: { kind: "earliest" }, state: "keep", reason: "matrix" };
     },
     happened: async (db, tag) => (await statusOf(db, `reset-${tag}`)) === "pending",
+  },
+  "change.requestSchemaChange": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const spec = { ...parseSpecOrThrow(draftOf(tag)), name: `schema-${tag}` };
+      await db.pipeline.create({ data: { name: spec.name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: JSON.parse(JSON.stringify(spec)), specHash: `hash-schema-${tag}` } } } });
+      const proposed = { ...spec, contract: { ...spec.contract, fields: { ...spec.contract.fields, channel: "string?" } } };
+      return { pipeline: spec.name, specText: JSON.stringify(proposed), reason: "matrix" };
+    },
+    happened: async (db, tag) => (await db.changeRequest.count({ where: { kind: "schema_change", pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `schema-${tag}` } })).id } })) > 0,
   },
   "change.approve": {
     allowed: APPROVERS,

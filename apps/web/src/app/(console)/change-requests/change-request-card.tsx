@@ -1,14 +1,16 @@
 "use client";
 // One change request: what is asked and why, its impact as computed when it was asked (per partition
 // offsets and events re-read or skipped, what happens to the result, warnings), its status and
-// decision, comments, and the buttons the signed-in user may use. The requester sees no Approve:
+// decision, comments, and the buttons the signed-in user may use. A schema change shows what was
+// observed, its diff and, once applied, the rows it fixes (schema-change-details.tsx). The requester sees no Approve:
 // someone else must (the server refuses it anyway, four-eyes).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { TChangeRequestView, TResetImpact, TSchemaChangeImpact } from "@sluice/services";
+import type { TChangeRequestView, TResetImpact } from "@sluice/services";
 import Link from "next/link";
 import { useState } from "react";
 import { Time } from "../pipelines/[name]/time";
 import { useTRPC } from "@/trpc/react";
+import { SchemaChangeDetails, type TReplayFixedQuarantine } from "./schema-change-details";
 
 const STATUS_CLASS: Record<TChangeRequestView["status"], string> = {
   pending: "badge badge--warn",
@@ -20,7 +22,16 @@ const STATUS_CLASS: Record<TChangeRequestView["status"], string> = {
   stale: "badge",
 };
 
-export function ChangeRequestCard({ cr, me }: { cr: TChangeRequestView; me: { email: string; role: string } | undefined }) {
+export function ChangeRequestCard({
+  cr,
+  me,
+  replayFixedQuarantine,
+}: {
+  cr: TChangeRequestView;
+  me: { email: string; role: string } | undefined;
+  /** Replays an applied schema change's fixed quarantined rows (dead-letter replay); without it the card shows the count only. */
+  replayFixedQuarantine?: TReplayFixedQuarantine;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [note, setNote] = useState("");
@@ -31,6 +42,7 @@ export function ChangeRequestCard({ cr, me }: { cr: TChangeRequestView; me: { em
   const cancel = useMutation(trpc.change.cancel.mutationOptions(settle));
   const addComment = useMutation(trpc.change.comment.mutationOptions({ ...settle, onSuccess: () => setComment("") }));
   const error = approve.error ?? reject.error ?? cancel.error ?? addComment.error;
+  // A request the engine raised (requester "system") is nobody's own: any operator may approve it.
   const mine = me?.email === cr.requestedBy;
   const canDecide = me && (me.role === "operator" || me.role === "admin");
   const ref = { id: cr.id, pipeline: cr.pipeline };
@@ -61,7 +73,7 @@ export function ChangeRequestCard({ cr, me }: { cr: TChangeRequestView; me: { em
         ) : null}
       </p>
       {cr.kind === "checkpoint_reset" && cr.impact ? <ResetImpact impact={cr.impact as TResetImpact} /> : null}
-      {cr.kind === "schema_change" && cr.impact ? <SchemaImpact impact={cr.impact as TSchemaChangeImpact} /> : null}
+      {cr.kind === "schema_change" ? <SchemaChangeDetails cr={cr} replayFixedQuarantine={replayFixedQuarantine} /> : null}
       {cr.decidedBy ? (
         <p className="small" data-testid="change-decision">
           {cr.status === "cancelled" ? "Cancelled" : cr.status === "rejected" ? "Rejected" : "Approved"} by <span className="mono">{cr.decidedBy}</span> <Time value={cr.decidedAt} />
@@ -179,34 +191,6 @@ export function ResetImpact({ impact }: { impact: TResetImpact }) {
         </strong>{" "}
         Result: {impact.result}.
       </p>
-    </div>
-  );
-}
-
-/** A schema change: the contract diff classified, what downstream uses a changed field, whether state continues. */
-function SchemaImpact({ impact }: { impact: TSchemaChangeImpact }) {
-  return (
-    <div className="stack small" data-testid="schema-impact">
-      <p>
-        Contract change: <strong className={impact.contract.compatibility === "breaking" ? "bad" : undefined}>{impact.contract.compatibility}</strong>;{" "}
-        {impact.state.compatible ? "the new version can continue the state." : "the new version cannot continue the state:"}
-      </p>
-      <ul className="plain">
-        {impact.contract.changes.map((c, i) => (
-          <li key={i}>
-            {c.compatible ? "compatible" : "breaking"}: {c.reason}
-          </li>
-        ))}
-        {impact.state.problems.map((p, i) => (
-          <li key={`s${i}`}>state: {p.reason}</li>
-        ))}
-        {impact.downstream.map((d) => (
-          <li key={d.field}>
-            <span className="mono">{d.field}</span> is used by {d.uses.join(", ")}
-          </li>
-        ))}
-      </ul>
-      <p className="muted">Applying a schema change from the console is not available yet: register the new version with the CLI, or reject the request.</p>
     </div>
   );
 }

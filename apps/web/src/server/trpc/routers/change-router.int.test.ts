@@ -3,6 +3,9 @@
 // windowed aggregate rewound with its state kept is refused with the reason; an approval by a second
 // approver after the first is refused (it was applied once); a request for a pipeline that got a new
 // version since is stale; a rejection needs a note; every step is in the audit log.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { testServices, uniqueName } from "@sluice/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,5 +118,39 @@ describe("deciding", () => {
     for (const step of ["change.request:succeeded", "change.request:refused", "change.approve:succeeded", "change.apply:succeeded", "change.approve:refused", "change.stale:succeeded", "change.reject:refused", "change.cancel:refused", "change.cancel:succeeded"]) {
       expect(seen, step).toContain(step);
     }
+  });
+});
+
+describe("change.requestSchemaChange", () => {
+  const demo = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../../../demo/pipelines/payments-ledger.yaml"), "utf8");
+  const yaml = demo.replace(/^name: payments-ledger$/m, "name: cr-schema").replace("table: payments_ledger", "table: cr_schema");
+
+  it("raises a request from a draft's text for the register panel, refuses an invalid one naming the line, and an operator's approval registers it", async () => {
+    await c.db.pipeline.create({ data: { name: "cr-schema", ownerTeamId: teamId } });
+    const { parseSpecOrThrow } = await import("@sluice/spec");
+    const registered = parseSpecOrThrow(yaml);
+    await c.db.pipelineVersion.create({ data: { pipeline: { connect: { name: "cr-schema" } }, version: 1, spec: JSON.parse(JSON.stringify(registered)), specHash: "cr-schema-1" } });
+
+    const bad = await call("owner@sluice.local", "change.requestSchemaChange", { pipeline: "cr-schema", specText: yaml.replace("seq: int", "seq: integer"), reason: "typo" });
+    expect(bad.status).toBe(400);
+    expect(bad.message).toMatch(/^the proposed spec is invalid: line \d+: contract\.fields\.seq: "integer" is not a field type/);
+    expect(await c.db.auditEvent.count({ where: { action: "change.request", outcome: "refused", targetLabel: "cr-schema" } })).toBe(1);
+
+    // A breaking change (seq retyped to string), as the register panel's "Request approval" sends it.
+    const asked = await call("owner@sluice.local", "change.requestSchemaChange", { pipeline: "cr-schema", specText: yaml.replace("seq: int", "seq: string"), reason: "seq becomes an opaque id upstream" });
+    expect(asked.status).toBe(200);
+    const id = idOf(asked);
+    const cr = await c.db.changeRequest.findUniqueOrThrow({ where: { id: BigInt(id) } });
+    expect(cr).toMatchObject({ kind: "schema_change", status: "pending", requestedBy: "owner@sluice.local" });
+    expect((cr.impact as { contract: { compatibility: string } }).contract.compatibility).toBe("breaking");
+
+    expect((await call("owner@sluice.local", "change.approve", { id, pipeline: "cr-schema" })).status).toBe(403);
+    const approved = await call("oncall@sluice.local", "change.approve", { id, pipeline: "cr-schema", note: "checked downstream" });
+    expect(approved.status, approved.message).toBe(200);
+    expect((await c.db.changeRequest.findUniqueOrThrow({ where: { id: BigInt(id) } })).status).toBe("applied");
+    expect(await c.db.pipelineVersion.count({ where: { pipeline: { name: "cr-schema" } } })).toBe(2);
+    const fixed = await c.trpc("query", "change.fixedQuarantine", { id }, cookie["owner@sluice.local"]!);
+    expect(fixed.status).toBe(200);
+    expect((fixed.json as { result: { data: { json: { count: number } } } }).result.data.json.count).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
-// Change requests: the queue (every signed-in user can follow it), asking for a checkpoint reset
-// (change.request), deciding (change.approve — operators and admins, never on their own request),
+// Change requests: the queue (every signed-in user can follow it), asking for a checkpoint reset or a
+// schema change (change.request; a schema change from a proposed spec's text, e.g. the draft the
+// register panel could not register without approval), deciding (change.approve — operators and admins, never on their own request),
 // cancelling one's own (change.cancel) and commenting. Procedures authorize, validate and call one
 // service in @sluice/services change-requests/; refusals keep the service's message.
 import {
@@ -9,12 +10,15 @@ import {
   commentOnChangeRequest,
   findChangeRequests,
   findCheckpointResets,
+  findFixedQuarantine,
   getChangeRequest,
   rejectChangeRequest,
   requestCheckpointReset,
+  requestSchemaChangeFromText,
   ZCommentChangeRequestInput,
   ZDecideChangeRequestInput,
   ZRequestCheckpointResetInput,
+  ZRequestSchemaChangeInput,
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
@@ -58,7 +62,16 @@ export const changeRouter = {
     }),
   ),
 
-  approve: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) => answer(() => approveChangeRequest(ctx.db, auditWho(ctx), input))),
+  requestSchemaChange: actionProcedure("change.request", ZRequestSchemaChangeInput, onPipeline).mutation(({ ctx, input }) => answer(() => requestSchemaChangeFromText(ctx.db, auditWho(ctx), input))),
+
+  /** An applied schema change: the old version's quarantined rows the new contract accepts (offered for replay). */
+  fixedQuarantine: roleProcedure("viewer")
+    .input(ZChangeGetInputSchema)
+    .query(({ ctx, input }) => answer(() => findFixedQuarantine(ctx.db, input.id))),
+
+  approve: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) =>
+    answer(() => approveChangeRequest(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {})),
+  ),
 
   reject: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) => answer(() => rejectChangeRequest(ctx.db, auditWho(ctx), input))),
 

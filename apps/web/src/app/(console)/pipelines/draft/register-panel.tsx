@@ -1,7 +1,9 @@
 "use client";
 // Registering the draft: the registration rules the CLI uses (continue the previous version's state,
 // or a refusal with the reasons; fresh state only when ticked), with why — kept with the version and
-// in the audit log. Once registered, it can be started here.
+// in the audit log. Once registered, it can be started here. A breaking contract change is refused
+// with NEEDS_APPROVAL; "Request approval" then raises a schema change request from the same draft,
+// which an operator approves on the Change requests page (it is applied at a batch boundary).
 import { useMutation } from "@tanstack/react-query";
 import type { TDraftRegistration } from "@sluice/services";
 import Link from "next/link";
@@ -14,7 +16,9 @@ export function RegisterPanel({ text, name, registration }: { text: string; name
   const [freshState, setFreshState] = useState(false);
   const submit = useMutation(trpc.draft.submit.mutationOptions());
   const start = useMutation(trpc.run.command.mutationOptions());
+  const requestChange = useMutation(trpc.change.requestSchemaChange.mutationOptions());
   const done = submit.data;
+  const needsApproval = (registration.kind === "new-version" && registration.needsApproval !== null) || submit.error?.data?.code === "FORBIDDEN";
 
   return (
     <section className="panel" aria-labelledby="register-title" data-testid="register">
@@ -61,6 +65,25 @@ export function RegisterPanel({ text, name, registration }: { text: string; name
             {submit.isPending ? "Registering…" : "Register"}
           </button>
           {submit.isError ? <p className="form__error" role="alert" data-testid="register-error" style={{ whiteSpace: "pre-line" }}>{submit.error.message}</p> : null}
+          {needsApproval ? (
+            <div className="stack" data-testid="request-approval">
+              <button
+                type="button"
+                className="button"
+                disabled={requestChange.isPending || requestChange.isSuccess || !reason.trim()}
+                onClick={() => requestChange.mutate({ pipeline: name, specText: text, reason })}
+              >
+                {requestChange.isPending ? "Requesting…" : "Request approval"}
+              </button>
+              {!reason.trim() && !requestChange.isSuccess ? <p className="muted small">Say why above: the approver reads it.</p> : null}
+              {requestChange.isSuccess ? (
+                <p className="notice" role="status" data-testid="schema-change-requested">
+                  Schema change request #{requestChange.data.id} raised: an operator approves it on <Link href="/change-requests">Change requests</Link>, and the new version is registered then, continuing from the same offsets.
+                </p>
+              ) : null}
+              {requestChange.isError ? <p className="form__error" role="alert">{requestChange.error.message}</p> : null}
+            </div>
+          ) : null}
         </form>
       )}
     </section>

@@ -1,0 +1,170 @@
+"use client";
+// A schema change request's details: what the engine observed (field, inferred type, count, first and
+// last seen, sample rows), the contract diff classified, the downstream parts that use a changed or
+// removed field, whether the new version continues the state — and once applied, what was registered
+// and how many of the old version's quarantined rows the new contract accepts, offered for replay.
+import { useQuery } from "@tanstack/react-query";
+import type { TAppliedSchemaChange, TChangeRequestView, TSchemaChangeImpact } from "@sluice/services";
+import { useState } from "react";
+import { Time } from "../pipelines/[name]/time";
+import { useTRPC } from "@/trpc/react";
+
+interface TObserved {
+  field: string;
+  outcome: "rescued" | "quarantined";
+  inferredType: string;
+  declaredType?: string;
+  count: number;
+  firstSeen: string;
+  lastSeen: string;
+  samples: Record<string, unknown>[];
+}
+
+/** Replays the given dead letters through the current version (the dead-letter replay service); the card shows the button only when given. */
+export type TReplayFixedQuarantine = (input: { pipeline: string; ids: string[]; note: string }) => Promise<unknown>;
+
+export function SchemaChangeDetails({ cr, replayFixedQuarantine }: { cr: TChangeRequestView; replayFixedQuarantine?: TReplayFixedQuarantine | undefined }) {
+  const payload = (cr.payload ?? {}) as { observed?: TObserved[] | null; needsEdit?: string | null };
+  const impact = cr.impact as TSchemaChangeImpact | null;
+  return (
+    <div className="stack small" data-testid="schema-change">
+      {payload.observed && payload.observed.length > 0 ? <Observed observed={payload.observed} /> : null}
+      {payload.needsEdit ? (
+        <p className="form__error" data-testid="needs-edit">
+          No safe proposal: {payload.needsEdit}
+        </p>
+      ) : null}
+      {impact ? <SchemaImpact impact={impact} /> : null}
+      {cr.status === "applied" && cr.result ? <Applied cr={cr} result={cr.result as TAppliedSchemaChange} replay={replayFixedQuarantine} /> : null}
+      {cr.status === "failed" && cr.result ? (
+        <p className="form__error" data-testid="apply-failed">
+          Applying failed (retrying would not help): {(cr.result as { error?: string }).error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function Observed({ observed }: { observed: TObserved[] }) {
+  return (
+    <div className="stack" data-testid="observed-fields">
+      <table className="table table--compact">
+        <thead>
+          <tr>
+            <th>Field</th>
+            <th>Seen as</th>
+            <th>Inferred type</th>
+            <th className="num">Rows</th>
+            <th>First seen</th>
+            <th>Last seen</th>
+          </tr>
+        </thead>
+        <tbody>
+          {observed.map((o) => (
+            <tr key={`${o.outcome}:${o.field}`} data-testid={`observed-${o.field}`}>
+              <td className="mono">{o.field}</td>
+              <td>{o.outcome === "rescued" ? "unknown, rescued into _rescued" : o.declaredType ? `quarantined (declared ${o.declaredType})` : "unknown, quarantined"}</td>
+              <td className="mono">{o.inferredType}</td>
+              <td className="num" data-testid="observed-count">
+                {o.count}
+              </td>
+              <td>
+                <Time value={new Date(o.firstSeen)} />
+              </td>
+              <td>
+                <Time value={new Date(o.lastSeen)} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {observed.map((o) => (
+        <details key={`s:${o.outcome}:${o.field}`}>
+          <summary>
+            Sample rows with <span className="mono">{o.field}</span> ({o.samples.length})
+          </summary>
+          <pre className="mono small" data-testid={`samples-${o.field}`}>
+            {o.samples.map((s) => JSON.stringify(s)).join("\n")}
+          </pre>
+        </details>
+      ))}
+    </div>
+  );
+}
+
+/** The contract diff classified, what downstream uses a changed field, whether state continues. */
+function SchemaImpact({ impact }: { impact: TSchemaChangeImpact }) {
+  return (
+    <div className="stack" data-testid="schema-impact">
+      <p>
+        Contract change: <strong className={impact.contract.compatibility === "breaking" ? "bad" : undefined}>{impact.contract.compatibility}</strong>;{" "}
+        {impact.state.compatible ? "the new version continues the state from the same offsets." : "the new version cannot continue the state (approving will fail):"}
+      </p>
+      <ul className="plain">
+        {impact.contract.changes.map((c, i) => (
+          <li key={i}>
+            {c.compatible ? "compatible" : "breaking"}: {c.reason}
+          </li>
+        ))}
+        {impact.state.problems.map((p, i) => (
+          <li key={`s${i}`}>state: {p.reason}</li>
+        ))}
+        {impact.downstream.map((d) => (
+          <li key={d.field}>
+            <span className="mono">{d.field}</span> is used by {d.uses.join(", ")}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function Applied({ cr, result, replay }: { cr: TChangeRequestView; result: TAppliedSchemaChange; replay: TReplayFixedQuarantine | undefined }) {
+  const trpc = useTRPC();
+  // The id as text: query keys are hashed as JSON, which has no BigInt.
+  const fixed = useQuery(trpc.change.fixedQuarantine.queryOptions({ id: cr.id }));
+  const [replayed, setReplayed] = useState<"idle" | "busy" | "done" | string>("idle");
+  return (
+    <div className="stack" data-testid="schema-applied">
+      <p>
+        Version <strong>{result.version}</strong> registered, continuing version {result.previousVersion} after batch {result.afterBatchId} from the same offsets (
+        <span className="mono">{Object.entries(result.offsets).map(([p, o]) => `${p}:${o}`).join(", ") || "none yet"}</span>); its run is {result.run}.
+        {result.sinkChanges.length > 0 ? ` Sink table: ${result.sinkChanges.join("; ")}.` : ""}
+      </p>
+      {fixed.data && fixed.data.count > 0 ? (
+        <div className="stack" data-testid="fixed-quarantine">
+          <p>
+            <strong>{fixed.data.count}</strong> row(s) of version {fixed.data.version} were quarantined for reasons this change fixes
+            {fixed.data.capped ? ` (among the newest ${fixed.data.scanned} checked)` : ""}:
+          </p>
+          <ul className="plain">
+            {fixed.data.reasons.map((r) => (
+              <li key={r.reason}>
+                {r.count} × {r.reason}
+              </li>
+            ))}
+          </ul>
+          {replay ? (
+            <button
+              type="button"
+              className="button button--small"
+              disabled={replayed === "busy" || replayed === "done"}
+              onClick={() => {
+                setReplayed("busy");
+                replay({ pipeline: cr.pipeline, ids: fixed.data?.ids ?? [], note: `fixed by schema change request #${cr.id}` }).then(
+                  () => setReplayed("done"),
+                  (e: Error) => setReplayed(e.message),
+                );
+              }}
+            >
+              {replayed === "done" ? "Replay requested" : `Replay ${fixed.data.count} row(s)`}
+            </button>
+          ) : null}
+          {replayed !== "idle" && replayed !== "busy" && replayed !== "done" ? <p className="form__error" role="alert">{replayed}</p> : null}
+        </div>
+      ) : fixed.data ? (
+        <p className="muted">No quarantined rows of version {fixed.data.version} are fixed by this change.</p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,164 @@
+// A schema change in a real browser against the stack scripts/e2e.sh starts (two workers running the
+// e2e-ledger pipeline while the demo producer keeps sending): a producer starts sending a field the
+// contract does not declare → the workers raise a schema change request by themselves (requester
+// "system") with the field, its inferred type, counts and sample rows; the pipeline's owner sees it
+// but may not approve it (no button, and the API refuses: change.approve is the operators'); an
+// operator approves it; the new version is registered continuing the old checkpoint (same offsets),
+// runs, and writes the new field into its new column — every event id produced once in the ledger.
+// Every step is on the Audit page. Screenshots in e2e/test-results/.
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { Kafka, logLevel } from "kafkajs";
+import pg from "pg";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "./browser";
+import { assertConsoleReachable, baseUrl } from "./console-url";
+import { until } from "./until";
+
+const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
+const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
+const pipeline = process.env.SLUICE_E2E_PIPELINE;
+const topic = process.env.SLUICE_E2E_TOPIC;
+const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
+const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
+const skip = databaseUrl && pipeline && topic ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE, SLUICE_E2E_TOPIC)";
+const OWNER = "owner@sluice.local";
+const APPROVER = "oncall@sluice.local";
+const FIELD = "loyalty_tier";
+const run = `drift-${Date.now().toString(36)}`;
+
+let browser: Browser;
+let db: pg.Client;
+let kafka: Kafka;
+
+async function signedIn(email: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(DEMO_PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await page.waitForURL(/\/pipelines$/);
+  return page;
+}
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(resultsDir, `schema-change-${name}.png`), fullPage: true });
+
+/** Payment events like the demo producer's, with ids of this run and the new field. */
+async function produceWithNewField(wave: string, n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, (_, i) => `${run}-${wave}-${i}`);
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({
+    topic: topic!,
+    acks: -1,
+    messages: ids.map((event_id, i) => ({
+      value: JSON.stringify({
+        event_id,
+        type: "settlement",
+        merchant_id: `m-${i % 3}`,
+        seq: i,
+        payment_id: `p-${event_id}`,
+        customer_id: `c-${i % 5}`,
+        amount: `${10 + i}.50`,
+        currency: "EUR",
+        card_country: "DE",
+        event_time: new Date().toISOString(),
+        [FIELD]: i % 2 === 0 ? "gold" : "silver",
+      }),
+    })),
+  });
+  await producer.disconnect();
+  return ids;
+}
+
+describe("Schema change", { skip }, () => {
+  before(async () => {
+    await assertConsoleReachable();
+    mkdirSync(resultsDir, { recursive: true });
+    browser = await launchBrowser();
+    db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    kafka = new Kafka({ brokers, clientId: "e2e-schema-change", logLevel: logLevel.NOTHING });
+  });
+  after(async () => {
+    await db?.end();
+    await browser?.close();
+  });
+
+  test("a new field raises a request with samples; the owner cannot approve; an operator does; the new version runs from the same offsets", async () => {
+    const v1 = (await db.query<{ id: string; version: number }>(`SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY version DESC LIMIT 1`, [pipeline])).rows[0]!;
+    const first = await produceWithNewField("a", 12);
+    const cr = await until("the workers to raise a schema change request for the new field", 90_000, async () => {
+      const rows = await db.query<{ id: string; payload: { observed: { field: string; count: number }[] } }>(
+        `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
+        [v1.id],
+      );
+      return rows.rows.find((r) => r.payload.observed.some((o) => o.field === FIELD && o.count >= 12));
+    });
+    const requests = await db.query(`SELECT id FROM change_requests WHERE kind = 'schema_change' AND pipeline_version_id = $1 AND payload->'observed' @> $2::jsonb`, [v1.id, JSON.stringify([{ field: FIELD }])]);
+    assert.equal(requests.rowCount, 1, "one request for the field");
+
+    // The owner of the pipeline's team sees what their producer caused, and may not approve it.
+    const owner = await signedIn(OWNER);
+    await owner.goto("/change-requests");
+    const card = owner.getByTestId(`change-request-${cr.id}`);
+    await card.getByTestId(`observed-${FIELD}`).waitFor();
+    assert.match((await card.getByTestId(`observed-${FIELD}`).textContent()) ?? "", /unknown, rescued into _rescued\s*string/);
+    await card.getByText(`Sample rows with ${FIELD}`).click();
+    const samples = (await card.getByTestId(`samples-${FIELD}`).textContent()) ?? "";
+    assert.ok(first.some((id) => samples.includes(id)), "the samples are rows this test produced");
+    assert.match((await card.getByTestId("schema-impact").textContent()) ?? "", /Contract change: compatible/);
+    assert.equal(await card.getByRole("button", { name: "Approve and apply" }).count(), 0);
+    const refused = await owner.evaluate(async ({ id, pipeline }) => {
+      const res = await fetch("/api/trpc/change.approve", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: { id, pipeline } }) });
+      return { status: res.status, body: await res.text() };
+    }, { id: cr.id, pipeline: pipeline! });
+    assert.equal(refused.status, 403, refused.body);
+    await shot(owner, "raised");
+
+    const approver = await signedIn(APPROVER);
+    await approver.goto("/change-requests");
+    const theirs = approver.getByTestId(`change-request-${cr.id}`);
+    await theirs.getByLabel(/Note/).fill("e2e: the new field is expected");
+    await theirs.getByRole("button", { name: "Approve and apply" }).click();
+    await until("the request to show applied", 30_000, async () => (await theirs.getByTestId("change-status").textContent()) === "applied");
+    await theirs.getByTestId("schema-applied").waitFor();
+    assert.match((await theirs.getByTestId("schema-applied").textContent()) ?? "", new RegExp(`Version ${v1.version + 1} registered, continuing version ${v1.version}`));
+    await shot(approver, "applied");
+
+    // The new version continues the old checkpoint and runs; the new field gets its column.
+    const v2 = (await db.query<{ id: string; continued_from_id: string }>(`SELECT v.id, v.continued_from_id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND v.version = $2`, [pipeline, v1.version + 1])).rows[0]!;
+    assert.equal(v2.continued_from_id, v1.id);
+    const result = (await db.query<{ result: { offsets: Record<string, number> } }>(`SELECT result FROM change_requests WHERE id = $1`, [cr.id])).rows[0]!.result;
+    const next = await until("the new version's first batch", 90_000, async () => {
+      const b = await db.query<{ progress: { sources: { partition: number; startOffset: number }[] } }>(`SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id LIMIT 1`, [v2.id]);
+      return b.rows[0];
+    });
+    for (const s of next.progress.sources) assert.equal(s.startOffset, result.offsets[String(s.partition)] ?? s.startOffset, `partition ${s.partition} continues at the old checkpoint`);
+    const second = await produceWithNewField("b", 8);
+    await until("the second wave in the ledger with its column", 90_000, async () => {
+      const r = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM e2e_ledger WHERE event_id = ANY($1) AND ${FIELD} IS NOT NULL`, [second]);
+      return r.rows[0]!.n === String(second.length);
+    });
+    const all = await db.query<{ event_id: string }>(`SELECT event_id FROM e2e_ledger WHERE event_id = ANY($1) ORDER BY event_id`, [[...first, ...second]]);
+    assert.deepEqual(all.rows.map((r) => r.event_id), [...first, ...second].sort(), "every produced id once");
+    const runs = await db.query<{ pipeline_version_id: string; status: string }>(`SELECT pipeline_version_id, status::text FROM pipeline_runs WHERE pipeline_version_id = ANY($1)`, [[v1.id, v2.id]]);
+    assert.deepEqual(Object.fromEntries(runs.rows.map((r) => [r.pipeline_version_id === v1.id ? "v1" : "v2", r.status])), { v1: "stopped", v2: "running" });
+
+    await approver.goto("/audit");
+    const filters = approver.getByRole("form", { name: "Filter the audit log" });
+    await filters.getByLabel("Action").fill("change");
+    await filters.getByRole("button", { name: "Filter" }).click();
+    await until("the schema change's steps on the Audit page", 20_000, async () => {
+      const actions = await approver.getByTestId("audit-table").locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+      return ["change.request", "change.approve", "change.apply"].every((a) => actions.includes(a)) ? actions : false;
+    });
+    await shot(approver, "audit");
+    await owner.context().close();
+    await approver.context().close();
+  });
+});

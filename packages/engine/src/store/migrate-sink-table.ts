@@ -1,0 +1,75 @@
+// The sink table a new version writes, brought in line with its output columns when it continues the
+// previous version on the same table (an approved schema change: @sluice/services apply-schema-change).
+// The runner only checks an existing table (sink-table.ts ensureSinkTable), so without this a new
+// optional field would make the new version fail to open its table. Only changes that keep every
+// stored row valid are made: a new column is added nullable (existing rows have no value), a column
+// the new version no longer writes, or now writes optionally, loses NOT NULL, and a number column may
+// widen to numeric (exact) or double precision. Anything else is refused with what to do, never
+// guessed. Identifiers are validated names (@sluice/spec), quoted.
+import { outputColumns, postgresTypeFor, quoteIdentifier, quoteQualifiedName, type TPipelineSpec } from "@sluice/spec";
+import { ConfigurationError } from "../errors";
+import type { SqlClient } from "./register-version";
+
+const WIDENINGS: Record<string, string[]> = {
+  bigint: ["numeric", "double precision"],
+  integer: ["bigint", "numeric", "double precision"],
+  "double precision": ["numeric"],
+};
+
+export interface SinkTableChanges {
+  table: string;
+  statements: string[];
+  /** In words, for the request's result. */
+  changes: string[];
+  refusals: string[];
+}
+
+export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): SinkTableChanges | undefined {
+  const table = after.sink.postgres?.table;
+  if (!table || table !== before.sink.postgres?.table) return undefined;
+  const quoted = quoteQualifiedName(table);
+  const old = new Map(outputColumns(before).map((c) => [c.name, c]));
+  const next = outputColumns(after);
+  const statements: string[] = [];
+  const changes: string[] = [];
+  const refusals: string[] = [];
+  for (const c of next) {
+    const was = old.get(c.name);
+    const type = postgresTypeFor(c.type);
+    if (!was) {
+      statements.push(`ALTER TABLE ${quoted} ADD COLUMN IF NOT EXISTS ${quoteIdentifier(c.name)} ${type}`);
+      changes.push(`column ${c.name} (${type}) added, empty in the rows already there`);
+      continue;
+    }
+    const wasType = postgresTypeFor(was.type);
+    if (wasType !== type) {
+      if (WIDENINGS[wasType]?.includes(type)) {
+        statements.push(`ALTER TABLE ${quoted} ALTER COLUMN ${quoteIdentifier(c.name)} TYPE ${type} USING ${quoteIdentifier(c.name)}::${type}`);
+        changes.push(`column ${c.name} widened from ${wasType} to ${type}`);
+      } else refusals.push(`column ${c.name} would change from ${wasType} to ${type}, which could change or lose values already stored: alter ${table} yourself, or write a new table`);
+    }
+    if (c.optional && !was.optional) {
+      statements.push(`ALTER TABLE ${quoted} ALTER COLUMN ${quoteIdentifier(c.name)} DROP NOT NULL`);
+      changes.push(`column ${c.name} may now be empty`);
+    }
+  }
+  const kept = new Set(next.map((c) => c.name));
+  for (const c of old.values()) {
+    if (kept.has(c.name) || c.optional) continue;
+    statements.push(`ALTER TABLE ${quoted} ALTER COLUMN ${quoteIdentifier(c.name)} DROP NOT NULL`);
+    changes.push(`column ${c.name} is no longer written (kept, now nullable)`);
+  }
+  return { table, statements, changes, refusals };
+}
+
+/** Apply the changes inside the caller's transaction; a table not created yet is left to the runner. */
+export async function migrateSinkTable(client: SqlClient, before: TPipelineSpec, after: TPipelineSpec): Promise<string[]> {
+  const plan = sinkTableChanges(before, after);
+  if (!plan || plan.statements.length + plan.refusals.length === 0) return [];
+  // No table yet: nothing is stored, and the runner creates it with the new columns.
+  const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [quoteQualifiedName(plan.table)]);
+  if (!exists.rows[0]?.found) return [];
+  if (plan.refusals.length > 0) throw new ConfigurationError(`the sink table cannot follow the new version: ${plan.refusals.join("; ")}`);
+  for (const sql of plan.statements) await client.query(sql);
+  return plan.changes;
+}
