@@ -57,6 +57,7 @@ export interface TRequestDeadLetterReplayResult {
 
 interface TCandidate {
   id: bigint;
+  pipeline_version_id: string;
   version: number;
   topic: string;
   partition: number;
@@ -102,8 +103,16 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
     const cp = await tx.$queryRaw<{ watermark: Date | null }[]>`SELECT watermark FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
+    // The versions whose checkpoint the serving one continues (itself included): their dead letters
+    // are rows it skipped. Another version's (fresh state: blue/green, a rebuild) it reads on its own.
+    const lineage = await tx.$queryRaw<{ id: string }[]>`
+      WITH RECURSIVE chain(id, continued_from_id) AS (
+        SELECT id, continued_from_id FROM pipeline_versions WHERE id = ${serving.id}
+        UNION SELECT v.id, v.continued_from_id FROM pipeline_versions v JOIN chain c ON v.id = c.continued_from_id)
+      SELECT id FROM chain`;
+    const continued = new Set(lineage.map((l) => l.id));
     const rows = await tx.$queryRaw<TCandidate[]>`
-      SELECT dl.id, v.version, dl.topic, dl.partition, dl."offset", dl.truncated, dl.payload,
+      SELECT dl.id, dl.pipeline_version_id, v.version, dl.topic, dl.partition, dl."offset", dl.truncated, dl.payload,
              r.actor AS discarded_by, r.created_at AS discarded_at, r.reason AS discard_reason,
              i.status AS item_status, i.outcome AS item_outcome, i.detail AS item_detail, i.batch_id AS item_batch,
              i.again_dead_letter_id AS item_again, coalesce(i.applied_at, i.created_at) AS item_at, i.replay_id AS item_replay,
@@ -128,7 +137,7 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
                 ${c.pattern}, ${c.replacement}, 'g'), ${d.pattern}, ${d.replacement}, 'g'), ${REASON_CHARS}) = left(${f.reason ?? null}, ${REASON_CHARS}))
        ORDER BY dl.id LIMIT ${MAX_REPLAY + 1}`;
     const taken = rows.slice(0, MAX_REPLAY);
-    const refusal = refusalFor(spec, serving.version, cp[0]?.watermark ?? null);
+    const refusal = refusalFor(spec, serving.version, cp[0]?.watermark ?? null, continued);
     const refused: TDeadLetterReplayRefusal[] = [];
     const accepted: bigint[] = [];
     const records = new Map<string, bigint>();
@@ -180,7 +189,7 @@ interface TReplaySpec {
   aggregate?: { window?: unknown; allowedLateness?: string | number };
 }
 
-function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null) {
+function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null, continued: ReadonlySet<string>) {
   const topic = spec.source?.kafka?.topic;
   const column = spec.eventTime?.column;
   const latenessMs = spec.aggregate?.allowedLateness === undefined ? 0 : parseDuration(spec.aggregate.allowedLateness);
@@ -195,6 +204,7 @@ function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null) 
       if (row.item_again !== null && row.item_again !== row.id) return `already ${into} and failed again (${row.item_detail}); replay its new dead letter #${row.item_again} instead`;
       // Failed again (or was left out) and is still this dead letter: it may be replayed again.
     }
+    if (!continued.has(row.pipeline_version_id)) return `it is a row of version ${row.version}, whose checkpoint version ${version} does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice`;
     if (row.twin_id !== null) return `its source record (partition ${row.partition}, offset ${row.offset}) was already replayed from dead letter #${row.twin_id}`;
     if (row.truncated) return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
     if (topic && row.topic !== topic) return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;

@@ -33,6 +33,12 @@ function ReplayStatus({ row: r }: { row: TDeadLetterRowView }) {
         replay pending (request #{r.replay.replayId} by {r.replay.by}, <Time value={r.replay.at} />)
       </span>
     );
+  if (r.replay.batchId === null)
+    return (
+      <span>
+        not replayed (request #{r.replay.replayId} by {r.replay.by}){r.replay.detail ? <span className="muted"> — {r.replay.detail}</span> : null}
+      </span>
+    );
   return (
     <span>
       replayed into batch {r.replay.batchId} by {r.replay.by} <Time value={r.replay.at} />: <strong>{r.replay.outcome}</strong>
