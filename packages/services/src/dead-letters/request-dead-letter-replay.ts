@@ -8,7 +8,9 @@
 //
 // It refuses, per row and naming why, what a replay could make wrong: a row already replayed (or
 // waiting to be), one whose source record was replayed from another dead letter, a discarded one, one
-// whose raw value was truncated (only its first 64 KiB were kept), one from another topic, and one
+// whose raw value was truncated (only its first 64 KiB were kept), one from another topic, one a
+// checkpoint reset rewound over after it was dead-lettered (it was read again), one of a version the
+// serving one does not continue (fresh state: it reads the topic on its own), and one
 // behind the serving version's late horizon (watermark − allowedLateness): in a windowed pipeline its
 // window is final and evicted, so the row would be dropped as late again — or, were it applied, count
 // in a window already emitted. The engine re-checks the last at apply time (the watermark may move
@@ -79,6 +81,8 @@ interface TCandidate {
   item_into: number | null;
   /** Another dead letter of the same source record, replayed (or pending) so that it reached the result. */
   twin_id: bigint | null;
+  /** A checkpoint reset (of a version the serving one continues) after the row, rewinding to or before its offset: the row was read again. */
+  rewound_at: Date | null;
 }
 
 /** The summary shows reason groups cut to this many characters; a group sent back matches on as many. */
@@ -121,7 +125,10 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
                 JOIN dead_letter_replay_items oi ON oi.dead_letter_id = o.id
                WHERE ov.pipeline_id = ${pipeline.id} AND o.id <> dl.id AND o.topic = dl.topic AND o.partition = dl.partition AND o."offset" = dl."offset"
                  AND (oi.status = 'pending' OR oi.outcome = ANY(${SETTLED}::text[]))
-               LIMIT 1) AS twin_id
+               LIMIT 1) AS twin_id,
+             (SELECT max(cr.created_at) FROM checkpoint_resets cr
+               WHERE cr.pipeline_version_id IN (SELECT jsonb_array_elements_text(${JSON.stringify([...continued])}::jsonb))
+                 AND cr.created_at > dl.created_at AND (cr.offsets_after ->> dl.partition::text)::bigint <= dl."offset") AS rewound_at
         FROM dead_letters dl
         JOIN pipeline_versions v ON v.id = dl.pipeline_version_id
         LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = dl.id
@@ -205,6 +212,7 @@ function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null, 
       // Failed again (or was left out) and is still this dead letter: it may be replayed again.
     }
     if (!continued.has(row.pipeline_version_id)) return `it is a row of version ${row.version}, whose checkpoint version ${version} does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice`;
+    if (row.rewound_at !== null) return `a checkpoint reset at ${row.rewound_at.toISOString()} rewound partition ${row.partition} to or before offset ${row.offset}: the row was read again after it was dead-lettered, so replaying it could apply it twice`;
     if (row.twin_id !== null) return `its source record (partition ${row.partition}, offset ${row.offset}) was already replayed from dead letter #${row.twin_id}`;
     if (row.truncated) return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
     if (topic && row.topic !== topic) return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;
