@@ -107,6 +107,14 @@ export async function registerPipelineVersionIn(client: SqlClient, spec: TPipeli
   } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
     // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
     if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
+    // Its pending dead-letter replays die with it: the new version re-reads the topic from its own
+    // starting offsets, so replaying the old version's rows into it could apply them twice.
+    await client.query(
+      `UPDATE dead_letter_replay_items SET status = 'applied', outcome = 'refused', applied_at = now(),
+              detail = 'not replayed: version ' || $2::text || ' was replaced by version ' || $3::text || ' with fresh state before the replay ran (the new version reads the topic on its own)'
+        WHERE pipeline_version_id = $1 AND status = 'pending'`,
+      [previous.id, previous.version, version],
+    );
   }
   const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
   return { pipelineId, pipelineVersionId: id, version, created: true, ...(continuedFrom ? { continuedFrom } : {}), ...(replaced ? { replaced } : {}), ...(notes ? { notes } : {}) };

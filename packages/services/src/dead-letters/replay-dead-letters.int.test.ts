@@ -278,4 +278,41 @@ describe("dead-letter replay", () => {
     expect(detail).toBe('violates expectation "real_currency" (action: fail): not replayed');
     expect(await fx.pool.query(`SELECT 1 FROM batch_failures WHERE pipeline_version_id = $1`, [pv2])).toMatchObject({ rowCount: 0 });
   });
+
+  it("a version registered with fresh state cancels the replaced version's pending replays and refuses its rows", async () => {
+    const events = [payment("s-0", 1, new Date()), payment("s-1", "2.00", new Date()), payment("s-2", "3.00", new Date())];
+    const topic = await topicWith(events);
+    const [v1, v2] = ledgerVersions(topic, "replay-fresh", "replay_fresh");
+    await drainPipeline(fx, v1);
+    const pending = await requestDeadLetterReplay(db, who, { pipeline: "replay-fresh", reason: 'field "amount" should be double, got …', note: "before the rebuild" });
+    expect(pending!.accepted).toBe(2);
+    // A rebuild in place: version 2 re-reads the topic from its starting offsets, these rows included.
+    const rebuilt = await registerPipelineVersion(fx.pool, v2, { continueFromPrevious: false });
+    expect(rebuilt.replaced?.version).toBe(1);
+    const cancelled = await items(pending!.replayId!);
+    expect(cancelled.map((i) => [i.status, i.outcome, i.batch_id])).toEqual([["applied", "refused", null], ["applied", "refused", null]]);
+    const again = await requestDeadLetterReplay(db, who, { pipeline: "replay-fresh", reason: 'field "amount" should be double, got …', note: "after the rebuild" });
+    expect(again!.accepted).toBe(0);
+    expect(again!.refused.map((r) => r.why)).toEqual([1, 2].map(() => "it is a row of version 1, whose checkpoint version 2 does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice"));
+  });
+
+  it("refuses rows a checkpoint reset rewound over after they were dead-lettered (they were read again)", async () => {
+    const events = [payment("r-0", "1.00", new Date()), payment("r-1", "2.00", new Date()), payment("r-2", 3, new Date()), payment("r-3", "4.00", new Date())];
+    const topic = await topicWith(events);
+    const [v1, v2] = ledgerVersions(topic, "replay-rewound", "replay_rewound");
+    const { pipelineVersionId: pv1 } = await drainPipeline(fx, v1);
+    const pv2 = await fixContract("replay_rewound", v2);
+    const dl = (await fx.pool.query<{ id: string; partition: number; offset: string }>(`SELECT id, partition, "offset" FROM dead_letters WHERE pipeline_version_id = $1 ORDER BY partition, "offset"`, [pv1])).rows;
+    // r-0, r-2 on partition 0 (offsets 0, 1), r-1, r-3 on partition 1 (offsets 0, 1): dead letters r-0 (0:0), r-1 (1:0), r-3 (1:1).
+    expect(dl.map((d) => `${d.partition}:${d.offset}`)).toEqual(["0:0", "1:0", "1:1"]);
+    // Version 2 was reset to partition 1 offset 1 (as apply-checkpoint-reset records it): 1:1 is read again, 1:0 and 0:0 are not.
+    await fx.pool.query(
+      `INSERT INTO checkpoint_resets (pipeline_version_id, change_request_id, after_batch_id, offsets_before, offsets_after, state_cleared, requested_by, approved_by)
+       VALUES ($1, 990001, 0, '{"0": 2, "1": 2}', '{"0": 2, "1": 1}', false, 'a@sluice.local', 'b@sluice.local')`,
+      [pv2],
+    );
+    const res = await requestDeadLetterReplay(db, who, { pipeline: "replay-rewound", ids: dl.map((d) => Number(d.id)), note: "after the reset" });
+    expect(res!.accepted).toBe(2);
+    expect(res!.refused).toEqual([{ id: Number(dl[2]!.id), why: expect.stringMatching(/^a checkpoint reset at \S+ rewound partition 1 to or before offset 1: the row was read again after it was dead-lettered/) }]);
+  });
 });

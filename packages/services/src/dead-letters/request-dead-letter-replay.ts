@@ -9,7 +9,9 @@
 //
 // It refuses, per row and naming why, what a replay could make wrong: a row already replayed (or
 // waiting to be), one whose source record was replayed from another dead letter, a discarded one, one
-// whose raw value was truncated (only its first 64 KiB were kept), one from another topic, and one
+// whose raw value was truncated (only its first 64 KiB were kept), one from another topic, one a
+// checkpoint reset rewound over after it was dead-lettered (it was read again), one of a version the
+// serving one does not continue (fresh state: it reads the topic on its own), and one
 // behind the serving version's late horizon (watermark − allowedLateness): in a windowed pipeline its
 // window is final and evicted, so the row would be dropped as late again — or, were it applied, count
 // in a window already emitted. The engine re-checks the last at apply time (the watermark may move
@@ -50,6 +52,7 @@ export interface TRequestDeadLetterReplayResult {
 
 interface TCandidate {
   id: bigint;
+  pipeline_version_id: string;
   version: number;
   topic: string;
   partition: number;
@@ -71,6 +74,8 @@ interface TCandidate {
   item_into: number | null;
   /** Another dead letter of the same source record, replayed (or pending) so that it reached the result. */
   twin_id: bigint | null;
+  /** A checkpoint reset (of a version the serving one continues) after the row, rewinding to or before its offset: the row was read again. */
+  rewound_at: Date | null;
 }
 
 /** Outcomes after which the row is no longer a dead letter (replaying it again would apply it twice). */
@@ -91,8 +96,16 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
     const cp = await tx.$queryRaw<{ watermark: Date | null }[]>`SELECT watermark FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
+    // The versions whose checkpoint the serving one continues (itself included): their dead letters
+    // are rows it skipped. Another version's (fresh state: blue/green, a rebuild) it reads on its own.
+    const lineage = await tx.$queryRaw<{ id: string }[]>`
+      WITH RECURSIVE chain(id, continued_from_id) AS (
+        SELECT id, continued_from_id FROM pipeline_versions WHERE id = ${serving.id}
+        UNION SELECT v.id, v.continued_from_id FROM pipeline_versions v JOIN chain c ON v.id = c.continued_from_id)
+      SELECT id FROM chain`;
+    const continued = new Set(lineage.map((l) => l.id));
     const rows = await tx.$queryRaw<TCandidate[]>`
-      SELECT d.id, v.version, d.topic, d.partition, d."offset", d.truncated, d.payload,
+      SELECT d.id, d.pipeline_version_id, v.version, d.topic, d.partition, d."offset", d.truncated, d.payload,
              r.actor AS discarded_by, r.created_at AS discarded_at, r.reason AS discard_reason,
              i.status AS item_status, i.outcome AS item_outcome, i.detail AS item_detail, i.batch_id AS item_batch,
              i.again_dead_letter_id AS item_again, coalesce(i.applied_at, i.created_at) AS item_at, i.replay_id AS item_replay,
@@ -101,7 +114,10 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
                 JOIN dead_letter_replay_items oi ON oi.dead_letter_id = o.id
                WHERE ov.pipeline_id = ${pipeline.id} AND o.id <> d.id AND o.topic = d.topic AND o.partition = d.partition AND o."offset" = d."offset"
                  AND (oi.status = 'pending' OR oi.outcome = ANY(${SETTLED}::text[]))
-               LIMIT 1) AS twin_id
+               LIMIT 1) AS twin_id,
+             (SELECT max(cr.created_at) FROM checkpoint_resets cr
+               WHERE cr.pipeline_version_id IN (SELECT jsonb_array_elements_text(${JSON.stringify([...continued])}::jsonb))
+                 AND cr.created_at > d.created_at AND (cr.offsets_after ->> d.partition::text)::bigint <= d."offset") AS rewound_at
         FROM dead_letters d
         JOIN pipeline_versions v ON v.id = d.pipeline_version_id
         LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
@@ -111,7 +127,7 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
        WHERE v.pipeline_id = ${pipeline.id} AND ${deadLetterCondition(filter)}
        ORDER BY d.id LIMIT ${MAX_REPLAY + 1}`;
     const taken = rows.slice(0, MAX_REPLAY);
-    const refusal = refusalFor(spec, serving.version, cp[0]?.watermark ?? null);
+    const refusal = refusalFor(spec, serving.version, cp[0]?.watermark ?? null, continued);
     const refused: TDeadLetterReplayRefusal[] = [];
     const accepted: bigint[] = [];
     const records = new Map<string, bigint>();
@@ -163,7 +179,7 @@ interface TReplaySpec {
   aggregate?: { window?: unknown; allowedLateness?: string | number };
 }
 
-function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null) {
+function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null, continued: ReadonlySet<string>) {
   const topic = spec.source?.kafka?.topic;
   const column = spec.eventTime?.column;
   const latenessMs = spec.aggregate?.allowedLateness === undefined ? 0 : parseDuration(spec.aggregate.allowedLateness);
@@ -178,6 +194,8 @@ function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null) 
       if (row.item_again !== null && row.item_again !== row.id) return `already ${into} and failed again (${row.item_detail}); replay its new dead letter #${row.item_again} instead`;
       // Failed again (or was left out) and is still this dead letter: it may be replayed again.
     }
+    if (!continued.has(row.pipeline_version_id)) return `it is a row of version ${row.version}, whose checkpoint version ${version} does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice`;
+    if (row.rewound_at !== null) return `a checkpoint reset at ${row.rewound_at.toISOString()} rewound partition ${row.partition} to or before offset ${row.offset}: the row was read again after it was dead-lettered, so replaying it could apply it twice`;
     if (row.twin_id !== null) return `its source record (partition ${row.partition}, offset ${row.offset}) was already replayed from dead letter #${row.twin_id}`;
     if (row.truncated) return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
     if (topic && row.topic !== topic) return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;

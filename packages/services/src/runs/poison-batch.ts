@@ -23,9 +23,16 @@ export function describeRanges(ranges: TPlannedRange[] | null): string {
   return read.map((r) => `partition ${r.partition} offsets ${r.from}–${r.to - 1}`).join(", ");
 }
 
-export function poisonBatchMessage(batchId: number, ranges: TPlannedRange[] | null, deaths: number, lastWorker: string | null): string {
+/** A dead-letter replay batch's plan (offset_log.replay). */
+interface TPlannedReplay {
+  replayIds: number[];
+  itemIds: number[];
+}
+
+export function poisonBatchMessage(batchId: number, ranges: TPlannedRange[] | null, deaths: number, lastWorker: string | null, replay: TPlannedReplay | null = null): string {
+  const what = replay ? `a dead-letter replay of ${replay.itemIds.length} row(s), request #${replay.replayIds.join(", #")}` : describeRanges(ranges);
   return (
-    `batch ${batchId} (${describeRanges(ranges)}): the worker running it died ${deaths} times` +
+    `batch ${batchId} (${what}): the worker running it died ${deaths} times` +
     `\nEach attempt was started${lastWorker ? ` (last on worker ${lastWorker})` : ""} and none finished — no commit and no error the worker could report, ` +
     `which is what a crash looks like (out of memory, a native crash, SIGKILL). The pipeline version is failed so the batch stops killing workers. ` +
     `Find the cause in the dead workers' output (e.g. "JavaScript heap out of memory": give the workers more memory with NODE_OPTIONS=--max-old-space-size=…, ` +
@@ -52,10 +59,10 @@ export async function nextBatchIdOf(tx: TTx, pipelineVersionId: string): Promise
 /** Put the version into `failed` for a poison batch: the run row, a batch_failures row, a transition. */
 export async function failPoisonBatch(tx: TTx, run: TLockedRun, workerId: string, batchId: number): Promise<string> {
   const { pipelineVersionId } = run;
-  const planned = await tx.$queryRaw<{ ranges: TPlannedRange[] }[]>`
-    SELECT ranges FROM offset_log WHERE pipeline_version_id = ${pipelineVersionId} AND batch_id = ${batchId}`;
+  const planned = await tx.$queryRaw<{ ranges: TPlannedRange[]; replay: TPlannedReplay | null }[]>`
+    SELECT ranges, replay FROM offset_log WHERE pipeline_version_id = ${pipelineVersionId} AND batch_id = ${batchId}`;
   const ranges = planned[0]?.ranges ?? null;
-  const message = poisonBatchMessage(batchId, ranges, run.unfinishedAttempts, run.batchWorkerId);
+  const message = poisonBatchMessage(batchId, ranges, run.unfinishedAttempts, run.batchWorkerId, planned[0]?.replay ?? null);
   const sample = { rule: null, rowCount: 0, rows: [], ranges, unfinishedAttempts: run.unfinishedAttempts };
   await tx.$executeRaw`INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, row_count, message)
                        VALUES (${pipelineVersionId}, ${batchId}, 'worker-died', 0, ${message})`;
