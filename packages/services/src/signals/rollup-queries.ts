@@ -105,18 +105,29 @@ export interface TCountBucketRow {
   n: number;
 }
 
-/** Violations (warn and drop) per expectation name and bucket. */
+/**
+ * Violations (warn and drop) per expectation name and bucket, ordered by version, bucket and name.
+ * Shipped as one map per bucket and expanded here: node's cost is per returned row (docs/performance.md),
+ * and a row per expectation and bucket is four times the rows for four expectations.
+ */
 export async function queryExpectationBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TCountBucketRow[]> {
   if (versionIds.length === 0) return [];
   const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(db, (tx) => tx.$queryRaw<TCountBucketRow[]>`
-    SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
-           e.key AS name, sum(e.value::numeric)::float8 AS n
-      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
-      CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
-                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) r
-      CROSS JOIN LATERAL jsonb_each_text(r.violations) e
-     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
+  const rows = await withoutJit(db, (tx) => tx.$queryRaw<{ pv: string; t: Date; m: Record<string, number> }[]>`
+    SELECT pv, t, jsonb_object_agg(name, n) AS m FROM (
+      SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
+             e.key AS name, sum(e.value::numeric)::float8 AS n
+        FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
+        CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
+                              AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) r
+        CROSS JOIN LATERAL jsonb_each_text(r.violations) e
+       GROUP BY 1, 2, 3) x
+     GROUP BY 1, 2 ORDER BY 1, 2`);
+  return rows.flatMap((r) =>
+    Object.keys(r.m)
+      .sort()
+      .map((name) => ({ pv: r.pv, t: r.t, name, n: Number(r.m[name]) })),
+  );
 }
 
 export interface TPartitionBucketRow {
