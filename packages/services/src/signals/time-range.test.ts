@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketRange, grainFor, MAX_POINTS, presetRange, RANGE_PRESETS, splitByGrain, ZTimeRange } from "./time-range";
+import { bucketRange, chartSegments, grainFor, MAX_POINTS, presetRange, RANGE_PRESETS, splitByGrain, ZTimeRange } from "./time-range";
 
 describe("chart buckets", () => {
   it("every preset stays within the point budget with a step that is a whole number of 10-second grains", () => {
@@ -29,6 +29,22 @@ describe("chart buckets", () => {
     // Less than a whole minute inside: all from the fine grain; an empty range: nothing.
     expect(splitByGrain(d("10:00:20"), d("10:00:50"))).toEqual([seg(10, "10:00:20", "10:00:50")]);
     expect(splitByGrain(d("10:00:20"), d("10:00:20"))).toEqual([]);
+  });
+
+  it("a chart reads whole buckets of its grain and the last, partial 5-minute bucket from the minute grain, never the 10-second one", () => {
+    const d = (iso: string) => new Date(`2026-12-01T${iso}Z`);
+    const day = bucketRange({ from: d("10:07:30"), to: new Date(d("10:07:30").getTime() + 86_400_000) });
+    expect(day).toMatchObject({ stepSeconds: 300, grain: 300, from: d("10:05:00") });
+    expect(chartSegments(day)).toEqual([
+      { grain: 300, from: d("10:05:00"), to: new Date(d("10:05:00").getTime() + 86_400_000) },
+      { grain: 60, from: new Date(d("10:05:00").getTime() + 86_400_000), to: day.to },
+    ]);
+    // From an earlier start (the offset queries read one step before the range).
+    expect(chartSegments(day, d("10:00:00"))[0]).toEqual({ grain: 300, from: d("10:00:00"), to: new Date(d("10:05:00").getTime() + 86_400_000) });
+    const hour = bucketRange({ from: d("10:00:07"), to: d("11:00:07") });
+    expect(chartSegments(hour)).toEqual([{ grain: 10, from: d("10:00:00"), to: d("11:00:07") }]);
+    const six = bucketRange({ from: d("04:00:07"), to: d("10:00:07") });
+    expect(chartSegments(six)).toEqual([{ grain: 60, from: d("04:00:00"), to: d("10:00:07") }]);
   });
 
   it("buckets are aligned to the step, start at or before the range and cover it without holes", () => {

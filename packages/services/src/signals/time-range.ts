@@ -37,7 +37,7 @@ export interface TBucketing {
   /** The range's end (exclusive). */
   to: Date;
   stepSeconds: number;
-  /** Which rollup grain the buckets are binned from: the coarsest that divides the step (so also the bucket starts). */
+  /** Which rollup grain the buckets are binned from: the coarsest that divides the step (chartSegments: the last, partial bucket from finer ones). */
   grain: TGrain;
   /** Every bucket's start, oldest first (so gaps with no data are explicit). */
   starts: Date[];
