@@ -1,8 +1,9 @@
 // How fast the console's dashboard queries are with a week of history: one pipeline with 300k batches
 // (one every 2 s for 7 days) and 49 more with an hour each, 50 in the fleet, plus the workers' offset
-// samples (10 s, 1 min and 5 min grains, as the workers write them). Times the fleet query and each pipeline-page query over 1 h, 24 h and 7 d (median of 5
-// after a warm-up), the same 7-day chart computed straight from batch_log (the alternative the
-// rollups replace), and what the rollup trigger adds to each batch's commit.
+// samples (10 s, 1 min and 5 min grains, as the workers write them). Times the fleet query and each
+// pipeline-page query over 1 h, 24 h and 7 d (median of 5 after a warm-up), the same 7-day chart
+// computed straight from batch_log (the alternative the rollups replace), and what the rollup trigger
+// adds to each batch's commit.
 //   npx tsx bench/src/dashboard-queries.ts [--batches 302400] [--pipelines 50] [--keep]
 //   npx tsx bench/src/dashboard-queries.ts --reuse <database printed by --keep>   (time the queries again, no load)
 import { loadavg } from "node:os";
