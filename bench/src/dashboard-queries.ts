@@ -1,8 +1,9 @@
 // How fast the console's dashboard queries are with a week of history: one pipeline with 300k batches
 // (one every 2 s for 7 days) and 49 more with an hour each, 50 in the fleet, plus the workers' offset
-// samples. Times the fleet query and each pipeline-page query over 1 h, 24 h and 7 d (median of 5
-// after a warm-up), the same 7-day chart computed straight from batch_log (the alternative the
-// rollups replace), and what the rollup trigger adds to each batch's commit.
+// samples (10 s, 1 min and 5 min grains, as the workers write them). Times the fleet query and each
+// pipeline-page query over 1 h, 24 h and 7 d (median of 5 after a warm-up), the same 7-day chart
+// computed straight from batch_log (the alternative the rollups replace), and what the rollup trigger
+// adds to each batch's commit.
 //   npx tsx bench/src/dashboard-queries.ts [--batches 302400] [--pipelines 50] [--keep]
 //   npx tsx bench/src/dashboard-queries.ts --reuse <database printed by --keep>   (time the queries again, no load)
 import { loadavg } from "node:os";
@@ -105,10 +106,11 @@ async function loadHistory(pool: pg.Pool): Promise<void> {
   const rebuildMs = Date.now() - r0;
   await pool.query(
     `INSERT INTO offset_samples (pipeline_version_id, grain_seconds, partition, bucket_start, sampled_at, latest_offset, committed_offset)
-     SELECT v.id, g, p, b, b + interval '3 seconds', (extract(epoch FROM b - $2::timestamptz) * 17)::bigint + 40, (extract(epoch FROM b - $2::timestamptz) * 17)::bigint
-       FROM unnest($1::text[]) WITH ORDINALITY v(id, n), generate_series(0, 2) p, unnest(ARRAY[10, 60]) g,
+     SELECT v.id, g, p, date_bin(g * interval '1 second', b, '2000-01-01'), b + interval '3 seconds', (extract(epoch FROM b - $2::timestamptz) * 17)::bigint + 40, (extract(epoch FROM b - $2::timestamptz) * 17)::bigint
+       FROM unnest($1::text[]) WITH ORDINALITY v(id, n), generate_series(0, 2) p, unnest(ARRAY[10, 60, 300]) g,
             generate_series(CASE WHEN v.n = 1 THEN $2::timestamptz ELSE $3::timestamptz - interval '1 hour' END, $3::timestamptz - interval '10 seconds', interval '10 seconds') b
-      WHERE g = 10 OR extract(second FROM b) = 0
+      -- As recordOffsetSamples keeps them: every 10 s; each minute's first; each 5 minutes' newest minute's first.
+      WHERE g = 10 OR (g = 60 AND extract(second FROM b) = 0) OR (g = 300 AND extract(second FROM b) = 0 AND extract(minute FROM b)::int % 5 = 4)
      ON CONFLICT DO NOTHING`,
     [versions, START, END],
   );

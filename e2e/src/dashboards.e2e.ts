@@ -66,10 +66,16 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     await page.getByLabel("Password").fill(process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(/\/pipelines$/);
-    // The workers have committed a few batches and sampled the topic a few times.
-    await until("the first batches of the e2e pipeline", 90_000, async () => {
-      const r = await db.query(`SELECT count(*)::int AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`, [pipeline]);
-      return r.rows[0].n >= 5;
+    // The workers have committed batches in at least five 10-second buckets (what the pipeline-page test
+    // compares bucket by bucket) and sampled the topic a few times. Run alone (SLUICE_E2E_ONLY), this file
+    // starts seconds after the pipeline: five batches alone came in two or three buckets.
+    await until("the first batches of the e2e pipeline, in five 10-second buckets", 120_000, async () => {
+      const r = await db.query(
+        `SELECT count(DISTINCT date_bin('10 seconds', b.committed_at, '2000-01-01'))::int AS n
+           FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
+        [pipeline],
+      );
+      return r.rows[0].n >= 6;
     });
   });
 

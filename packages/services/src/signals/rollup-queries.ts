@@ -1,9 +1,9 @@
-// The SQL behind every chart: rollup buckets (10-second or 60-second grain, whichever divides the
-// chart's step) re-binned with date_bin to the step, for one or many pipeline versions at once (the
+// The SQL behind every chart: rollup buckets (10-second, 60-second or 5-minute grain, the coarsest that
+// divides the chart's step) re-binned with date_bin to the step, for one or many pipeline versions at once (the
 // fleet asks for all of them in one query each). Every read is a range scan of a primary key that
 // starts with (pipeline_version_id, grain_seconds, bucket_start).
 import type { Prisma, PrismaClient } from "@sluice/db";
-import { BUCKET_ORIGIN, GRAIN_SECONDS, splitByGrain, type TBucketing } from "./time-range";
+import { BUCKET_ORIGIN, chartSegments, COARSE_GRAIN_SECONDS, GRAIN_SECONDS, splitByGrain, type TBucketing, type TGrainSegment } from "./time-range";
 
 /**
  * Runs one dashboard query with JIT compilation off. The planner's row estimates for these range scans
@@ -16,6 +16,17 @@ function withoutJit<T>(db: PrismaClient, query: (tx: Prisma.TransactionClient) =
     await tx.$executeRaw`SET LOCAL jit = off`;
     return query(tx);
   });
+}
+
+/**
+ * Grain segments as three parallel arrays for `unnest(grains::int[], froms::text[], tos::text[])`, each
+ * joined LATERAL to one index range scan of a primary key (pipeline_version_id, grain_seconds,
+ * bucket_start, …). `OFFSET 0` keeps the subquery from being flattened into a plain join, which the
+ * planner turned into a sequential scan of the whole table and a hash join (143 ms instead of <1 ms for
+ * an hour's totals, docs/performance.md).
+ */
+function segmentArrays(segments: TGrainSegment[]): [number[], string[], string[]] {
+  return [segments.map((g) => g.grain), segments.map((g) => g.from.toISOString()), segments.map((g) => g.to.toISOString())];
 }
 
 export interface TBatchBucketRow {
@@ -52,6 +63,7 @@ export interface TBatchBucketRow {
 
 export async function queryBatchBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TBatchBucketRow[]> {
   if (versionIds.length === 0) return [];
+  const [grains, froms, tos] = segmentArrays(chartSegments(b));
   return withoutJit(db, (tx) => tx.$queryRaw<TBatchBucketRow[]>`
     SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
            sum(batches)::int AS batches, min(first_batch_id)::float8 AS first_batch_id, max(last_batch_id)::float8 AS last_batch_id,
@@ -67,19 +79,22 @@ export async function queryBatchBuckets(db: PrismaClient, versionIds: string[], 
            (array_agg(watermark ORDER BY last_batch_id DESC))[1] AS watermark,
            (array_agg(event_time_max ORDER BY last_batch_id DESC))[1] AS event_time_max,
            max(ingest_time_max) AS ingest_time_max
-      FROM batch_rollup
-     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${b.from} AND bucket_start < ${b.to}
+      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
+      CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
+                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) batch_rollup
      GROUP BY 1, 2 ORDER BY 1, 2`);
 }
 
 /** Only the rows committed per bucket: what the fleet's sparklines need (a fraction of the columns to ship). */
 export async function queryProcessedBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<{ pv: string; t: Date; input_rows: number }[]> {
   if (versionIds.length === 0) return [];
+  const [grains, froms, tos] = segmentArrays(chartSegments(b));
   return withoutJit(db, (tx) => tx.$queryRaw`
     SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
            sum(input_rows)::float8 AS input_rows
-      FROM batch_rollup
-     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${b.from} AND bucket_start < ${b.to}
+      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
+      CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
+                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) batch_rollup
      GROUP BY 1, 2 ORDER BY 1, 2`);
 }
 
@@ -90,15 +105,29 @@ export interface TCountBucketRow {
   n: number;
 }
 
-/** Violations (warn and drop) per expectation name and bucket. */
+/**
+ * Violations (warn and drop) per expectation name and bucket, ordered by version, bucket and name.
+ * Shipped as one map per bucket and expanded here: node's cost is per returned row (docs/performance.md),
+ * and a row per expectation and bucket is four times the rows for four expectations.
+ */
 export async function queryExpectationBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TCountBucketRow[]> {
   if (versionIds.length === 0) return [];
-  return withoutJit(db, (tx) => tx.$queryRaw<TCountBucketRow[]>`
-    SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
-           e.key AS name, sum(e.value::numeric)::float8 AS n
-      FROM batch_rollup r, jsonb_each_text(r.violations) e
-     WHERE r.pipeline_version_id = ANY(${versionIds}) AND r.grain_seconds = ${b.grain} AND r.bucket_start >= ${b.from} AND r.bucket_start < ${b.to}
-     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
+  const [grains, froms, tos] = segmentArrays(chartSegments(b));
+  const rows = await withoutJit(db, (tx) => tx.$queryRaw<{ pv: string; t: Date; m: Record<string, number> }[]>`
+    SELECT pv, t, jsonb_object_agg(name, n) AS m FROM (
+      SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
+             e.key AS name, sum(e.value::numeric)::float8 AS n
+        FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
+        CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
+                              AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) r
+        CROSS JOIN LATERAL jsonb_each_text(r.violations) e
+       GROUP BY 1, 2, 3) x
+     GROUP BY 1, 2 ORDER BY 1, 2`);
+  return rows.flatMap((r) =>
+    Object.keys(r.m)
+      .sort()
+      .map((name) => ({ pv: r.pv, t: r.t, name, n: Number(r.m[name]) })),
+  );
 }
 
 export interface TPartitionBucketRow {
@@ -114,14 +143,18 @@ export interface TPartitionBucketRow {
 
 export async function queryPartitionBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TPartitionBucketRow[]> {
   if (versionIds.length === 0) return [];
+  const [grains, froms, tos] = segmentArrays(chartSegments(b));
   return withoutJit(db, (tx) => tx.$queryRaw<TPartitionBucketRow[]>`
     SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t, partition,
            sum(rows_read)::float8 AS rows_read, max(last_committed_at) AS last_committed_at,
-           (array_agg(event_time_max ORDER BY last_batch_id DESC))[1] AS event_time_max,
-           (array_agg(last_data_at ORDER BY last_batch_id DESC))[1] AS last_data_at,
-           (array_agg(idle ORDER BY last_batch_id DESC))[1] AS idle
-      FROM partition_rollup
-     WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${b.grain} AND bucket_start >= ${b.from} AND bucket_start < ${b.to}
+           -- The newest known value, as the trigger keeps it inside one bucket (a batch that did not
+           -- report the partition's clock leaves it), so a bucket reads the same from every grain.
+           (array_agg(event_time_max ORDER BY last_batch_id DESC) FILTER (WHERE event_time_max IS NOT NULL))[1] AS event_time_max,
+           (array_agg(last_data_at ORDER BY last_batch_id DESC) FILTER (WHERE last_data_at IS NOT NULL))[1] AS last_data_at,
+           (array_agg(idle ORDER BY last_batch_id DESC) FILTER (WHERE idle IS NOT NULL))[1] AS idle
+      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
+      CROSS JOIN LATERAL (SELECT * FROM partition_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
+                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) partition_rollup
      GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
 }
 
@@ -136,18 +169,20 @@ export interface TOffsetBucketRow {
 
 /**
  * The last offset sample per version, bucket and partition: the statement both offset queries start
- * from. Parameters: $1 version ids, $2 step seconds, $3 bucket origin, $4 grain, $5 from, $6 to.
+ * from. Parameters: $1 version ids, $2 step seconds, $3 bucket origin, $4–$6 the grain segments
+ * (segmentArrays).
  * DISTINCT ON rather than array_agg(… ORDER BY) per column: a third less time in Postgres.
  */
 const LAST_SAMPLE_PER_BUCKET = `
   SELECT DISTINCT ON (1, 2, 3) pipeline_version_id AS pv, date_bin($2::int * interval '1 second', bucket_start, $3::timestamptz) AS t, partition,
          sampled_at, latest_offset, committed_offset
-    FROM offset_samples
-   WHERE pipeline_version_id = ANY($1::text[]) AND grain_seconds = $4::smallint AND bucket_start >= $5::timestamptz AND bucket_start < $6::timestamptz
+    FROM unnest($4::int[], $5::text[], $6::text[]) AS s(seg_grain, seg_from, seg_to)
+    CROSS JOIN LATERAL (SELECT * FROM offset_samples WHERE pipeline_version_id = ANY($1::text[]) AND grain_seconds = s.seg_grain
+                          AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) offset_samples
    ORDER BY 1, 2, 3, sampled_at DESC`;
 
 /** The bind parameters of LAST_SAMPLE_PER_BUCKET; from one step before the range, so the first bucket's input rate has a sample to be measured from. */
-const lastSampleParams = (versionIds: string[], b: TBucketing) => [versionIds, b.stepSeconds, BUCKET_ORIGIN, b.grain, new Date(b.from.getTime() - b.stepSeconds * 1000), b.to];
+const lastSampleParams = (versionIds: string[], b: TBucketing) => [versionIds, b.stepSeconds, BUCKET_ORIGIN, ...segmentArrays(chartSegments(b, new Date(b.from.getTime() - b.stepSeconds * 1000)))];
 
 /** The last offset sample per partition and bucket (the pipeline page's per-partition backlog and its input rate). */
 export async function queryOffsetBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TOffsetBucketRow[]> {
@@ -208,14 +243,17 @@ export interface TRangeTotalsRow {
   dropped_by: Record<string, number>;
 }
 
-/** Sums over [from, to) per version, with violations and drops per expectation (whole minutes from the coarse grain). */
+/** Sums over [from, to) per version, with violations and drops per expectation (each part of the range from the coarsest grain that fits it). */
 export async function queryRangeTotals(db: PrismaClient, versionIds: string[], from: Date, to: Date): Promise<TRangeTotalsRow[]> {
   if (versionIds.length === 0) return [];
-  const { coarseFrom, coarseTo } = splitByGrain(from, to);
+  const segments = splitByGrain(from, to);
+  if (segments.length === 0) return [];
+  // At most five segments (5 minutes inside, minutes and 10 s at each edge).
+  const [grains, froms, tos] = segmentArrays(segments);
   return withoutJit(db, (tx) => tx.$queryRaw<TRangeTotalsRow[]>`
-    WITH r AS (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND (
-                 (grain_seconds = 60 AND bucket_start >= ${coarseFrom} AND bucket_start < ${coarseTo}) OR
-                 (grain_seconds = ${GRAIN_SECONDS} AND ((bucket_start >= ${from} AND bucket_start < ${coarseFrom}) OR (bucket_start >= ${coarseTo} AND bucket_start < ${to})))))
+    WITH r AS (SELECT b.* FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
+                 CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
+                                       AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) b)
     SELECT t.*, coalesce(v.m, '{}') AS violations, coalesce(d.m, '{}') AS dropped_by FROM (
       SELECT pipeline_version_id AS pv, sum(batches)::int AS batches, sum(input_rows)::float8 AS input_rows, sum(sink)::float8 AS sink,
              sum(duplicate)::float8 AS duplicate, sum(filtered)::float8 AS filtered, sum(quarantined)::float8 AS quarantined,
@@ -233,7 +271,7 @@ export async function queryNewestIngest(db: PrismaClient, versionIds: string[]):
   return withoutJit(db, (tx) => tx.$queryRaw`
     SELECT v.id AS pv, r.ingest_time_max, r.last_committed_at FROM unnest(${versionIds}::text[]) AS v(id)
     CROSS JOIN LATERAL (SELECT ingest_time_max, last_committed_at FROM batch_rollup
-                         WHERE pipeline_version_id = v.id AND grain_seconds = 60 AND ingest_time_max IS NOT NULL ORDER BY bucket_start DESC LIMIT 1) r`);
+                         WHERE pipeline_version_id = v.id AND grain_seconds = ${COARSE_GRAIN_SECONDS} AND ingest_time_max IS NOT NULL ORDER BY bucket_start DESC LIMIT 1) r`);
 }
 
 /** The newest offset sample per version and partition, if one was taken since `since`. */

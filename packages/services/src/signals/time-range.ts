@@ -1,13 +1,18 @@
 // Time ranges and buckets for every chart: a range is asked for, the server picks a bucket width so a
 // series has at most MAX_POINTS points, aligned to the rollups' 10-second grain (batch_rollup,
-// partition_rollup, offset_samples all bucket with date_bin('10 seconds', …, BUCKET_ORIGIN)).
+// partition_rollup, offset_samples all bucket with date_bin(grain, …, BUCKET_ORIGIN)), and reads the
+// coarsest grain that divides that width — 10 s, 60 s or 5 min — so no chart reads more rows than it must.
 import { z } from "zod";
 
 /** The rollups' finest grain: every chart bucket is a whole number of these. */
 export const GRAIN_SECONDS = 10;
-/** The coarse grain, read by every chart whose step is a whole number of minutes. */
+/** The minute grain, read by every chart whose step is a whole number of minutes (not of 5 minutes). */
 export const COARSE_GRAIN_SECONDS = 60;
-export type TGrain = typeof GRAIN_SECONDS | typeof COARSE_GRAIN_SECONDS;
+/** The 5-minute grain, for steps of 5 minutes and more (24 h and longer ranges): a 7-day chart reads ~2,000 buckets, not ~10,000. */
+export const FIVE_MINUTE_GRAIN_SECONDS = 300;
+export type TGrain = typeof GRAIN_SECONDS | typeof COARSE_GRAIN_SECONDS | typeof FIVE_MINUTE_GRAIN_SECONDS;
+/** Every grain the rollups and offset samples are kept at, coarsest first. */
+export const GRAINS_COARSEST_FIRST: readonly TGrain[] = [FIVE_MINUTE_GRAIN_SECONDS, COARSE_GRAIN_SECONDS, GRAIN_SECONDS];
 export const BUCKET_ORIGIN = new Date("2000-01-01T00:00:00.000Z");
 /** At most this many points per series. */
 export const MAX_POINTS = 360;
@@ -32,7 +37,7 @@ export interface TBucketing {
   /** The range's end (exclusive). */
   to: Date;
   stepSeconds: number;
-  /** Which rollup grain the buckets are binned from: the coarsest that divides the step. */
+  /** Which rollup grain the buckets are binned from: the coarsest that divides the step (chartSegments: the last, partial bucket from finer ones). */
   grain: TGrain;
   /** Every bucket's start, oldest first (so gaps with no data are explicit). */
   starts: Date[];
@@ -52,18 +57,47 @@ export function bucketRange(range: TTimeRange, maxPoints = MAX_POINTS): TBucketi
   const first = origin + Math.floor((range.from.getTime() - origin) / stepMs) * stepMs;
   const starts: Date[] = [];
   for (let t = first; t < range.to.getTime(); t += stepMs) starts.push(new Date(t));
-  return { from: new Date(first), to: range.to, stepSeconds, grain: stepSeconds % COARSE_GRAIN_SECONDS === 0 ? COARSE_GRAIN_SECONDS : GRAIN_SECONDS, starts };
+  return { from: new Date(first), to: range.to, stepSeconds, grain: grainFor(stepSeconds), starts };
+}
+
+/** The coarsest grain a step is a whole number of (every step is a whole number of 10-second grains). */
+export function grainFor(stepSeconds: number): TGrain {
+  return GRAINS_COARSEST_FIRST.find((g) => stepSeconds % g === 0) ?? GRAIN_SECONDS;
+}
+
+/** One grain's share of a range: the buckets of `grain` starting in [from, to). */
+export interface TGrainSegment {
+  grain: TGrain;
+  from: Date;
+  to: Date;
 }
 
 /**
- * An arbitrary [from, to) as rollup buckets: the whole minutes inside it from the coarse grain, the
- * edges from the fine one, so a total over a week reads ~10k rows per version and is still exact to
- * the 10-second bucket.
+ * An arbitrary [from, to) as rollup buckets, each from the coarsest grain that fits: the whole 5-minute
+ * buckets inside it from the 5-minute grain, the whole minutes beside them from the minute grain, the
+ * edges from the 10-second one — so a total over a week reads ~2k rows per version and is still exact
+ * to the 10-second bucket. Segments are disjoint, cover the range's 10-second buckets, and come in
+ * ascending time; empty ones are left out.
  */
-export function splitByGrain(from: Date, to: Date): { coarseFrom: Date; coarseTo: Date } {
-  const m = COARSE_GRAIN_SECONDS * 1000;
+export function splitByGrain(from: Date, to: Date, grains: readonly TGrain[] = GRAINS_COARSEST_FIRST): TGrainSegment[] {
+  const [grain, ...finer] = grains;
+  if (grain === undefined || from.getTime() >= to.getTime()) return [];
+  if (finer.length === 0) return [{ grain, from, to }];
+  const m = grain * 1000;
   const o = BUCKET_ORIGIN.getTime();
-  const coarseFrom = o + Math.ceil((from.getTime() - o) / m) * m;
-  const coarseTo = o + Math.floor((to.getTime() - o) / m) * m;
-  return coarseFrom < coarseTo ? { coarseFrom: new Date(coarseFrom), coarseTo: new Date(coarseTo) } : { coarseFrom: from, coarseTo: from };
+  const inFrom = o + Math.ceil((from.getTime() - o) / m) * m;
+  const inTo = o + Math.floor((to.getTime() - o) / m) * m;
+  if (inFrom >= inTo) return splitByGrain(from, to, finer);
+  return [...splitByGrain(from, new Date(inFrom), finer), { grain, from: new Date(inFrom), to: new Date(inTo) }, ...splitByGrain(new Date(inTo), to, finer)];
+}
+
+/**
+ * The rollup rows a chart reads: whole buckets of its grain, and the last, partial one from the finer
+ * grains down to the minute (for steps of whole minutes; the 10-second grain for the rest) — so the
+ * 5-minute grain changes no number on a chart: every bucket holds exactly what the minute grain gave
+ * (time-series.int.test.ts compares them). `from` defaults to the first bucket's start.
+ */
+export function chartSegments(b: Pick<TBucketing, "from" | "to" | "grain">, from: Date = b.from): TGrainSegment[] {
+  const floor = b.grain === GRAIN_SECONDS ? GRAIN_SECONDS : COARSE_GRAIN_SECONDS;
+  return splitByGrain(from, b.to, GRAINS_COARSEST_FIRST.filter((g) => g <= b.grain && g >= floor));
 }

@@ -10,8 +10,8 @@ import { findPartitionOffsets } from "./find-partition-offsets";
 import { findPipelineSeries } from "./find-pipeline-series";
 import { getPipelineSignals } from "./get-pipeline-signals";
 import { offsetPoints, sampleOf } from "./offset-signals";
-import { queryOffsetBuckets, queryOffsetPoints } from "./rollup-queries";
-import { bucketRange } from "./time-range";
+import { queryBatchBuckets, queryExpectationBuckets, queryOffsetBuckets, queryOffsetPoints, queryPartitionBuckets, queryRangeTotals } from "./rollup-queries";
+import { bucketRange, type TBucketing } from "./time-range";
 import { recordOffsetSamples } from "./record-offset-samples";
 import { getBatchDetail } from "../progress/get-batch-detail";
 import { findPipelineVersions } from "../pipelines/find-pipeline-versions";
@@ -219,6 +219,71 @@ describe("bucketed time series over batch_log", () => {
     expect((folded.batches as unknown[]).length).toBeGreaterThan(20);
     await db.$executeRaw`SELECT sluice_rebuild_rollups(${pv})`;
     expect(await snapshot()).toEqual(folded);
+  });
+
+  it("the 5-minute grain is the minute grain summed: the trigger's rows equal the set-based coarsening, and no chart number changes (boundaries, the last partial bucket)", async () => {
+    const [pv] = await pipelineWith("five-minutes");
+    // On both sides of 5-minute and minute boundaries; a batch after the range's end inside its last
+    // 5-minute bucket (2900 s, the range ends at 2830 s); varying expectations, partitions and clocks.
+    const times = [0, 59.999, 60, 299.999, 300, 301, 599, 600, 899.99, 900, 1234, 1500, 2700, 2750, 2820, 2825, 2900, 3000];
+    for (const [b, t] of times.entries()) {
+      await commit(pv!, b, t, {
+        ...(b % 4 === 0 ? { partitionEventTime: undefined } : {}),
+        ...(b % 5 === 0 ? { latencyMs: undefined, ingestTimeMax: undefined } : {}),
+        ...(b % 3 === 0 ? { expectations: { other_rule: b } } : {}),
+        ...(b % 6 === 0 ? { sources: [{ partition: 2, startOffset: b, endOffset: b + 9, latestOffset: b + 9 }] } : {}),
+      });
+    }
+    const coarse = async () => ({
+      batches: await db.$queryRaw`SELECT * FROM batch_rollup WHERE pipeline_version_id = ${pv} AND grain_seconds = 300 ORDER BY bucket_start`,
+      partitions: await db.$queryRaw`SELECT * FROM partition_rollup WHERE pipeline_version_id = ${pv} AND grain_seconds = 300 ORDER BY bucket_start, partition`,
+    });
+    const folded = await coarse();
+    // Each 5-minute bucket holds exactly batch_log's batches of those 5 minutes.
+    const direct = await db.$queryRaw<{ t: Date; n: number }[]>`
+      SELECT date_bin('5 minutes', committed_at, '2000-01-01') AS t, count(*)::int AS n FROM batch_log WHERE pipeline_version_id = ${pv} GROUP BY 1 ORDER BY 1`;
+    expect((folded.batches as { bucket_start: Date; batches: number }[]).map((r) => [r.bucket_start, r.batches])).toEqual(direct.map((r) => [r.t, r.n]));
+    expect(direct.slice(0, 3).map((r) => r.n)).toEqual([4, 3, 2]);
+    // The set-based pass from the minute rows (the migration's backfill) writes what the trigger wrote.
+    await db.$executeRaw`SELECT sluice_rollups_from_finer(60::smallint, 300::smallint, ${pv})`;
+    expect(await coarse()).toEqual(folded);
+
+    // Samples several per minute and out of order (two workers), across 5-minute boundaries.
+    for (const s of [5, 12, 58, 61, 119, 64, 290, 301, 299, 610, 700, 2700, 2815, 2822, 2829, 2905]) {
+      await recordOffsetSamples(db, [{ pipelineVersionId: pv!, partition: 0, latestOffset: 1000 + s * 7, committedOffset: 900 + s * 6 }, { pipelineVersionId: pv!, partition: 1, latestOffset: 50 + s, committedOffset: s % 2 ? null : s }], at(s));
+    }
+    // The 5-minute sample is the newest minute's (first) sample: what the migration derives from the minute rows.
+    expect(await db.$queryRaw`
+      SELECT bucket_start, partition, sampled_at, latest_offset, committed_offset FROM offset_samples
+       WHERE pipeline_version_id = ${pv} AND grain_seconds = 300 ORDER BY bucket_start, partition`).toEqual(await db.$queryRaw`
+      SELECT DISTINCT ON (date_bin('300 seconds', bucket_start, '2000-01-01'), partition) date_bin('300 seconds', bucket_start, '2000-01-01') AS bucket_start,
+             partition, sampled_at, latest_offset, committed_offset
+        FROM offset_samples m WHERE pipeline_version_id = ${pv} AND grain_seconds = 60 ORDER BY date_bin('300 seconds', m.bucket_start, '2000-01-01'), partition, m.bucket_start DESC`);
+    // 299 s came after 290 s from the same minute: the minute keeps 290 s, and so does its 5-minute bucket.
+    expect((await db.offsetSample.findFirst({ where: { pipelineVersionId: pv!, grainSeconds: 300, bucketStart: at(0), partition: 0 } }))?.sampledAt).toEqual(at(290));
+
+    // Every chart query at 30-minute and 5-minute steps over a range ending mid-bucket: the same rows
+    // from the 5-minute grain (with the minutes of the last, partial bucket) as from the minute grain.
+    for (const days of [1, 7]) {
+      const b = bucketRange(range(2830 - days * 86_400, 2830));
+      expect(b).toMatchObject({ stepSeconds: days === 1 ? 300 : 1800, grain: 300 });
+      const minutes: TBucketing = { ...b, grain: 60 };
+      for (const query of [queryBatchBuckets, queryExpectationBuckets, queryPartitionBuckets, queryOffsetBuckets, queryOffsetPoints] as const) {
+        const fromMinutes = await query(db, [pv!], minutes);
+        expect(fromMinutes.length).toBeGreaterThan(0);
+        expect(await query(db, [pv!], b)).toEqual(fromMinutes);
+      }
+      // The batch after the range's end is in no bucket; the one at its end (2825 s) is.
+      const rows = await queryBatchBuckets(db, [pv!], b);
+      expect(rows.reduce((n, r) => n + r.batches, 0)).toBe(times.filter((t) => t < 2880).length);
+    }
+    // Range totals, from 5-minute, minute and 10-second buckets, equal batch_log summed over the same 10-second buckets.
+    // [55 s, 2826 s) is the 10-second buckets starting in it: [60 s, 2830 s) of batch_log (59.999 s is out, 2825 s in).
+    const [totals] = await queryRangeTotals(db, [pv!], at(55), at(2826));
+    const exact = await db.$queryRaw<{ n: number; input: number }[]>`
+      SELECT count(*)::int AS n, sum(input_rows)::float8 AS input FROM batch_log WHERE pipeline_version_id = ${pv} AND committed_at >= ${at(60)} AND committed_at < ${at(2830)}`;
+    expect(exact[0]!.n).toBe(14);
+    expect({ batches: totals!.batches, inputRows: totals!.input_rows }).toEqual({ batches: exact[0]!.n, inputRows: exact[0]!.input });
   });
 
   it("a malformed progress record still commits; the rollup counts what it can read", async () => {
