@@ -5,12 +5,19 @@
 // but may not approve it (no button, and the API refuses: change.approve is the operators'); an
 // operator approves it; the new version is registered continuing the old checkpoint (same offsets),
 // runs, and writes the new field into its new column — every event id produced once in the ledger.
-// Every step is on the Audit page. Screenshots in e2e/test-results/.
+// Every step is on the Audit page. Then a type mismatch on a pipeline of the test's own: events whose
+// int field arrives as a fraction are quarantined → the workers raise a request proposing the safe
+// widening (int → decimal) → an operator approves it → the card offers the quarantined rows this
+// change fixes → replayed from the card, they reach the ledger exactly once. Screenshots in
+// e2e/test-results/.
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
@@ -24,6 +31,8 @@ const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const topic = process.env.SLUICE_E2E_TOPIC;
 const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const execFileAsync = promisify(execFile);
 const skip = databaseUrl && pipeline && topic ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE, SLUICE_E2E_TOPIC)";
 const OWNER = "owner@sluice.local";
 const APPROVER = "oncall@sluice.local";
@@ -47,27 +56,27 @@ async function signedIn(email: string): Promise<Page> {
 }
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(resultsDir, `schema-change-${name}.png`), fullPage: true });
 
-/** Payment events like the demo producer's, with ids of this run and the new field. */
-async function produceWithNewField(wave: string, n: number): Promise<string[]> {
+/** Payment events like the demo producer's, with ids of this run and the new field (or `seq` as a fraction). */
+async function produceWithNewField(wave: string, n: number, to = topic!, change: "new field" | "fractional seq" | "none" = "new field"): Promise<string[]> {
   const ids = Array.from({ length: n }, (_, i) => `${run}-${wave}-${i}`);
   const producer = kafka.producer();
   await producer.connect();
   await producer.send({
-    topic: topic!,
+    topic: to,
     acks: -1,
     messages: ids.map((event_id, i) => ({
       value: JSON.stringify({
         event_id,
         type: "settlement",
         merchant_id: `m-${i % 3}`,
-        seq: i,
+        seq: change === "fractional seq" ? i + 0.5 : i,
         payment_id: `p-${event_id}`,
         customer_id: `c-${i % 5}`,
         amount: `${10 + i}.50`,
         currency: "EUR",
         card_country: "DE",
         event_time: new Date().toISOString(),
-        [FIELD]: i % 2 === 0 ? "gold" : "silver",
+        ...(change === "new field" ? { [FIELD]: i % 2 === 0 ? "gold" : "silver" } : {}),
       }),
     })),
   });
@@ -160,5 +169,67 @@ describe("Schema change", { skip }, () => {
     await shot(approver, "audit");
     await owner.context().close();
     await approver.context().close();
+  });
+
+  test("a type mismatch quarantines rows; the approved widening offers them for replay, and replayed they reach the ledger once", async () => {
+    // A ledger of its own on a topic only this test writes to (the demo producer's corrupt values would mix in).
+    const name = `e2e-drift-${Date.now().toString(36)}`;
+    const ownTopic = `sluice-${name}`;
+    const table = name.replace(/-/g, "_");
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: ownTopic, numPartitions: 2 }], waitForLeaders: true });
+    await admin.disconnect();
+    const spec = readFileSync(path.join(repoRoot, "demo/pipelines/payments-ledger.yaml"), "utf8")
+      .replace(/^name: payments-ledger/m, `name: ${name}`)
+      .replace("topic: payments,", `topic: ${ownTopic},`)
+      .replace("table: payments_ledger", `table: ${table}`);
+    const specFile = path.join(mkdtempSync(path.join(tmpdir(), "sluice-e2e-")), `${name}.yaml`);
+    writeFileSync(specFile, spec);
+    const cli = (...args: string[]) => execFileAsync(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    await cli("start", specFile, "e2e: a ledger whose producer changes a type");
+    try {
+      const good = await produceWithNewField("good", 10, ownTopic, "none");
+      await until("the good rows in the ledger", 90_000, async () => Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count) === good.length);
+      const v1 = (await db.query<{ id: string; version: number }>(`SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`, [name])).rows[0]!;
+
+      const fractional = await produceWithNewField("fraction", 10, ownTopic, "fractional seq");
+      const cr = await until("a request proposing the widening of seq", 90_000, async () => {
+        const rows = await db.query<{ id: string; payload: { observed: { field: string; outcome: string; count: number }[]; proposed: { contract: { fields: Record<string, unknown> } } } }>(
+          `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
+          [v1.id],
+        );
+        return rows.rows.find((r) => r.payload.observed.some((o) => o.field === "seq" && o.outcome === "quarantined" && o.count >= fractional.length));
+      });
+      const quarantined = await db.query<{ event_id: string }>(`SELECT payload->>'event_id' AS event_id FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'quarantined' ORDER BY 1`, [v1.id]);
+      assert.deepEqual(quarantined.rows.map((r) => r.event_id), [...fractional].sort(), "the fractional rows, and only they, were quarantined");
+
+      const approver = await signedIn(APPROVER);
+      await approver.goto("/change-requests");
+      const card = approver.getByTestId(`change-request-${cr.id}`);
+      await card.getByLabel(/Note/).fill("e2e: seq may carry fractions now");
+      await card.getByRole("button", { name: "Approve and apply" }).click();
+      await until("the widening to be applied", 30_000, async () => (await card.getByTestId("change-status").textContent()) === "applied");
+      const fixed = card.getByTestId("fixed-quarantine");
+      await fixed.waitFor();
+      assert.match((await fixed.textContent()) ?? "", new RegExp(`${fractional.length} row\\(s\\) of version ${v1.version} were quarantined for reasons this change fixes`));
+      await fixed.getByRole("button", { name: `Replay ${fractional.length} row(s) into version ${v1.version + 1}` }).click();
+      await card.getByTestId("fixed-replay-result").filter({ hasText: `${fractional.length} row(s) queued into version ${v1.version + 1}` }).waitFor();
+      await shot(approver, "fixed-replayed");
+
+      // The workers apply the replay in the new version's batch: every id once, the replayed ones with their fractions.
+      await until("the replayed rows in the ledger", 90_000, async () => Number((await db.query(`SELECT count(*) FROM ${table} WHERE event_id = ANY($1)`, [fractional])).rows[0].count) === fractional.length);
+      const ledger = await db.query<{ event_id: string; seq: string }>(`SELECT event_id, seq::text FROM ${table} ORDER BY event_id`);
+      assert.deepEqual(ledger.rows.map((r) => r.event_id), [...good, ...fractional].sort(), "every produced id exactly once");
+      assert.ok(ledger.rows.filter((r) => fractional.includes(r.event_id)).every((r) => r.seq.endsWith(".5")), "the widened column keeps the fractions");
+      const items = await db.query<{ status: string; outcome: string }>(`SELECT status, outcome FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE d.pipeline_version_id = $1`, [v1.id]);
+      assert.deepEqual(items.rows.map((i) => `${i.status}:${i.outcome}`), fractional.map(() => "applied:sink"));
+      // Replayed rows are no longer offered.
+      await approver.reload();
+      await approver.getByTestId(`change-request-${cr.id}`).getByText(`No quarantined rows of version ${v1.version} are fixed by this change.`).waitFor();
+      await approver.context().close();
+    } finally {
+      await cli("stop", name, "e2e: done").catch(() => undefined);
+    }
   });
 });

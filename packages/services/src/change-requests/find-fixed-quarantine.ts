@@ -2,11 +2,12 @@
 // would now accept — the rows "quarantined for reasons this change fixes", offered for replay on the
 // request's card (the replay itself is dead-letters/request-dead-letter-replay.ts). Each quarantined
 // payload is checked against the new version's contract with the engine's own checker, so "fixed"
-// means exactly what the new version's batches would do with it. Rows already discarded are left
-// out. Bounded: the newest MAX_SCANNED quarantined rows are checked (`capped` says when there were more).
+// means exactly what the new version's batches would do with it. Rows already discarded, waiting to be
+// replayed or replayed into the result are left out (so the count falls to 0 once they are replayed). Bounded: the newest MAX_SCANNED quarantined rows are checked (`capped` says when there were more).
 import { contractChecker } from "@sluice/engine";
 import { contractColumns, validateSpec } from "@sluice/spec";
 import type { PrismaClient } from "@sluice/db";
+import { SETTLED_REPLAY_OUTCOMES } from "../dead-letters/request-dead-letter-replay";
 import { ChangeRequestError } from "./change-request-view";
 
 const MAX_SCANNED = 20_000;
@@ -39,6 +40,7 @@ export async function findFixedQuarantine(db: PrismaClient, changeRequestId: big
     SELECT d.id, d.reason, d.payload FROM dead_letters d
      WHERE d.pipeline_version_id = ${cr.pipelineVersionId} AND d.outcome = 'quarantined' AND d.payload IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM dead_letter_resolutions r WHERE r.dead_letter_id = d.id)
+       AND NOT EXISTS (SELECT 1 FROM dead_letter_replay_items i WHERE i.dead_letter_id = d.id AND (i.status = 'pending' OR i.outcome = ANY(${SETTLED_REPLAY_OUTCOMES}::text[])))
      ORDER BY d.id DESC LIMIT ${MAX_SCANNED + 1}`;
   const capped = rows.length > MAX_SCANNED;
   const byReason = new Map<string, number>();

@@ -2,7 +2,7 @@
 // safe widening for a type mismatch, and no proposal (for a person to edit) when there is none.
 import { ledgerSpec } from "@sluice/engine/testing";
 import { describe, expect, it } from "vitest";
-import { proposeFromDrift, safeWidening } from "./observe-schema-drift";
+import { groupForApproval, proposeFromDrift, safeWidening } from "./observe-schema-drift";
 
 const base = ledgerSpec("t");
 const field = (over: Record<string, unknown>) => ({ field: "x", outcome: "rescued" as const, inferredType: "string" as const, count: 1, firstSeenMs: 0, lastSeenMs: 0, samples: [], ...over });
@@ -30,5 +30,17 @@ describe("proposeFromDrift", () => {
 
   it("only widens where every stored and new value fits", () => {
     expect([safeWidening("int", "double"), safeWidening("int", "decimal"), safeWidening("double", "decimal"), safeWidening("string", "int"), safeWidening("timestamp", "string"), safeWidening(undefined, "int")]).toEqual(["decimal", "decimal", "decimal", undefined, undefined, "int"]);
+  });
+});
+
+describe("groupForApproval", () => {
+  it("keeps the fields that can be declared together and puts each one that cannot on its own, so corrupt values never block a new field", () => {
+    const channel = field({ field: "channel" });
+    const seq = field({ field: "seq", outcome: "quarantined", declaredType: "int", inferredType: "double" });
+    const amount = field({ field: "amount", outcome: "quarantined", declaredType: "decimal", inferredType: "string" });
+    const type = field({ field: "type", outcome: "quarantined", declaredType: "string", inferredType: "json" });
+    expect(groupForApproval(base, [amount, channel, type, seq]).map((g) => g.map((f) => f.field))).toEqual([["channel", "seq"], ["amount"], ["type"]]);
+    expect(groupForApproval(base, [amount]).map((g) => g.map((f) => f.field))).toEqual([["amount"]]);
+    expect(groupForApproval(base, [])).toEqual([]);
   });
 });

@@ -25,7 +25,12 @@ import { schemaChangeImpact } from "./request-schema-change";
 export const SYSTEM_REQUESTER = "system";
 const MAX_SAMPLES = 5;
 
-export type TObserveResult = { kind: "none" } | { kind: "raised"; id: string; fields: string[] } | { kind: "updated"; ids: string[]; fields: string[] } | { kind: "raised+updated"; id: string; ids: string[]; fields: string[] };
+/** `raised`: the requests raised (one per decision, see groupForApproval), `id` the first of them. */
+export type TObserveResult =
+  | { kind: "none" }
+  | { kind: "raised"; id: string; raised: string[]; fields: string[] }
+  | { kind: "updated"; ids: string[]; fields: string[] }
+  | { kind: "raised+updated"; id: string; raised: string[]; ids: string[]; fields: string[] };
 
 interface TStoredObserved extends Omit<TObservedField, "firstSeen" | "lastSeen"> {
   firstSeen: string;
@@ -104,12 +109,15 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
     }
 
     const target = { type: "pipeline", id: version.pipelineId, label: version.pipeline.name };
-    let raised: bigint | undefined;
-    if (fresh.length > 0) {
-      const { proposed, needsEdit } = proposeFromDrift(current.spec, fresh);
-      const observed: TStoredObserved[] = fresh.map((f) => stored(f));
-      const rescued = fresh.filter((f) => f.outcome === "rescued").map((f) => f.field);
-      const quarantined = fresh.filter((f) => f.outcome === "quarantined").map((f) => f.field);
+    const raised: bigint[] = [];
+    // One request per decision: the fields with a safe proposal together, and each field without one on
+    // its own — so a producer's corrupt values (a person must decide those) never block a new field
+    // that could simply be declared.
+    for (const group of groupForApproval(current.spec, fresh)) {
+      const { proposed, needsEdit } = proposeFromDrift(current.spec, group);
+      const observed: TStoredObserved[] = group.map((f) => stored(f));
+      const rescued = group.filter((f) => f.outcome === "rescued").map((f) => f.field);
+      const quarantined = group.filter((f) => f.outcome === "quarantined").map((f) => f.field);
       const reason = [
         `Raised by the engine: batch ${input.batchId} of version ${version.version}`,
         rescued.length > 0 ? ` rescued unknown field(s) ${rescued.join(", ")} into _rescued` : "",
@@ -129,24 +137,32 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
           impact: JSON.parse(JSON.stringify(schemaChangeImpact(current.spec, proposed))),
         },
       });
-      raised = cr.id;
+      raised.push(cr.id);
       await recordAuditEvent(tx, {
         actorUserId: null,
         actor: SYSTEM_REQUESTER,
         action: "change.request",
         target,
         reason,
-        after: { changeRequest: String(cr.id), kind: "schema_change", fields: fresh.map((f) => ({ field: f.field, outcome: f.outcome, inferredType: f.inferredType, count: f.count })), needsEdit },
+        after: { changeRequest: String(cr.id), kind: "schema_change", fields: group.map((f) => ({ field: f.field, outcome: f.outcome, inferredType: f.inferredType, count: f.count })), needsEdit },
         from: { origin: "system" },
       });
     }
     const fields = input.drift.map((f) => f.field);
     const ids = [...updated.keys()].map(String);
-    if (raised !== undefined && ids.length > 0) return { kind: "raised+updated" as const, id: String(raised), ids, fields };
-    if (raised !== undefined) return { kind: "raised" as const, id: String(raised), fields: fresh.map((f) => f.field) };
+    const raisedIds = raised.map(String);
+    if (raisedIds.length > 0 && ids.length > 0) return { kind: "raised+updated" as const, id: raisedIds[0]!, raised: raisedIds, ids, fields };
+    if (raisedIds.length > 0) return { kind: "raised" as const, id: raisedIds[0]!, raised: raisedIds, fields: fresh.map((f) => f.field) };
     if (ids.length > 0) return { kind: "updated" as const, ids, fields };
     return { kind: "none" as const };
   });
+}
+
+/** The fields that can be declared as they arrive, together; each one that cannot, alone. */
+export function groupForApproval(current: TPipelineSpec, fresh: DriftField[]): DriftField[][] {
+  const safe = fresh.filter((f) => proposeFromDrift(current, [f]).needsEdit === null);
+  const unsafe = fresh.filter((f) => !safe.includes(f));
+  return [...(safe.length > 0 ? [safe] : []), ...unsafe.map((f) => [f])];
 }
 
 function stored(f: DriftField): TStoredObserved {

@@ -284,14 +284,14 @@ describe("dead-letter replay", () => {
     const topic = await topicWith(events);
     const [v1, v2] = ledgerVersions(topic, "replay-fresh", "replay_fresh");
     await drainPipeline(fx, v1);
-    const pending = await requestDeadLetterReplay(db, who, { pipeline: "replay-fresh", reason: 'field "amount" should be double, got …', note: "before the rebuild" });
+    const pending = await requestDeadLetterReplay(db, who, { pipeline: "replay-fresh", reasonGroup: 'field "amount" should be double, got …', note: "before the rebuild" });
     expect(pending!.accepted).toBe(2);
     // A rebuild in place: version 2 re-reads the topic from its starting offsets, these rows included.
     const rebuilt = await registerPipelineVersion(fx.pool, v2, { continueFromPrevious: false });
     expect(rebuilt.replaced?.version).toBe(1);
     const cancelled = await items(pending!.replayId!);
     expect(cancelled.map((i) => [i.status, i.outcome, i.batch_id])).toEqual([["applied", "refused", null], ["applied", "refused", null]]);
-    const again = await requestDeadLetterReplay(db, who, { pipeline: "replay-fresh", reason: 'field "amount" should be double, got …', note: "after the rebuild" });
+    const again = await requestDeadLetterReplay(db, who, { pipeline: "replay-fresh", reasonGroup: 'field "amount" should be double, got …', note: "after the rebuild" });
     expect(again!.accepted).toBe(0);
     expect(again!.refused.map((r) => r.why)).toEqual([1, 2].map(() => "it is a row of version 1, whose checkpoint version 2 does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice"));
   });

@@ -79,7 +79,7 @@ interface TCandidate {
 }
 
 /** Outcomes after which the row is no longer a dead letter (replaying it again would apply it twice). */
-const SETTLED = ["sink", "duplicate", "filtered", "dropped", "stale"];
+export const SETTLED_REPLAY_OUTCOMES = ["sink", "duplicate", "filtered", "dropped", "stale"];
 
 /** null when there is no pipeline of that name, or it has no version yet. */
 export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, input: TRequestDeadLetterReplayInput): Promise<TRequestDeadLetterReplayResult | null> {
@@ -113,7 +113,7 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
              (SELECT o.id FROM dead_letters o JOIN pipeline_versions ov ON ov.id = o.pipeline_version_id
                 JOIN dead_letter_replay_items oi ON oi.dead_letter_id = o.id
                WHERE ov.pipeline_id = ${pipeline.id} AND o.id <> d.id AND o.topic = d.topic AND o.partition = d.partition AND o."offset" = d."offset"
-                 AND (oi.status = 'pending' OR oi.outcome = ANY(${SETTLED}::text[]))
+                 AND (oi.status = 'pending' OR oi.outcome = ANY(${SETTLED_REPLAY_OUTCOMES}::text[]))
                LIMIT 1) AS twin_id,
              (SELECT max(cr.created_at) FROM checkpoint_resets cr
                WHERE cr.pipeline_version_id IN (SELECT jsonb_array_elements_text(${JSON.stringify([...continued])}::jsonb))
@@ -190,7 +190,7 @@ function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null, 
     if (row.item_status === "pending") return `a replay is already pending (request #${row.item_replay} by ${row.item_by} at ${row.item_at!.toISOString()}, into version ${row.item_into})`;
     if (row.item_status === "applied") {
       const into = `replayed into batch ${row.item_batch} of version ${row.item_into} by ${row.item_by} at ${row.item_at!.toISOString()}`;
-      if (SETTLED.includes(row.item_outcome ?? "")) return `already ${into} (${row.item_outcome}${row.item_detail ? `: ${row.item_detail}` : ""})`;
+      if (SETTLED_REPLAY_OUTCOMES.includes(row.item_outcome ?? "")) return `already ${into} (${row.item_outcome}${row.item_detail ? `: ${row.item_detail}` : ""})`;
       if (row.item_again !== null && row.item_again !== row.id) return `already ${into} and failed again (${row.item_detail}); replay its new dead letter #${row.item_again} instead`;
       // Failed again (or was left out) and is still this dead letter: it may be replayed again.
     }

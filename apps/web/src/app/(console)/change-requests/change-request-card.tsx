@@ -10,7 +10,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { Time } from "../pipelines/[name]/time";
 import { useTRPC } from "@/trpc/react";
-import { SchemaChangeDetails, type TReplayFixedQuarantine } from "./schema-change-details";
+import { SchemaChangeDetails } from "./schema-change-details";
 
 const STATUS_CLASS: Record<TChangeRequestView["status"], string> = {
   pending: "badge badge--warn",
@@ -25,12 +25,9 @@ const STATUS_CLASS: Record<TChangeRequestView["status"], string> = {
 export function ChangeRequestCard({
   cr,
   me,
-  replayFixedQuarantine,
 }: {
   cr: TChangeRequestView;
   me: { email: string; role: string } | undefined;
-  /** Replays an applied schema change's fixed quarantined rows (dead-letter replay); without it the card shows the count only. */
-  replayFixedQuarantine?: TReplayFixedQuarantine;
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -73,7 +70,7 @@ export function ChangeRequestCard({
         ) : null}
       </p>
       {cr.kind === "checkpoint_reset" && cr.impact ? <ResetImpact impact={cr.impact as TResetImpact} /> : null}
-      {cr.kind === "schema_change" ? <SchemaChangeDetails cr={cr} replayFixedQuarantine={replayFixedQuarantine} /> : null}
+      {cr.kind === "schema_change" ? <SchemaChangeDetails cr={cr} /> : null}
       {cr.decidedBy ? (
         <p className="small" data-testid="change-decision">
           {cr.status === "cancelled" ? "Cancelled" : cr.status === "rejected" ? "Rejected" : "Approved"} by <span className="mono">{cr.decidedBy}</span> <Time value={cr.decidedAt} />

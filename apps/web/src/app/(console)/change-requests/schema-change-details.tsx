@@ -3,9 +3,8 @@
 // last seen, sample rows), the contract diff classified, the downstream parts that use a changed or
 // removed field, whether the new version continues the state — and once applied, what was registered
 // and how many of the old version's quarantined rows the new contract accepts, offered for replay.
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAppliedSchemaChange, TChangeRequestView, TSchemaChangeImpact } from "@sluice/services";
-import { useState } from "react";
 import { Time } from "../pipelines/[name]/time";
 import { useTRPC } from "@/trpc/react";
 
@@ -20,10 +19,7 @@ interface TObserved {
   samples: Record<string, unknown>[];
 }
 
-/** Replays the given dead letters through the current version (the dead-letter replay service); the card shows the button only when given. */
-export type TReplayFixedQuarantine = (input: { pipeline: string; ids: string[]; note: string }) => Promise<unknown>;
-
-export function SchemaChangeDetails({ cr, replayFixedQuarantine }: { cr: TChangeRequestView; replayFixedQuarantine?: TReplayFixedQuarantine | undefined }) {
+export function SchemaChangeDetails({ cr }: { cr: TChangeRequestView }) {
   const payload = (cr.payload ?? {}) as { observed?: TObserved[] | null; needsEdit?: string | null };
   const impact = cr.impact as TSchemaChangeImpact | null;
   return (
@@ -35,7 +31,7 @@ export function SchemaChangeDetails({ cr, replayFixedQuarantine }: { cr: TChange
         </p>
       ) : null}
       {impact ? <SchemaImpact impact={impact} /> : null}
-      {cr.status === "applied" && cr.result ? <Applied cr={cr} result={cr.result as TAppliedSchemaChange} replay={replayFixedQuarantine} /> : null}
+      {cr.status === "applied" && cr.result ? <Applied cr={cr} result={cr.result as TAppliedSchemaChange} /> : null}
       {cr.status === "failed" && cr.result ? (
         <p className="form__error" data-testid="apply-failed">
           Applying failed (retrying would not help): {(cr.result as { error?: string }).error}
@@ -119,11 +115,15 @@ function SchemaImpact({ impact }: { impact: TSchemaChangeImpact }) {
   );
 }
 
-function Applied({ cr, result, replay }: { cr: TChangeRequestView; result: TAppliedSchemaChange; replay: TReplayFixedQuarantine | undefined }) {
+function Applied({ cr, result }: { cr: TChangeRequestView; result: TAppliedSchemaChange }) {
   const trpc = useTRPC();
   // The id as text: query keys are hashed as JSON, which has no BigInt.
+  const queryClient = useQueryClient();
   const fixed = useQuery(trpc.change.fixedQuarantine.queryOptions({ id: cr.id }));
-  const [replayed, setReplayed] = useState<"idle" | "busy" | "done" | string>("idle");
+  const may = useQuery(trpc.pipeline.may.queryOptions({ pipeline: cr.pipeline }));
+  const mayReplay = may.data?.["deadletter.replay"];
+  // The rows go through the dead-letter replay (its refusals included): the workers apply them in the new version's next batch.
+  const replay = useMutation(trpc.deadLetter.replay.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
   return (
     <div className="stack" data-testid="schema-applied">
       <p>
@@ -144,26 +144,33 @@ function Applied({ cr, result, replay }: { cr: TChangeRequestView; result: TAppl
               </li>
             ))}
           </ul>
-          {replay ? (
+          {mayReplay?.ok ? (
             <button
               type="button"
-              className="button button--small"
-              disabled={replayed === "busy" || replayed === "done"}
-              onClick={() => {
-                setReplayed("busy");
-                replay({ pipeline: cr.pipeline, ids: fixed.data?.ids ?? [], note: `fixed by schema change request #${cr.id}` }).then(
-                  () => setReplayed("done"),
-                  (e: Error) => setReplayed(e.message),
-                );
-              }}
+              className="button button--small button--primary"
+              disabled={replay.isPending || replay.isSuccess}
+              onClick={() => replay.mutate({ pipeline: cr.pipeline, ids: fixed.data?.ids ?? [], note: `fixed by schema change request #${cr.id}` })}
             >
-              {replayed === "done" ? "Replay requested" : `Replay ${fixed.data.count} row(s)`}
+              {replay.isPending ? "Queueing…" : `Replay ${fixed.data.count} row(s) into version ${result.version}`}
             </button>
+          ) : mayReplay ? (
+            <p className="muted">{mayReplay.message}</p>
           ) : null}
-          {replayed !== "idle" && replayed !== "busy" && replayed !== "done" ? <p className="form__error" role="alert">{replayed}</p> : null}
+          {replay.isError ? (
+            <p className="form__error" role="alert">
+              {replay.error.message}
+            </p>
+          ) : null}
         </div>
       ) : fixed.data ? (
-        <p className="muted">No quarantined rows of version {fixed.data.version} are fixed by this change.</p>
+        <p className="muted">No quarantined rows of version {fixed.data.version} are fixed by this change{replay.isSuccess ? " and waiting" : ""}.</p>
+      ) : null}
+      {/* Outside the list above: once queued, the rows are no longer "fixed and waiting", so the list empties. */}
+      {replay.isSuccess ? (
+        <p className="notice" role="status" data-testid="fixed-replay-result">
+          {replay.data.accepted > 0 ? `Replay #${replay.data.replayId}: ${replay.data.accepted} row(s) queued into version ${replay.data.version}; its next batch applies them (the pipeline's dead letters show each row's outcome).` : "Nothing was queued."}
+          {replay.data.refused.length > 0 ? ` ${replay.data.refused.length} refused (the pipeline's dead letters show why).` : ""}
+        </p>
       ) : null}
     </div>
   );
