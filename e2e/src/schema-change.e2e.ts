@@ -222,7 +222,7 @@ describe("Schema change", { skip }, () => {
       const ledger = await db.query<{ event_id: string; seq: string }>(`SELECT event_id, seq::text FROM ${table} ORDER BY event_id`);
       assert.deepEqual(ledger.rows.map((r) => r.event_id), [...good, ...fractional].sort(), "every produced id exactly once");
       assert.ok(ledger.rows.filter((r) => fractional.includes(r.event_id)).every((r) => r.seq.endsWith(".5")), "the widened column keeps the fractions");
-      const items = await db.query<{ status: string; outcome: string }>(`SELECT status, outcome FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE d.pipeline_version_id = $1`, [v1.id]);
+      const items = await db.query<{ status: string; outcome: string }>(`SELECT i.status, i.outcome FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE d.pipeline_version_id = $1`, [v1.id]);
       assert.deepEqual(items.rows.map((i) => `${i.status}:${i.outcome}`), fractional.map(() => "applied:sink"));
       // Replayed rows are no longer offered.
       await approver.reload();
