@@ -6,25 +6,15 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { launchBrowser } from "./browser";
-import { assertConsoleReachable, baseUrl } from "./console-url";
+import { assertConsoleReachable } from "./console-url";
+import { signedIn } from "./sign-in";
 
 const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
 let browser: Browser;
 
-async function signedIn(email: string, password: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 900 } });
-  context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(/\/pipelines$/);
-  return page;
-}
 
 describe("Admin page", () => {
   before(async () => {
@@ -36,7 +26,7 @@ describe("Admin page", () => {
   });
 
   test("an admin adds a person, maps a group and sets an on-call contact; the person signs in with the one-time password", async () => {
-    const page = await signedIn("admin@sluice.local", DEMO_PASSWORD);
+    const page = await signedIn(browser, "admin@sluice.local", { password: DEMO_PASSWORD, height: 900, timeoutMs: 15_000 });
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).click();
     await page.getByRole("heading", { level: 1, name: "Admin" }).waitFor();
     await page.getByTestId("user-viewer@sluice.local").waitFor();
@@ -75,13 +65,13 @@ describe("Admin page", () => {
     await page.screenshot({ path: path.join(resultsDir, "admin.png"), fullPage: true });
     await page.context().close();
 
-    const pat = await signedIn("pat@sluice.local", oneTimePassword);
+    const pat = await signedIn(browser, "pat@sluice.local", { password: oneTimePassword, height: 900, timeoutMs: 15_000 });
     await pat.getByTestId("signed-in-user").getByText("owner", { exact: true }).waitFor();
     await pat.context().close();
   });
 
   test("a viewer has no Admin area, and the page itself says it is for admins", async () => {
-    const page = await signedIn("viewer@sluice.local", DEMO_PASSWORD);
+    const page = await signedIn(browser, "viewer@sluice.local", { password: DEMO_PASSWORD, height: 900, timeoutMs: 15_000 });
     assert.equal(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).count(), 0);
     await page.goto("/admin");
     await page.getByRole("heading", { name: "Admins only" }).waitFor();

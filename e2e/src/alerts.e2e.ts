@@ -12,9 +12,10 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
 import { assertConsoleReachable, baseUrl } from "./console-url";
+import { signedIn } from "./sign-in";
 import { sleep, until } from "./until";
 
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
@@ -29,17 +30,6 @@ let db: pg.Client;
 let receiver: http.Server;
 const received: { key: string; body: { text: string; blocks: unknown[] } }[] = [];
 
-async function signedIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1440, height: 1000 } });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(/\/pipelines$/);
-  return { context, page };
-}
 
 const screenshot = async (page: Page, name: string) => {
   mkdirSync(resultsDir, { recursive: true });
@@ -81,7 +71,7 @@ describe("alerts in the browser", { skip }, () => {
       INSERT INTO pipeline_runs (pipeline_version_id, desired_state, status, consecutive_failures, last_error, last_error_at)
       SELECT id, 'running', 'failed', 5, 'relation "e2e_alerting" does not exist (SQLSTATE 42P01)', now() FROM v`);
     browser = await launchBrowser();
-    operator = (await signedIn("operator@sluice.local")).page;
+    operator = await signedIn(browser, "operator@sluice.local", { password: PASSWORD, width: 1440 });
   });
 
   after(async () => {
@@ -160,7 +150,8 @@ describe("alerts in the browser", { skip }, () => {
   });
 
   test("a viewer sees the alert but can neither acknowledge nor silence it", async () => {
-    const { page: viewer, context } = await signedIn("viewer@sluice.local");
+    const viewer = await signedIn(browser, "viewer@sluice.local", { password: PASSWORD, width: 1440 });
+    const context = viewer.context();
     try {
       // A fresh firing alert for the viewer to face (the one above is acknowledged).
       await db.query(`UPDATE alert_episodes SET state = 'firing', acknowledged_at = NULL, acknowledged_by = NULL WHERE id = $1`, [(await episode())!.id]);

@@ -16,10 +16,10 @@ import { promisify } from "node:util";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
-import { assertConsoleReachable, baseUrl } from "./console-url";
+import { assertConsoleReachable } from "./console-url";
+import { signedIn } from "./sign-in";
 import { until } from "./until";
 
-const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
@@ -32,17 +32,6 @@ const APPROVER = "oncall@sluice.local";
 
 let browser: Browser;
 let db: pg.Client;
-async function signedIn(email: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(DEMO_PASSWORD);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(/\/pipelines$/);
-  return page;
-}
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(resultsDir, `change-management-${name}.png`), fullPage: true });
 
@@ -69,7 +58,7 @@ describe("Change management", { skip }, () => {
   });
 
   test("pause and resume from the pipeline page, each asking for a reason, recorded with who and why", async () => {
-    const page = await signedIn(REQUESTER);
+    const page = await signedIn(browser, REQUESTER);
     await page.goto(`/pipelines/${pipeline}`);
     await until("the pipeline to run", 60_000, async () => (await page.getByTestId("run-phase").textContent()) === "running");
     // No reason: the browser keeps the form open (required) and nothing is sent.
@@ -99,7 +88,7 @@ describe("Change management", { skip }, () => {
     await until("a few committed batches", 60_000, async () => Number((await db.query(`SELECT count(*) FROM batch_log WHERE pipeline_version_id = $1`, [versionId])).rows[0].count) >= 3);
     const resetTo = new Date(Date.now() - 20_000);
 
-    const requester = await signedIn(REQUESTER);
+    const requester = await signedIn(browser, REQUESTER);
     await requester.goto(`/pipelines/${pipeline}`);
     const form = requester.getByRole("form", { name: "Request a checkpoint reset" });
     await form.locator('select[name="kind"]').selectOption("timestamp");
@@ -125,7 +114,7 @@ describe("Change management", { skip }, () => {
     assert.match(self.body, /someone else must approve it \(four-eyes rule, whatever your role\)/);
     await shot(requester, "self-approval-refused");
 
-    const approver = await signedIn(APPROVER);
+    const approver = await signedIn(browser, APPROVER);
     await approver.goto("/change-requests");
     const theirs = approver.getByTestId(`change-request-${id}`);
     await theirs.getByTestId("reset-impact").waitFor();
@@ -196,7 +185,7 @@ describe("Change management", { skip }, () => {
         const n = await db.query(`SELECT count(*)::int AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND b.input_rows > 0`, [name]);
         return n.rows[0].n >= 2;
       });
-      const page = await signedIn(REQUESTER);
+      const page = await signedIn(browser, REQUESTER);
       await page.goto(`/pipelines/${name}`);
       const form = page.getByRole("form", { name: "Request a checkpoint reset" });
       const refusal = page.getByTestId("checkpoint-reset").getByTestId("reset-refused");

@@ -22,10 +22,10 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "./browser";
-import { assertConsoleReachable, baseUrl } from "./console-url";
+import { assertConsoleReachable } from "./console-url";
+import { signedIn } from "./sign-in";
 import { until } from "./until";
 
-const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const topic = process.env.SLUICE_E2E_TOPIC;
@@ -43,17 +43,6 @@ let browser: Browser;
 let db: pg.Client;
 let kafka: Kafka;
 
-async function signedIn(email: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(DEMO_PASSWORD);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL(/\/pipelines$/);
-  return page;
-}
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(resultsDir, `schema-change-${name}.png`), fullPage: true });
 
 /** Payment events like the demo producer's, with ids of this run and the new field (or `seq` as a fraction). */
@@ -112,7 +101,7 @@ describe("Schema change", { skip }, () => {
     assert.equal(requests.rowCount, 1, "one request for the field");
 
     // The owner of the pipeline's team sees what their producer caused, and may not approve it.
-    const owner = await signedIn(OWNER);
+    const owner = await signedIn(browser, OWNER);
     await owner.goto("/change-requests");
     const card = owner.getByTestId(`change-request-${cr.id}`);
     await card.getByTestId(`observed-${FIELD}`).waitFor();
@@ -129,7 +118,7 @@ describe("Schema change", { skip }, () => {
     assert.equal(refused.status, 403, refused.body);
     await shot(owner, "raised");
 
-    const approver = await signedIn(APPROVER);
+    const approver = await signedIn(browser, APPROVER);
     await approver.goto("/change-requests");
     const theirs = approver.getByTestId(`change-request-${cr.id}`);
     await theirs.getByLabel(/Note/).fill("e2e: the new field is expected");
@@ -204,7 +193,7 @@ describe("Schema change", { skip }, () => {
       const quarantined = await db.query<{ event_id: string }>(`SELECT payload->>'event_id' AS event_id FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'quarantined' ORDER BY 1`, [v1.id]);
       assert.deepEqual(quarantined.rows.map((r) => r.event_id), [...fractional].sort(), "the fractional rows, and only they, were quarantined");
 
-      const approver = await signedIn(APPROVER);
+      const approver = await signedIn(browser, APPROVER);
       await approver.goto("/change-requests");
       const card = approver.getByTestId(`change-request-${cr.id}`);
       await card.getByLabel(/Note/).fill("e2e: seq may carry fractions now");
