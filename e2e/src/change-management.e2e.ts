@@ -206,7 +206,8 @@ describe("Change management", { skip }, () => {
       await form.getByRole("button", { name: "Request reset" }).click();
       await until("the second refusal", 20_000, async () => /can only be rebuilt from the start of the topic/.test((await refusal.textContent()) ?? ""));
 
-      const requests = await db.query(`SELECT count(*)::int AS n FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id WHERE p.name = $1`, [name]);
+      const requests = await db.query(`SELECT count(*)::int AS n FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id WHERE p.name = $1 AND c.kind = 'checkpoint_reset'`, [name]);
+      // (The workers may raise schema change requests for the demo producer's corrupt values meanwhile.)
       assert.equal(requests.rows[0].n, 0, "a refused reset never becomes a change request");
       const audited = await db.query<{ outcome: string; actor: string }>(`SELECT outcome, actor FROM audit_events WHERE action = 'change.request' AND target_label = $1 ORDER BY id`, [name]);
       assert.deepEqual(audited.rows, [
