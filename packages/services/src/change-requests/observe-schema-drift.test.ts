@@ -34,12 +34,12 @@ describe("proposeFromDrift", () => {
 });
 
 describe("groupForApproval", () => {
-  it("keeps the fields that can be declared together and puts each one that cannot on its own, so corrupt values never block a new field", () => {
+  it("keeps the fields that can be declared together, apart from those that cannot, so corrupt values never block a new field", () => {
     const channel = field({ field: "channel" });
     const seq = field({ field: "seq", outcome: "quarantined", declaredType: "int", inferredType: "double" });
     const amount = field({ field: "amount", outcome: "quarantined", declaredType: "decimal", inferredType: "string" });
     const type = field({ field: "type", outcome: "quarantined", declaredType: "string", inferredType: "json" });
-    expect(groupForApproval(base, [amount, channel, type, seq]).map((g) => g.map((f) => f.field))).toEqual([["channel", "seq"], ["amount"], ["type"]]);
+    expect(groupForApproval(base, [amount, channel, type, seq]).map((g) => g.map((f) => f.field))).toEqual([["channel", "seq"], ["amount", "type"]]);
     expect(groupForApproval(base, [amount]).map((g) => g.map((f) => f.field))).toEqual([["amount"]]);
     expect(groupForApproval(base, [])).toEqual([]);
   });

@@ -104,16 +104,29 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
         updated.set(pending.id, entry);
       } else if (!explained.has(keyOf(f))) fresh.push(f);
     }
+    // Fields that cannot be declared as they arrive join this version's pending request of such fields
+    // when there is one: it is one decision (fix the producer, or reject), not one request per field.
+    const groups = groupForApproval(current.spec, fresh);
+    const unsafeGroup = groups.find((g) => proposeFromDrift(current.spec, g).needsEdit !== null);
+    const undeclarable = unsafeGroup && requests.find((r) => r.status === "pending" && r.requestedById === null && (r.payload as { needsEdit?: string | null }).needsEdit);
+    if (unsafeGroup && undeclarable) {
+      const entry = updated.get(undeclarable.id) ?? { payload: { ...(undeclarable.payload as Record<string, unknown>), observed: [...((undeclarable.payload as { observed?: TStoredObserved[] }).observed ?? [])] } };
+      entry.payload.observed.push(...unsafeGroup.map((f) => stored(f)));
+      // proposeFromDrift reads only field, outcome, declaredType and inferredType, which stored rows keep.
+      entry.payload.needsEdit = proposeFromDrift(current.spec, entry.payload.observed as unknown as DriftField[]).needsEdit;
+      updated.set(undeclarable.id, entry);
+      groups.splice(groups.indexOf(unsafeGroup), 1);
+    }
     for (const [id, { payload }] of updated) {
       await tx.changeRequest.update({ where: { id }, data: { payload: JSON.parse(JSON.stringify(payload)), updatedAt: new Date() } });
     }
 
     const target = { type: "pipeline", id: version.pipelineId, label: version.pipeline.name };
     const raised: bigint[] = [];
-    // One request per decision: the fields with a safe proposal together, and each field without one on
-    // its own — so a producer's corrupt values (a person must decide those) never block a new field
+    // One request per decision: the fields with a safe proposal together, and those without one
+    // together — so a producer's corrupt values (a person must decide those) never block a new field
     // that could simply be declared.
-    for (const group of groupForApproval(current.spec, fresh)) {
+    for (const group of groups) {
       const { proposed, needsEdit } = proposeFromDrift(current.spec, group);
       const observed: TStoredObserved[] = group.map((f) => stored(f));
       const rescued = group.filter((f) => f.outcome === "rescued").map((f) => f.field);
@@ -158,11 +171,11 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
   });
 }
 
-/** The fields that can be declared as they arrive, together; each one that cannot, alone. */
+/** The fields that can be declared as they arrive, together; those that cannot, together. */
 export function groupForApproval(current: TPipelineSpec, fresh: DriftField[]): DriftField[][] {
   const safe = fresh.filter((f) => proposeFromDrift(current, [f]).needsEdit === null);
   const unsafe = fresh.filter((f) => !safe.includes(f));
-  return [...(safe.length > 0 ? [safe] : []), ...unsafe.map((f) => [f])];
+  return [safe, unsafe].filter((g) => g.length > 0);
 }
 
 function stored(f: DriftField): TStoredObserved {

@@ -253,12 +253,31 @@ describe("approving a schema change applies it at a batch boundary", () => {
     await expect(approveChangeRequest(db, operatorA, { id, pipeline: NAME })).rejects.toThrow(/has no safe proposal to apply/);
     expect((await db.changeRequest.findUniqueOrThrow({ where: { id } })).status).toBe("pending");
     expect(await db.pipelineVersion.count({ where: { pipeline: { name: NAME } } })).toBe(2);
+
+    // A later batch: another field without a safe type joins that request (one decision: fix the
+    // producer, or reject); a new field that can be declared gets a request of its own, never blocked.
+    const later = [
+      { field: "currency", outcome: "quarantined" as const, declaredType: "string" as const, inferredType: "boolean" as const, count: 1, firstSeenMs: 5, lastSeenMs: 5, samples: [{ event_id: "x-2" }] },
+      { field: "loyalty_tier", outcome: "rescued" as const, inferredType: "string" as const, count: 3, firstSeenMs: 5, lastSeenMs: 6, samples: [{ event_id: "x-3" }] },
+    ];
+    const next = await observeSchemaDrift(db, { pipelineVersionId: latest.id, batchId: 100, drift: later });
+    expect(next).toMatchObject({ kind: "raised+updated", ids: [String(id)], raised: [expect.any(String)] });
+    const joined = (await db.changeRequest.findUniqueOrThrow({ where: { id } })).payload as { needsEdit: string; observed: { field: string }[] };
+    expect(joined.observed.map((o) => o.field)).toEqual(["amount", "currency"]);
+    expect(joined.needsEdit).toMatch(/amount is declared decimal but arrives as string.*currency is declared string but arrives as boolean/);
+    const channel = await db.changeRequest.findUniqueOrThrow({ where: { id: BigInt((next as { raised: string[] }).raised[0]!) } });
+    expect(channel.payload).toMatchObject({ needsEdit: null, observed: [{ field: "loyalty_tier", outcome: "rescued" }] });
+    await approveChangeRequest(db, operatorA, { id: channel.id, pipeline: NAME });
+    expect((await db.changeRequest.findUniqueOrThrow({ where: { id: channel.id } })).status).toBe("applied");
+    expect(await db.pipelineVersion.count({ where: { pipeline: { name: NAME } } })).toBe(3);
   });
 
   it("once rejected, the same drift raises nothing again", async () => {
     const latest = await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: NAME } }, orderBy: { version: "desc" } });
-    const [open] = await db.changeRequest.findMany({ where: { requestedById: null, status: "pending", pipelineVersionId: latest.id } });
-    await rejectChangeRequest(db, operatorB, { id: open!.id, pipeline: NAME, note: "corrupt values from a producer bug, not a schema change" });
+    // The undeclarable request (made against the version before loyalty_tier was declared) is rejected.
+    const open = (await db.changeRequest.findMany({ where: { requestedById: null, status: "pending" } })).filter((r) => (r.payload as { needsEdit?: string | null }).needsEdit);
+    expect(open).toHaveLength(1);
+    await rejectChangeRequest(db, operatorB, { id: open[0]!.id, pipeline: NAME, note: "corrupt values from a producer bug, not a schema change" });
     const before = await db.changeRequest.count();
     const drift = [{ field: "amount", outcome: "quarantined" as const, declaredType: "decimal" as const, inferredType: "string" as const, count: 1, firstSeenMs: 3, lastSeenMs: 3, samples: [] }];
     expect(await observeSchemaDrift(db, { pipelineVersionId: latest.id, batchId: 100, drift })).toEqual({ kind: "none" });
