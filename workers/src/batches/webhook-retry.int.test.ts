@@ -72,8 +72,11 @@ describe("retrying failed webhook deliveries", () => {
     const failed = (await findWebhookDeliveries(db, { pipeline: NAME, status: "failed", limit: 1000 }))!;
     expect(failed.deliveries.map((d) => d.key).sort()).toEqual(failingKeys);
     for (const d of failed.deliveries) expect(d).toMatchObject({ attempts: MAX_ATTEMPTS, lastStatusCode: 500, lastError: expect.stringMatching(/^HTTP 500/), requeuedAt: null });
-    const dead = await fx.pool.query(`SELECT count(*)::int AS n FROM dead_letters WHERE pipeline_version_id = $1 AND reason LIKE 'webhook delivery failed%'`, [pipelineVersionId]);
-    expect(dead.rows[0].n).toBe(failingKeys.length);
+    // The ledger is written in its own transactions before the batch commits; the batch's dead letters
+    // come with its commit, a moment later (longer on a loaded machine).
+    const deadLetters = async () => (await fx.pool.query(`SELECT count(*)::int AS n FROM dead_letters WHERE pipeline_version_id = $1 AND reason LIKE 'webhook delivery failed%'`, [pipelineVersionId])).rows[0].n as number;
+    await waitFor("the failed deliveries' dead letters committed", async () => (await deadLetters()) >= failingKeys.length, 60_000);
+    expect(await deadLetters()).toBe(failingKeys.length);
     const deliveredFirst = new Set([...successes().keys()]);
     expect(deliveredFirst.size).toBe(alertKeys.length - failingKeys.length);
 
