@@ -18,7 +18,19 @@ export default tseslint.config(
   },
   {
     // Test support spawns processes and points them at test services: it may read and pass env.
-    files: ["packages/config/**", "packages/testing/**", "**/src/testing/**", "scripts/**", "**/*.test.ts", "e2e/**", "bench/**", "prisma.config.ts", "packages/db/src/migration-adapter.ts", "vitest.config.ts", "apps/web/next.config.ts"],
+    files: [
+      "packages/config/**",
+      "packages/testing/**",
+      "**/src/testing/**",
+      "scripts/**",
+      "**/*.test.ts",
+      "e2e/**",
+      "bench/**",
+      "prisma.config.ts",
+      "packages/db/src/migration-adapter.ts",
+      "vitest.config.ts",
+      "apps/web/next.config.ts",
+    ],
     rules: { "no-restricted-properties": "off" },
   },
 );

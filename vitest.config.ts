@@ -3,11 +3,20 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const include = ["packages/**/src/**/*.test.ts", "workers/src/**/*.test.ts", "apps/web/src/**/*.test.ts", "scripts/**/*.test.ts"];
+const include = [
+  "packages/**/src/**/*.test.ts",
+  "workers/src/**/*.test.ts",
+  "apps/web/src/**/*.test.ts",
+  "scripts/**/*.test.ts",
+];
 
 export default defineConfig({
   // The console's server modules import "server-only", which throws outside Next.js.
-  resolve: { alias: { "server-only": fileURLToPath(new URL("packages/testing/src/server-only-stub.ts", import.meta.url)) } },
+  resolve: {
+    alias: {
+      "server-only": fileURLToPath(new URL("packages/testing/src/server-only-stub.ts", import.meta.url)),
+    },
+  },
   test: {
     projects: [
       { extends: true, test: { name: "unit", include, exclude: ["**/*.int.test.ts", "**/node_modules/**"] } },

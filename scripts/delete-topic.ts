@@ -4,7 +4,11 @@ import { loadEnv, ZServiceEnv } from "@sluice/config";
 
 const [topic] = process.argv.slice(2);
 if (!topic) throw new Error("usage: delete-topic.ts TOPIC");
-const admin = new Kafka({ brokers: loadEnv(ZServiceEnv).KAFKA_BROKERS, clientId: "sluice-delete-topic", logLevel: logLevel.NOTHING }).admin();
+const admin = new Kafka({
+  brokers: loadEnv(ZServiceEnv).KAFKA_BROKERS,
+  clientId: "sluice-delete-topic",
+  logLevel: logLevel.NOTHING,
+}).admin();
 await admin.connect();
 try {
   await admin.deleteTopics({ topics: [topic] });

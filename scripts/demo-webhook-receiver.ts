@@ -22,7 +22,11 @@ createServer((req, res) => {
     if (repeat) repeats++;
     else applied.add(key);
     const alert = JSON.parse(body) as Record<string, unknown>;
-    console.log(`${new Date().toISOString()} ${repeat ? "repeat (not applied again)" : "applied"} ${key} ${alert.type} ${alert.amount} ${alert.currency} merchant ${alert.merchant_id} | ${applied.size} applied, ${repeats} repeats`);
+    console.log(
+      `${new Date().toISOString()} ${repeat ? "repeat (not applied again)" : "applied"} ${key} ${alert.type} ${alert.amount} ${alert.currency} merchant ${alert.merchant_id} | ${applied.size} applied, ${repeats} repeats`,
+    );
     res.writeHead(200, { "content-type": "text/plain" }).end("ok");
   });
-}).listen(port, "127.0.0.1", () => console.log(`fraud webhook receiver on http://127.0.0.1:${port}/hooks/fraud`));
+}).listen(port, "127.0.0.1", () =>
+  console.log(`fraud webhook receiver on http://127.0.0.1:${port}/hooks/fraud`),
+);

@@ -7,7 +7,11 @@ import { loadEnv, ZServiceEnv } from "@sluice/config";
 const [topic, seconds = "60"] = process.argv.slice(2);
 if (!topic) throw new Error("usage: wait-for-topic.ts TOPIC [SECONDS]");
 const env = loadEnv(ZServiceEnv);
-const admin = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-wait-for-topic", logLevel: logLevel.NOTHING }).admin();
+const admin = new Kafka({
+  brokers: env.KAFKA_BROKERS,
+  clientId: "sluice-wait-for-topic",
+  logLevel: logLevel.NOTHING,
+}).admin();
 await admin.connect();
 const deadline = Date.now() + Number(seconds) * 1000;
 try {

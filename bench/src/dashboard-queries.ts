@@ -11,17 +11,33 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
-import { bucketRange, findFleet, findPartitionOffsets, findPipelineSeries, getPipelineSignals } from "@sluice/services";
+import {
+  bucketRange,
+  findFleet,
+  findPartitionOffsets,
+  findPipelineSeries,
+  getPipelineSignals,
+} from "@sluice/services";
 // The fleet's queries one by one (internal to the services package; a bench may look inside).
 import { queryFleetVersions } from "../../packages/services/src/signals/fleet-versions";
-import { queryOffsetBuckets, queryOffsetPoints, queryProcessedBuckets, queryRangeTotals } from "../../packages/services/src/signals/rollup-queries";
+import {
+  queryOffsetBuckets,
+  queryOffsetPoints,
+  queryProcessedBuckets,
+  queryRangeTotals,
+} from "../../packages/services/src/signals/rollup-queries";
 import { nodeCpuMs, postgresCpuMs } from "./cpu-usage";
 import { fmt } from "./format";
 import { databaseUrlFor } from "@sluice/testing";
 import { createScratchDatabase } from "./scratch-database";
 
 const { values: args } = parseArgs({
-  options: { batches: { type: "string", default: "302400" }, pipelines: { type: "string", default: "50" }, keep: { type: "boolean", default: false }, reuse: { type: "string" } },
+  options: {
+    batches: { type: "string", default: "302400" },
+    pipelines: { type: "string", default: "50" },
+    keep: { type: "boolean", default: false },
+    reuse: { type: "string" },
+  },
 });
 const BATCHES = Number(args.batches);
 const PIPELINES = Number(args.pipelines);
@@ -52,10 +68,21 @@ const PROGRESS_SQL = `jsonb_build_object(
 const server = loadEnv(ZServiceEnv).DATABASE_URL;
 const scratch = args.reuse ? reuseDatabase(server, args.reuse) : await createScratchDatabase(server);
 const db = createPrismaClient(scratch.pool);
-const versions = Array.from({ length: PIPELINES }, (_, i) => `${i === 0 ? "big-ledger" : `ledger-${String(i).padStart(2, "0")}`}-v1`);
+const versions = Array.from(
+  { length: PIPELINES },
+  (_, i) => `${i === 0 ? "big-ledger" : `ledger-${String(i).padStart(2, "0")}`}-v1`,
+);
 try {
   const { pool } = scratch;
-  if (args.reuse) END = new Date((await pool.query<{ end: Date }>(`SELECT max(committed_at) AS end FROM batch_log WHERE pipeline_version_id = $1`, [versions[0]])).rows[0]!.end.getTime() + 2000);
+  if (args.reuse)
+    END = new Date(
+      (
+        await pool.query<{ end: Date }>(
+          `SELECT max(committed_at) AS end FROM batch_log WHERE pipeline_version_id = $1`,
+          [versions[0]],
+        )
+      ).rows[0]!.end.getTime() + 2000,
+    );
   else await loadHistory(pool);
   await timeQueries(pool);
 } finally {
@@ -71,14 +98,36 @@ function reuseDatabase(serverUrl: string, name: string) {
 }
 
 async function loadHistory(pool: pg.Pool): Promise<void> {
-  const team = (await pool.query<{ id: string }>(`INSERT INTO teams (id, slug, name) VALUES ('t1', 'payments-data', 'Payments Data') RETURNING id`)).rows[0]!.id;
+  const team = (
+    await pool.query<{ id: string }>(
+      `INSERT INTO teams (id, slug, name) VALUES ('t1', 'payments-data', 'Payments Data') RETURNING id`,
+    )
+  ).rows[0]!.id;
   for (let i = 0; i < PIPELINES; i++) {
     const name = i === 0 ? "big-ledger" : `ledger-${String(i).padStart(2, "0")}`;
     await pool.query(`INSERT INTO pipelines (id, name, owner_team_id) VALUES ($1, $1, $2)`, [name, team]);
-    const spec = { name, source: { kafka: { topic: `${name}-topic` } }, expectations: [{ name: "known_type", action: "drop" }, { name: "amount_present", action: "warn" }], dedupe: { key: ["event_id"] }, eventTime: { column: "event_time" } };
-    await pool.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash) VALUES ($1, $2, 1, $3, $1)`, [`${name}-v1`, name, JSON.stringify(spec)]);
-    await pool.query(`INSERT INTO pipeline_runs (pipeline_version_id, status, desired_state) VALUES ($1, 'running', 'running')`, [`${name}-v1`]);
-    await pool.query(`INSERT INTO checkpoints (pipeline_version_id, last_batch_id, end_offsets, event_time_max) VALUES ($1, 0, '{"0": 1, "1": 1, "2": 1}', $2)`, [`${name}-v1`, JSON.stringify({ eventTime: END.toISOString() })]);
+    const spec = {
+      name,
+      source: { kafka: { topic: `${name}-topic` } },
+      expectations: [
+        { name: "known_type", action: "drop" },
+        { name: "amount_present", action: "warn" },
+      ],
+      dedupe: { key: ["event_id"] },
+      eventTime: { column: "event_time" },
+    };
+    await pool.query(
+      `INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash) VALUES ($1, $2, 1, $3, $1)`,
+      [`${name}-v1`, name, JSON.stringify(spec)],
+    );
+    await pool.query(
+      `INSERT INTO pipeline_runs (pipeline_version_id, status, desired_state) VALUES ($1, 'running', 'running')`,
+      [`${name}-v1`],
+    );
+    await pool.query(
+      `INSERT INTO checkpoints (pipeline_version_id, last_batch_id, end_offsets, event_time_max) VALUES ($1, 0, '{"0": 1, "1": 1, "2": 1}', $2)`,
+      [`${name}-v1`, JSON.stringify({ eventTime: END.toISOString() })],
+    );
   }
 
   // History: batch_log without the trigger, then the rollups in one set-based pass (sluice_rebuild_rollups,
@@ -115,16 +164,29 @@ async function loadHistory(pool: pg.Pool): Promise<void> {
     [versions, START, END],
   );
   await pool.query(`VACUUM ANALYZE batch_log, batch_rollup, partition_rollup, offset_samples`);
-  const counts = (await pool.query(`SELECT (SELECT count(*) FROM batch_log)::int AS batch_log, (SELECT count(*) FROM batch_log WHERE pipeline_version_id = $1)::int AS big,
+  const counts = (
+    await pool.query(
+      `SELECT (SELECT count(*) FROM batch_log)::int AS batch_log, (SELECT count(*) FROM batch_log WHERE pipeline_version_id = $1)::int AS big,
       (SELECT count(*) FROM batch_rollup)::int AS batch_rollup, (SELECT count(*) FROM batch_rollup WHERE pipeline_version_id = $1)::int AS big_rollup,
       (SELECT count(*) FROM partition_rollup)::int AS partition_rollup, (SELECT count(*) FROM offset_samples)::int AS offset_samples,
-      pg_size_pretty(pg_total_relation_size('batch_log')) AS batch_log_size, pg_size_pretty(pg_total_relation_size('batch_rollup') + pg_total_relation_size('partition_rollup')) AS rollup_size`, [versions[0]])).rows[0];
-  console.log(`history: ${fmt(counts.batch_log)} batch_log rows (${fmt(counts.big)} for big-ledger, ${counts.batch_log_size}), loaded in ${fmt(loadMs)} ms; rollups rebuilt in ${fmt(rebuildMs)} ms`);
-  console.log(`rollups: ${fmt(counts.batch_rollup)} batch_rollup rows (${fmt(counts.big_rollup)} for big-ledger), ${fmt(counts.partition_rollup)} partition_rollup rows (${counts.rollup_size}); ${fmt(counts.offset_samples)} offset samples; ${PIPELINES} pipelines`);
+      pg_size_pretty(pg_total_relation_size('batch_log')) AS batch_log_size, pg_size_pretty(pg_total_relation_size('batch_rollup') + pg_total_relation_size('partition_rollup')) AS rollup_size`,
+      [versions[0]],
+    )
+  ).rows[0];
+  console.log(
+    `history: ${fmt(counts.batch_log)} batch_log rows (${fmt(counts.big)} for big-ledger, ${counts.batch_log_size}), loaded in ${fmt(loadMs)} ms; rollups rebuilt in ${fmt(rebuildMs)} ms`,
+  );
+  console.log(
+    `rollups: ${fmt(counts.batch_rollup)} batch_rollup rows (${fmt(counts.big_rollup)} for big-ledger), ${fmt(counts.partition_rollup)} partition_rollup rows (${counts.rollup_size}); ${fmt(counts.offset_samples)} offset samples; ${PIPELINES} pipelines`,
+  );
 }
 
 async function timeQueries(pool: pg.Pool): Promise<void> {
-  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} (2 cores; other work on the machine counts)`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} (2 cores; other work on the machine counts)`,
+  );
 
   // Wall time is at the mercy of the machine's other load; CPU time (this process + the database's
   // backends, from /proc) much less, so both are printed.
@@ -139,24 +201,56 @@ async function timeQueries(pool: pg.Pool): Promise<void> {
     }
     const [node1, pg1] = [nodeCpuMs(), await postgresCpuMs(pool)];
     runs.sort((a, b) => a - b);
-    const cpu = pg0 === null || pg1 === null ? "postgres CPU n/a" : `CPU node ${((node1 - node0) / 5).toFixed(1)} + postgres ${((pg1 - pg0) / 5).toFixed(1)} ms`;
-    console.log(`${label.padEnd(52)} median ${runs[2]!.toFixed(1).padStart(7)} ms   (min ${runs[0]!.toFixed(1)}, max ${runs[4]!.toFixed(1)})   ${cpu}`);
+    const cpu =
+      pg0 === null || pg1 === null
+        ? "postgres CPU n/a"
+        : `CPU node ${((node1 - node0) / 5).toFixed(1)} + postgres ${((pg1 - pg0) / 5).toFixed(1)} ms`;
+    console.log(
+      `${label.padEnd(52)} median ${runs[2]!.toFixed(1).padStart(7)} ms   (min ${runs[0]!.toFixed(1)}, max ${runs[4]!.toFixed(1)})   ${cpu}`,
+    );
   };
   const range = (ms: number) => ({ from: new Date(END.getTime() - ms), to: END });
   await time(`fleet (findFleet, ${PIPELINES} pipelines)`, () => findFleet(db, END));
-  for (const [label, ms] of [["1h", 3600_000], ["24h", 86_400_000], ["7d", 7 * 86_400_000]] as const) {
-    await time(`charts ${label} (findPipelineSeries, every chart)`, () => findPipelineSeries(db, { pipeline: "big-ledger", range: range(ms) }));
-    await time(`signals + graph ${label} (getPipelineSignals)`, () => getPipelineSignals(db, { pipeline: "big-ledger", range: range(ms) }, END));
+  for (const [label, ms] of [
+    ["1h", 3600_000],
+    ["24h", 86_400_000],
+    ["7d", 7 * 86_400_000],
+  ] as const) {
+    await time(`charts ${label} (findPipelineSeries, every chart)`, () =>
+      findPipelineSeries(db, { pipeline: "big-ledger", range: range(ms) }),
+    );
+    await time(`signals + graph ${label} (getPipelineSignals)`, () =>
+      getPipelineSignals(db, { pipeline: "big-ledger", range: range(ms) }, END),
+    );
   }
   // Where the fleet's time goes: each of its queries alone.
   const spark = bucketRange({ from: new Date(END.getTime() - 3600_000), to: END }, 60);
-  await time("  fleet part: rows committed per minute, 1 h", () => queryProcessedBuckets(db, versions, spark));
+  await time("  fleet part: rows committed per minute, 1 h", () =>
+    queryProcessedBuckets(db, versions, spark),
+  );
   await time("  fleet part: offset points summed in SQL, 1 h", () => queryOffsetPoints(db, versions, spark));
-  await time("  (per partition, as the pipeline page reads them)", () => queryOffsetBuckets(db, versions, spark));
-  await time("  fleet part: range totals, last hour", () => queryRangeTotals(db, versions, new Date(END.getTime() - 3600_000), END));
+  await time("  (per partition, as the pipeline page reads them)", () =>
+    queryOffsetBuckets(db, versions, spark),
+  );
+  await time("  fleet part: range totals, last hour", () =>
+    queryRangeTotals(db, versions, new Date(END.getTime() - 3600_000), END),
+  );
   await time("  fleet part: pipelines and runs, one statement", () => queryFleetVersions(db));
-  await time("  (the same through Prisma's nested findMany)", () => db.pipeline.findMany({ select: { name: true, versions: { take: 1, orderBy: { version: "desc" }, select: { id: true, spec: true, run: true, checkpoint: { select: { eventTimeMax: true } } } } } }));
-  await time("checkpoint offsets (findPartitionOffsets)", () => findPartitionOffsets(db, { pipeline: "big-ledger" }, END));
+  await time("  (the same through Prisma's nested findMany)", () =>
+    db.pipeline.findMany({
+      select: {
+        name: true,
+        versions: {
+          take: 1,
+          orderBy: { version: "desc" },
+          select: { id: true, spec: true, run: true, checkpoint: { select: { eventTimeMax: true } } },
+        },
+      },
+    }),
+  );
+  await time("checkpoint offsets (findPartitionOffsets)", () =>
+    findPartitionOffsets(db, { pipeline: "big-ledger" }, END),
+  );
   // The alternative the rollups replace: the 7-day rate chart binned straight from batch_log.
   await time("7d rate chart straight from batch_log (date_bin)", () =>
     pool.query(
@@ -169,18 +263,26 @@ async function timeQueries(pool: pg.Pool): Promise<void> {
   // What the trigger adds to a commit: single-row inserts like the engine's, with and without it.
   const commitCost = async (withTrigger: boolean) => {
     await pool.query(`ALTER TABLE batch_log ${withTrigger ? "ENABLE" : "DISABLE"} TRIGGER batch_log_rollup`);
-    const row = (await pool.query(`SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id DESC LIMIT 1`, [versions[1]])).rows[0].progress;
+    const row = (
+      await pool.query(
+        `SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id DESC LIMIT 1`,
+        [versions[1]],
+      )
+    ).rows[0].progress;
     const n = 2000;
     const base = (withTrigger ? 1 : 2) * 1e12 + Date.now();
     const t = performance.now();
     for (let i = 0; i < n; i++) {
-      await pool.query(`INSERT INTO batch_log (pipeline_version_id, batch_id, committed_at, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, now(), 100, 88, $3, $4)`, [
-        versions[1], base + i, JSON.stringify(row.outcomes), JSON.stringify(row),
-      ]);
+      await pool.query(
+        `INSERT INTO batch_log (pipeline_version_id, batch_id, committed_at, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, now(), 100, 88, $3, $4)`,
+        [versions[1], base + i, JSON.stringify(row.outcomes), JSON.stringify(row)],
+      );
     }
     return (performance.now() - t) / n;
   };
   const without = await commitCost(false);
   const withIt = await commitCost(true);
-  console.log(`batch_log insert (autocommit, like one batch's row): ${without.toFixed(3)} ms without the rollup trigger, ${withIt.toFixed(3)} ms with it (+${(withIt - without).toFixed(3)} ms per batch)`);
+  console.log(
+    `batch_log insert (autocommit, like one batch's row): ${without.toFixed(3)} ms without the rollup trigger, ${withIt.toFixed(3)} ms with it (+${(withIt - without).toFixed(3)} ms per batch)`,
+  );
 }

@@ -43,7 +43,6 @@ const opts = ZBenchOptions.parse({
 });
 const env = loadEnv(ZServiceEnv);
 
-
 const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-bench", logLevel: logLevel.NOTHING });
 const topic = `bench_ledger_${Date.now().toString(36)}`;
 const db = await createScratchDatabase(env.DATABASE_URL);
@@ -139,7 +138,9 @@ try {
   console.log(
     `ratio pipeline / raw = ${ratio.toFixed(2)} (target ≥ 0.50: ${ratio >= 0.5 ? "met" : "NOT met"})`,
   );
-  console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
+  console.log(
+    `ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`,
+  );
   if (pipelinePgUs !== null) console.log(`  ${cpuBound(pipelineNodeUs, pipelinePgUs, rawRate)}`);
 } finally {
   await db.close({ keep: opts.keep });

@@ -22,7 +22,13 @@ import { measurePipeline } from "./measure-pipeline";
 import { readRawCeiling } from "./raw-ceiling";
 import { createScratchDatabase } from "./scratch-database";
 
-const { values } = parseArgs({ options: { messages: { type: "string" }, partitions: { type: "string" }, "max-offsets": { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    messages: { type: "string" },
+    partitions: { type: "string" },
+    "max-offsets": { type: "string" },
+  },
+});
 const opts = z
   .object({
     messages: z.coerce.number().int().min(1000).default(200_000),
@@ -56,34 +62,60 @@ try {
     log: () => undefined,
   });
   const total = produced.manifest.counts.messages;
-  console.log(`produced ${fmt(total)} messages to ${topic} (${opts.partitions} partitions) in ${(produced.elapsedMs / 1000).toFixed(1)} s`);
+  console.log(
+    `produced ${fmt(total)} messages to ${topic} (${opts.partitions} partitions) in ${(produced.elapsedMs / 1000).toFixed(1)} s`,
+  );
 
   const raw = await readRawCeiling(kafka, topic, total);
   const rawRate = rate(raw.messages, raw.elapsedMs);
-  console.log(`raw kafkajs read + JSON.parse: ${fmt(raw.messages)} messages in ${(raw.elapsedMs / 1000).toFixed(2)} s = ${fmt(rawRate)} msg/s`);
+  console.log(
+    `raw kafkajs read + JSON.parse: ${fmt(raw.messages)} messages in ${(raw.elapsedMs / 1000).toFixed(2)} s = ${fmt(rawRate)} msg/s`,
+  );
 
   const landing = await landTopic(kafka, pool, topic, total);
   const landingRate = rate(landing.messages, landing.elapsedMs);
-  console.log(`landing ceiling (read + parse + bulk insert keyed by event id, at-least-once): ${fmt(landing.messages)} messages in ${(landing.elapsedMs / 1000).toFixed(2)} s = ${fmt(landingRate)} msg/s`);
+  console.log(
+    `landing ceiling (read + parse + bulk insert keyed by event id, at-least-once): ${fmt(landing.messages)} messages in ${(landing.elapsedMs / 1000).toFixed(2)} s = ${fmt(landingRate)} msg/s`,
+  );
 
   // packages/spec/examples/merchant-settlements.yaml, pointed at the benchmark topic.
-  const example = parseSpecOrThrow(await readFile(new URL("../../packages/spec/examples/merchant-settlements.yaml", import.meta.url), "utf8"));
-  const checked = validateSpec({ ...example, source: { kafka: { ...example.source.kafka, topic, maxOffsetsPerTrigger: opts.maxOffsets } } });
+  const example = parseSpecOrThrow(
+    await readFile(
+      new URL("../../packages/spec/examples/merchant-settlements.yaml", import.meta.url),
+      "utf8",
+    ),
+  );
+  const checked = validateSpec({
+    ...example,
+    source: { kafka: { ...example.source.kafka, topic, maxOffsetsPerTrigger: opts.maxOffsets } },
+  });
   if (!checked.ok) throw new Error(`benchmark spec invalid: ${JSON.stringify(checked.errors)}`);
   const spec = checked.spec;
-  const { batches, elapsedMs: pipelineMs, nodeUsPerMessage: nodeUs, postgresUsPerMessage: pgUsPerMsg } = await measurePipeline(pool, kafka, spec, total);
+  const {
+    batches,
+    elapsedMs: pipelineMs,
+    nodeUsPerMessage: nodeUs,
+    postgresUsPerMessage: pgUsPerMsg,
+  } = await measurePipeline(pool, kafka, spec, total);
   const pgUs = pgUsPerMsg !== null ? `${pgUsPerMsg.toFixed(1)} µs/msg` : "n/a";
   const input = batches.reduce((n, b) => n + b.inputRows, 0);
   const pipelineRate = rate(input, pipelineMs);
-  console.log(`merchant-settlements (dedup + 5m windows, update, exactly-once): ${fmt(input)} messages in ${(pipelineMs / 1000).toFixed(2)} s = ${fmt(pipelineRate)} msg/s, ${batches.length} batches`);
+  console.log(
+    `merchant-settlements (dedup + 5m windows, update, exactly-once): ${fmt(input)} messages in ${(pipelineMs / 1000).toFixed(2)} s = ${fmt(pipelineRate)} msg/s, ${batches.length} batches`,
+  );
 
   const phases = { plan: 0, read: 0, process: 0, commit: 0 };
-  for (const b of batches) for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += b.durationMs[k];
+  for (const b of batches)
+    for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += b.durationMs[k];
   const inBatches = Object.values(phases).reduce((a, b) => a + b, 0);
   const share = (ms: number) => `${fmt(ms)} ms (${Math.round((ms * 100) / inBatches)}%)`;
-  console.log(`  phases: plan ${share(phases.plan)}, read ${share(phases.read)}, process (incl. windows) ${share(phases.process)}, commit ${share(phases.commit)}; CPU node ${nodeUs.toFixed(1)} µs/msg, postgres ${pgUs}`);
+  console.log(
+    `  phases: plan ${share(phases.plan)}, read ${share(phases.read)}, process (incl. windows) ${share(phases.process)}, commit ${share(phases.commit)}; CPU node ${nodeUs.toFixed(1)} µs/msg, postgres ${pgUs}`,
+  );
   const sum = (f: (b: BatchProgress) => number) => fmt(batches.reduce((s, b) => s + f(b), 0));
-  console.log(`  window operator: ${sum((b) => Number(b.operator?.prepareMs ?? 0))} ms folding (${sum((b) => Number(b.operator?.foldMs ?? 0))} ms) and reading state (in process), ${sum((b) => Number(b.operator?.writeMs ?? 0))} ms writing state and results (in commit)`);
+  console.log(
+    `  window operator: ${sum((b) => Number(b.operator?.prepareMs ?? 0))} ms folding (${sum((b) => Number(b.operator?.foldMs ?? 0))} ms) and reading state (in process), ${sum((b) => Number(b.operator?.writeMs ?? 0))} ms writing state and results (in commit)`,
+  );
   const windows = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM merchant_settlement_5m`);
   console.log(
     `  outcomes: sink ${sum((b) => b.outcomes.sink)}, duplicate ${sum((b) => b.outcomes.duplicate)}, filtered ${sum((b) => b.outcomes.filtered)}, late ${sum((b) => b.outcomes.late)}; ` +
@@ -91,8 +123,12 @@ try {
   );
   if (input !== total) throw new Error(`the pipeline read ${input} messages but ${total} were produced`);
   const ratio = pipelineRate / rawRate;
-  console.log(`ratio pipeline / raw = ${ratio.toFixed(2)} (target ≥ 0.40: ${ratio >= 0.4 ? "met" : "NOT met"})`);
-  console.log(`ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`);
+  console.log(
+    `ratio pipeline / raw = ${ratio.toFixed(2)} (target ≥ 0.40: ${ratio >= 0.4 ? "met" : "NOT met"})`,
+  );
+  console.log(
+    `ratio pipeline / landing ceiling = ${(pipelineRate / landingRate).toFixed(2)} (what correctness costs beyond writing the rows at all)`,
+  );
   if (pgUsPerMsg !== null) console.log(`  ${cpuBound(nodeUs, pgUsPerMsg, rawRate)}`);
 } finally {
   await db.close();

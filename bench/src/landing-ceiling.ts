@@ -14,7 +14,12 @@ export interface LandingResult {
   elapsedMs: number;
 }
 
-export async function landTopic(kafka: Kafka, pool: pg.Pool, topic: string, total: number): Promise<LandingResult> {
+export async function landTopic(
+  kafka: Kafka,
+  pool: pg.Pool,
+  topic: string,
+  total: number,
+): Promise<LandingResult> {
   await pool.query(`CREATE TABLE landing (event_id text PRIMARY KEY, payload jsonb NOT NULL)`);
   let messages = 0;
   let landed = 0;
@@ -26,13 +31,22 @@ export async function landTopic(kafka: Kafka, pool: pg.Pool, topic: string, tota
       const text = m.value.toString("utf8");
       try {
         const v: unknown = JSON.parse(text);
-        if (v && typeof v === "object" && typeof (v as { event_id?: unknown }).event_id === "string" && !text.includes("\\u0000")) values.push(text);
+        if (
+          v &&
+          typeof v === "object" &&
+          typeof (v as { event_id?: unknown }).event_id === "string" &&
+          !text.includes("\\u0000")
+        )
+          values.push(text);
       } catch {
         // not JSON: a loader like this one drops it
       }
     }
     if (values.length === 0) return;
-    const res = await pool.query(`INSERT INTO landing SELECT r->>'event_id', r FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT DO NOTHING`, [`[${values.join(",")}]`]);
+    const res = await pool.query(
+      `INSERT INTO landing SELECT r->>'event_id', r FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT DO NOTHING`,
+      [`[${values.join(",")}]`],
+    );
     landed += res.rowCount ?? 0;
   });
   return { messages, landed, elapsedMs };

@@ -16,16 +16,25 @@ export interface MeasuredRun {
   postgresUsPerMessage: number | null;
 }
 
-export async function measurePipeline(pool: pg.Pool, kafka: Kafka, spec: TPipelineSpec, messages: number): Promise<MeasuredRun> {
+export async function measurePipeline(
+  pool: pg.Pool,
+  kafka: Kafka,
+  spec: TPipelineSpec,
+  messages: number,
+): Promise<MeasuredRun> {
   const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
   const pgBefore = await postgresCpuMs(pool);
   const nodeBefore = nodeCpuMs();
   const started = performance.now();
-  const runner = await PipelineRunner.open({ pool, kafka, logger: silentLogger }, { pipelineVersionId, spec, owner: "bench" });
+  const runner = await PipelineRunner.open(
+    { pool, kafka, logger: silentLogger },
+    { pipelineVersionId, spec, owner: "bench" },
+  );
   const batches = await drainRunner(runner);
   const elapsedMs = performance.now() - started;
   const nodeUsPerMessage = ((nodeCpuMs() - nodeBefore) * 1000) / messages;
   const pgAfter = await postgresCpuMs(pool);
-  const postgresUsPerMessage = pgBefore !== null && pgAfter !== null ? ((pgAfter - pgBefore) * 1000) / messages : null;
+  const postgresUsPerMessage =
+    pgBefore !== null && pgAfter !== null ? ((pgAfter - pgBefore) * 1000) / messages : null;
   return { batches, elapsedMs, nodeUsPerMessage, postgresUsPerMessage };
 }

@@ -5,7 +5,13 @@ import { randomBytes } from "node:crypto";
 import type { Kafka, KafkaMessage } from "kafkajs";
 
 /** Hands each fetched batch's messages to `onBatch` (awaited; a throw ends the read with it); resolves with the elapsed ms. */
-export async function readTopic(kafka: Kafka, label: string, topic: string, total: number, onBatch: (messages: KafkaMessage[]) => void | Promise<void>): Promise<number> {
+export async function readTopic(
+  kafka: Kafka,
+  label: string,
+  topic: string,
+  total: number,
+  onBatch: (messages: KafkaMessage[]) => void | Promise<void>,
+): Promise<number> {
   const consumer = kafka.consumer({
     groupId: `bench.${label}.${randomBytes(4).toString("hex")}`,
     maxWaitTimeInMs: 250,

@@ -190,7 +190,9 @@ async function round(workers: number, pipelines: number, maxOffsets: number, lab
     batches: log.rows.length,
     handoffMs,
     opens,
-    leaseMovedOpenMs: procs.flatMap((p) => p.opens.filter((o) => o.reason === "lease-moved").map((o) => o.ms)),
+    leaseMovedOpenMs: procs.flatMap((p) =>
+      p.opens.filter((o) => o.reason === "lease-moved").map((o) => o.ms),
+    ),
     firstReadMs,
   };
 }

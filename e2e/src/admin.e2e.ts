@@ -15,7 +15,6 @@ const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
 let browser: Browser;
 
-
 describe("Admin page", () => {
   before(async () => {
     await assertConsoleReachable();
@@ -26,7 +25,11 @@ describe("Admin page", () => {
   });
 
   test("an admin adds a person, maps a group and sets an on-call contact; the person signs in with the one-time password", async () => {
-    const page = await signedIn(browser, "admin@sluice.local", { password: DEMO_PASSWORD, height: 900, timeoutMs: 15_000 });
+    const page = await signedIn(browser, "admin@sluice.local", {
+      password: DEMO_PASSWORD,
+      height: 900,
+      timeoutMs: 15_000,
+    });
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).click();
     await page.getByRole("heading", { level: 1, name: "Admin" }).waitFor();
     await page.getByTestId("user-viewer@sluice.local").waitFor();
@@ -65,14 +68,25 @@ describe("Admin page", () => {
     await page.screenshot({ path: path.join(resultsDir, "admin.png"), fullPage: true });
     await page.context().close();
 
-    const pat = await signedIn(browser, "pat@sluice.local", { password: oneTimePassword, height: 900, timeoutMs: 15_000 });
+    const pat = await signedIn(browser, "pat@sluice.local", {
+      password: oneTimePassword,
+      height: 900,
+      timeoutMs: 15_000,
+    });
     await pat.getByTestId("signed-in-user").getByText("owner", { exact: true }).waitFor();
     await pat.context().close();
   });
 
   test("a viewer has no Admin area, and the page itself says it is for admins", async () => {
-    const page = await signedIn(browser, "viewer@sluice.local", { password: DEMO_PASSWORD, height: 900, timeoutMs: 15_000 });
-    assert.equal(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).count(), 0);
+    const page = await signedIn(browser, "viewer@sluice.local", {
+      password: DEMO_PASSWORD,
+      height: 900,
+      timeoutMs: 15_000,
+    });
+    assert.equal(
+      await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Admin" }).count(),
+      0,
+    );
     await page.goto("/admin");
     await page.getByRole("heading", { name: "Admins only" }).waitFor();
     await page.context().close();

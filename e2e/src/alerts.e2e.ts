@@ -30,7 +30,6 @@ let db: pg.Client;
 let receiver: http.Server;
 const received: { key: string; body: { text: string; blocks: unknown[] } }[] = [];
 
-
 const screenshot = async (page: Page, name: string) => {
   mkdirSync(resultsDir, { recursive: true });
   await page.screenshot({ path: path.join(resultsDir, name), fullPage: true, timeout: 90_000 });
@@ -62,7 +61,10 @@ describe("alerts in the browser", { skip }, () => {
     });
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/oncall`;
-    await db.query(`UPDATE teams SET on_call_webhook_url = $1, on_call_webhook_env = NULL WHERE slug = 'payments-data'`, [hook]);
+    await db.query(
+      `UPDATE teams SET on_call_webhook_url = $1, on_call_webhook_env = NULL WHERE slug = 'payments-data'`,
+      [hook],
+    );
     // A Payments Data pipeline that failed: what the workers leave when a batch hits a permanent error.
     await db.query(`
       WITH team AS (SELECT id FROM teams WHERE slug = 'payments-data'),
@@ -75,20 +77,33 @@ describe("alerts in the browser", { skip }, () => {
   });
 
   after(async () => {
-    await db?.query(`UPDATE teams SET on_call_webhook_url = NULL WHERE slug = 'payments-data'`).catch(() => undefined);
+    await db
+      ?.query(`UPDATE teams SET on_call_webhook_url = NULL WHERE slug = 'payments-data'`)
+      .catch(() => undefined);
     // Leave no failed pipeline behind for the other browser tests.
-    await db?.query(`UPDATE pipeline_runs SET status = 'stopped', desired_state = 'stopped', consecutive_failures = 0 WHERE pipeline_version_id = 'pv-e2e-alerting'`).catch(() => undefined);
+    await db
+      ?.query(
+        `UPDATE pipeline_runs SET status = 'stopped', desired_state = 'stopped', consecutive_failures = 0 WHERE pipeline_version_id = 'pv-e2e-alerting'`,
+      )
+      .catch(() => undefined);
     await browser?.close();
     await db?.end();
     await new Promise((r) => receiver?.close(r));
   });
 
   test("the workers fire once: one Slack-shaped notification with the pipeline, the value and its link", async () => {
-    await until("the firing notification", 90_000, async () => received.some((r) => r.body.text.includes(PIPELINE)));
+    await until("the firing notification", 90_000, async () =>
+      received.some((r) => r.body.text.includes(PIPELINE)),
+    );
     await sleep(6000); // three more evaluations: still one
     const mine = received.filter((r) => r.body.text.includes(PIPELINE));
     assert.equal(mine.length, 1, JSON.stringify(mine.map((r) => r.key)));
-    assert.match(mine[0]!.body.text, new RegExp(`^\\[FIRING\\] critical Pipeline failed or batches failing on ${PIPELINE} v1: pipeline failed: relation "e2e_alerting" does not exist \\(SQLSTATE 42P01\\) — ${baseUrl.replace(/[.]/g, "\\.")}/pipelines/${PIPELINE}$`));
+    assert.match(
+      mine[0]!.body.text,
+      new RegExp(
+        `^\\[FIRING\\] critical Pipeline failed or batches failing on ${PIPELINE} v1: pipeline failed: relation "e2e_alerting" does not exist \\(SQLSTATE 42P01\\) — ${baseUrl.replace(/[.]/g, "\\.")}/pipelines/${PIPELINE}$`,
+      ),
+    );
     assert.ok(Array.isArray(mine[0]!.body.blocks) && mine[0]!.body.blocks.length >= 3);
     assert.equal((await episode())?.state, "firing");
   });
@@ -105,12 +120,25 @@ describe("alerts in the browser", { skip }, () => {
     await alert.waitFor();
     assert.equal(await alert.getAttribute("data-state"), "firing");
     assert.equal(await alert.getAttribute("data-kind"), "batch_failures");
-    assert.match(await alert.getByTestId("alert-summary").innerText(), /pipeline failed: relation "e2e_alerting" does not exist/);
+    assert.match(
+      await alert.getByTestId("alert-summary").innerText(),
+      /pipeline failed: relation "e2e_alerting" does not exist/,
+    );
     assert.equal(await alert.getByTestId("alert-value").innerText(), "5");
     await alert.getByTestId("alert-delivery").filter({ hasText: "fire notification delivered" }).waitFor();
     // Problems first: no resolved alert is listed above a firing one.
-    const states = await operator.getByTestId("alerts-list").locator("> li").evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
-    assert.deepEqual(states, [...states].sort((a, b) => ["firing", "acknowledged", "resolved"].indexOf(a!) - ["firing", "acknowledged", "resolved"].indexOf(b!)));
+    const states = await operator
+      .getByTestId("alerts-list")
+      .locator("> li")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
+    assert.deepEqual(
+      states,
+      [...states].sort(
+        (a, b) =>
+          ["firing", "acknowledged", "resolved"].indexOf(a!) -
+          ["firing", "acknowledged", "resolved"].indexOf(b!),
+      ),
+    );
     await screenshot(operator, "alerts-page.png");
 
     await operator.goto(`/pipelines/${PIPELINE}`);
@@ -128,9 +156,18 @@ describe("alerts in the browser", { skip }, () => {
     const alert = operator.getByTestId(`alert-${id}`);
     await alert.getByLabel("Note").fill("restoring the table");
     await alert.getByRole("button", { name: "Acknowledge" }).click();
-    await until("the acknowledgement", 20_000, async () => (await alert.getAttribute("data-state")) === "acknowledged");
+    await until(
+      "the acknowledgement",
+      20_000,
+      async () => (await alert.getAttribute("data-state")) === "acknowledged",
+    );
     assert.equal(await alert.getByTestId("alert-acked-by").innerText(), "operator@sluice.local");
-    assert.deepEqual(await episode(), { id, state: "acknowledged", acknowledged_by: "operator@sluice.local", ack_note: "restoring the table" });
+    assert.deepEqual(await episode(), {
+      id,
+      state: "acknowledged",
+      acknowledged_by: "operator@sluice.local",
+      ack_note: "restoring the table",
+    });
 
     await operator.goto(`/pipelines/${PIPELINE}`);
     const section = operator.getByTestId("pipeline-alerts");
@@ -143,8 +180,12 @@ describe("alerts in the browser", { skip }, () => {
     const s = await db.query<{ reason: string; created_by: string; hours: string }>(
       `SELECT reason, created_by, round(extract(epoch FROM expires_at - created_at) / 3600)::text AS hours FROM alert_silences WHERE pipeline_id = 'p-e2e-alerting' AND ended_at IS NULL`,
     );
-    assert.deepEqual(s.rows, [{ reason: "table restore in progress", created_by: "operator@sluice.local", hours: "4" }]);
-    const audited = await db.query(`SELECT action FROM audit_events WHERE actor = 'operator@sluice.local' AND action LIKE 'alert.%' ORDER BY id`);
+    assert.deepEqual(s.rows, [
+      { reason: "table restore in progress", created_by: "operator@sluice.local", hours: "4" },
+    ]);
+    const audited = await db.query(
+      `SELECT action FROM audit_events WHERE actor = 'operator@sluice.local' AND action LIKE 'alert.%' ORDER BY id`,
+    );
     assert.deepEqual(audited.rows.map((r) => r.action).slice(-2), ["alert.acknowledge", "alert.silence"]);
     await screenshot(operator, "alerts-acknowledged-silenced.png");
   });
@@ -154,7 +195,10 @@ describe("alerts in the browser", { skip }, () => {
     const context = viewer.context();
     try {
       // A fresh firing alert for the viewer to face (the one above is acknowledged).
-      await db.query(`UPDATE alert_episodes SET state = 'firing', acknowledged_at = NULL, acknowledged_by = NULL WHERE id = $1`, [(await episode())!.id]);
+      await db.query(
+        `UPDATE alert_episodes SET state = 'firing', acknowledged_at = NULL, acknowledged_by = NULL WHERE id = $1`,
+        [(await episode())!.id],
+      );
       const id = (await episode())!.id;
       await viewer.goto("/alerts");
       const alert = viewer.getByTestId(`alert-${id}`);
@@ -163,10 +207,17 @@ describe("alerts in the browser", { skip }, () => {
       assert.equal(await alert.getByRole("button", { name: "Silence pipeline" }).isDisabled(), true);
       await alert.getByText("Responding to alerts needs the operator role").waitFor();
       // The server refuses too, whatever the page shows.
-      const status = await viewer.evaluate(async (input) => {
-        const res = await fetch("/api/trpc/alert.acknowledge", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: input }) });
-        return res.status;
-      }, { episodeId: id, pipeline: PIPELINE, note: "viewer tries" });
+      const status = await viewer.evaluate(
+        async (input) => {
+          const res = await fetch("/api/trpc/alert.acknowledge", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ json: input }),
+          });
+          return res.status;
+        },
+        { episodeId: id, pipeline: PIPELINE, note: "viewer tries" },
+      );
       assert.equal(status, 403);
       assert.equal((await episode())?.state, "firing");
       await screenshot(viewer, "alerts-viewer.png");

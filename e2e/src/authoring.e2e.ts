@@ -20,7 +20,10 @@ const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const topic = process.env.SLUICE_E2E_TOPIC;
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
-const skip = databaseUrl && topic ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_TOPIC)";
+const skip =
+  databaseUrl && topic
+    ? false
+    : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_TOPIC)";
 const run = Date.now().toString(36);
 const name = `authored-${run}`;
 
@@ -84,7 +87,8 @@ const shot = async (file: string, fullPage = true) => {
   mkdirSync(resultsDir, { recursive: true });
   await page.screenshot({ path: path.join(resultsDir, file), fullPage });
 };
-const registered = async (pipeline: string) => Number((await db.query(`SELECT count(*) AS n FROM pipelines WHERE name = $1`, [pipeline])).rows[0].n);
+const registered = async (pipeline: string) =>
+  Number((await db.query(`SELECT count(*) AS n FROM pipelines WHERE name = $1`, [pipeline])).rows[0].n);
 
 describe("Authoring a pipeline in the browser", { skip }, () => {
   before(async () => {
@@ -131,13 +135,19 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
 
     // Fixed: the dry run and registering open.
     await setEditor(specText());
-    await page.getByTestId("draft-valid").filter({ hasText: `Registers a new pipeline, ${name}` }).waitFor();
+    await page
+      .getByTestId("draft-valid")
+      .filter({ hasText: `Registers a new pipeline, ${name}` })
+      .waitFor();
 
     // A sample over the limit is refused with the limit; nothing is read.
     const dryRun = page.getByTestId("dry-run");
     await dryRun.getByLabel("Records per partition").fill("5000");
     await dryRun.getByRole("button", { name: "Dry run" }).click();
-    await page.getByTestId("dry-run-error").filter({ hasText: "at most 1,000 records per partition" }).waitFor();
+    await page
+      .getByTestId("dry-run-error")
+      .filter({ hasText: "at most 1,000 records per partition" })
+      .waitFor();
 
     // The real topic's last 300 records per partition: malformed rows are dead letters, duplicates flagged.
     await dryRun.getByLabel("Records per partition").fill("300");
@@ -146,12 +156,21 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
     const rows = page.getByTestId("dry-run-rows").locator("tbody tr");
     const total = await rows.count();
     assert.ok(total > 0, "the sample has rows");
-    const deadLetters = await page.getByTestId("dry-run-rows").locator('tr[data-outcome="dead_letter"]').count();
+    const deadLetters = await page
+      .getByTestId("dry-run-rows")
+      .locator('tr[data-outcome="dead_letter"]')
+      .count();
     const duplicates = await page.getByTestId("dry-run-rows").locator('tr[data-outcome="duplicate"]').count();
     assert.ok(deadLetters > 0, "malformed rows are shown as dead letters");
     assert.ok(duplicates > 0, "duplicates within the sample are flagged");
     const totals = page.getByTestId("dry-run-totals");
-    const totalOf = async (label: string) => Number(await totals.locator("tr", { has: page.getByRole("rowheader", { name: label, exact: true }) }).locator("td").textContent());
+    const totalOf = async (label: string) =>
+      Number(
+        await totals
+          .locator("tr", { has: page.getByRole("rowheader", { name: label, exact: true }) })
+          .locator("td")
+          .textContent(),
+      );
     assert.equal(await totalOf("dead letter"), deadLetters, "the dead-letter total matches the rows");
     assert.equal(await totalOf("duplicate"), duplicates, "the duplicate total matches the rows");
     assert.equal(await registered(name), 0, "a dry run registers nothing");
@@ -161,37 +180,66 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
     const register = page.getByTestId("register");
     await register.getByLabel("Why").fill("first authored in the browser");
     await register.getByRole("button", { name: "Register" }).click();
-    await page.getByTestId("registered").filter({ hasText: `${name} version 1` }).waitFor();
+    await page
+      .getByTestId("registered")
+      .filter({ hasText: `${name} version 1` })
+      .waitFor();
     await register.getByRole("button", { name: "Start version 1" }).click();
     await page.getByTestId("started").waitFor();
     await register.getByRole("link", { name: "Open its page" }).click();
     await page.waitForURL(new RegExp(`/pipelines/${name}$`));
-    await page.getByTestId("batch-history").locator('[data-testid^="batch-"]').first().waitFor({ timeout: 60_000 });
-    const committed = Number((await db.query(`SELECT count(*) AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`, [name])).rows[0].n);
+    await page
+      .getByTestId("batch-history")
+      .locator('[data-testid^="batch-"]')
+      .first()
+      .waitFor({ timeout: 60_000 });
+    const committed = Number(
+      (
+        await db.query(
+          `SELECT count(*) AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
+          [name],
+        )
+      ).rows[0].n,
+    );
     assert.ok(committed > 0, "its first batches are committed");
     await shot("authoring-first-batches.png");
 
     // Version 2: a description, from the version history's "New version".
     await page.getByTestId("version-history").getByRole("link", { name: "New version" }).click();
     await page.waitForURL(new RegExp(`/pipelines/${name}/edit$`));
-    await page.getByTestId("draft-origin").filter({ hasText: `version 1 of ${name}` }).waitFor();
+    await page
+      .getByTestId("draft-origin")
+      .filter({ hasText: `version 1 of ${name}` })
+      .waitFor();
     await page.getByTestId("draft-valid").filter({ hasText: "The same spec as version 1" }).waitFor();
     await setEditor(specText({ description: "Payments ledger written in the console" }));
-    await page.getByTestId("draft-valid").filter({ hasText: "Registers version 2, continuing version 1's checkpoint and state" }).waitFor();
+    await page
+      .getByTestId("draft-valid")
+      .filter({ hasText: "Registers version 2, continuing version 1's checkpoint and state" })
+      .waitFor();
     await page.getByTestId("register").getByLabel("Why").fill("describe it");
     await page.getByTestId("register").getByRole("button", { name: "Register" }).click();
-    await page.getByTestId("registered").filter({ hasText: "version 2, continuing version 1's checkpoint and state" }).waitFor();
+    await page
+      .getByTestId("registered")
+      .filter({ hasText: "version 2, continuing version 1's checkpoint and state" })
+      .waitFor();
 
     await page.goto(`/pipelines/${name}`);
     const history = page.getByTestId("history-table");
     await history.locator("tbody tr").nth(1).waitFor();
     const historyRows = await history.locator("tbody tr").allInnerTexts();
-    assert.match(historyRows[0]!, /2[\s\S]*user:owner@sluice\.local[\s\S]*describe it[\s\S]*continued version 1's checkpoint and state/);
+    assert.match(
+      historyRows[0]!,
+      /2[\s\S]*user:owner@sluice\.local[\s\S]*describe it[\s\S]*continued version 1's checkpoint and state/,
+    );
     assert.match(historyRows[1]!, /1[\s\S]*user:owner@sluice\.local[\s\S]*first authored in the browser/);
     const diff = page.getByTestId("diff-table");
     await diff.locator("tbody tr").filter({ hasText: "description" }).waitFor();
     assert.match((await diff.innerText()) ?? "", /Payments ledger written in the console/);
-    await page.getByTestId("diff-state").filter({ hasText: "Version 2 can continue version 1's state" }).waitFor();
+    await page
+      .getByTestId("diff-state")
+      .filter({ hasText: "Version 2 can continue version 1's state" })
+      .waitFor();
     await page.getByTestId("version-history").scrollIntoViewIfNeeded();
     await shot("authoring-version-diff.png");
   });
@@ -199,8 +247,14 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
   test("the editor shows a field's docs on hover and completes field names and, in expressions, the contract's fields", async () => {
     await page.goto("/pipelines/new");
     await page.getByTestId("draft-valid").waitFor();
-    await page.locator(".cm-line span", { hasText: /^watermarkDelay$/ }).first().hover();
-    await page.locator(".cm-tooltip-hover .spec-doc").filter({ hasText: "eventTime.watermarkDelay: watermark = max(event time seen)" }).waitFor();
+    await page
+      .locator(".cm-line span", { hasText: /^watermarkDelay$/ })
+      .first()
+      .hover();
+    await page
+      .locator(".cm-tooltip-hover .spec-doc")
+      .filter({ hasText: "eventTime.watermarkDelay: watermark = max(event time seen)" })
+      .waitFor();
 
     // A key under source.kafka: that section's fields.
     const options = page.locator(".cm-tooltip-autocomplete .cm-completionLabel");
@@ -233,12 +287,21 @@ describe("Authoring a pipeline in the browser", { skip }, () => {
 
     const foreign = `other-team-${run}`;
     await setEditor(specText({ name: foreign, owner: "risk" }));
-    await page.getByTestId("draft-not-allowed").filter({ hasText: "it belongs to Risk & Fraud; your teams: Payments Data" }).waitFor();
+    await page
+      .getByTestId("draft-not-allowed")
+      .filter({ hasText: "it belongs to Risk & Fraud; your teams: Payments Data" })
+      .waitFor();
     await page.getByTestId("register").getByLabel("Why").fill("not ours");
     await page.getByTestId("register").getByRole("button", { name: "Register" }).click();
-    await page.getByTestId("register-error").filter({ hasText: `only for your own teams' pipelines: "${foreign}" — it belongs to Risk & Fraud` }).waitFor();
+    await page
+      .getByTestId("register-error")
+      .filter({ hasText: `only for your own teams' pipelines: "${foreign}" — it belongs to Risk & Fraud` })
+      .waitFor();
     await page.getByTestId("dry-run").getByRole("button", { name: "Dry run" }).click();
-    await page.getByTestId("dry-run-error").filter({ hasText: "only for your own teams' pipelines" }).waitFor();
+    await page
+      .getByTestId("dry-run-error")
+      .filter({ hasText: "only for your own teams' pipelines" })
+      .waitFor();
     await shot("authoring-other-team.png");
 
     await setEditor(`${specText({ name: `huge-${run}` })}\n# ${"x".repeat(110_000)}\n`);

@@ -26,22 +26,33 @@ const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const topic = process.env.SLUICE_E2E_TOPIC;
 const execFileAsync = promisify(execFile);
-const skip = databaseUrl && pipeline ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)";
+const skip =
+  databaseUrl && pipeline
+    ? false
+    : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)";
 const REQUESTER = "operator@sluice.local";
 const APPROVER = "oncall@sluice.local";
 
 let browser: Browser;
 let db: pg.Client;
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(resultsDir, `change-management-${name}.png`), fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(resultsDir, `change-management-${name}.png`), fullPage: true });
 
-async function lifecycle(page: Page, command: "Pause" | "Resume", reason: string, phase: RegExp): Promise<void> {
+async function lifecycle(
+  page: Page,
+  command: "Pause" | "Resume",
+  reason: string,
+  phase: RegExp,
+): Promise<void> {
   const actions = page.getByTestId("lifecycle-actions");
   await actions.getByRole("button", { name: command, exact: true }).click();
   const form = page.getByRole("form", { name: `${command} ${pipeline}` });
   await form.getByLabel(/Reason/).fill(reason);
   await form.getByRole("button", { name: `${command} now` }).click();
-  await until(`the page to show ${phase}`, 30_000, async () => phase.test((await page.getByTestId("run-phase").textContent()) ?? ""));
+  await until(`the page to show ${phase}`, 30_000, async () =>
+    phase.test((await page.getByTestId("run-phase").textContent()) ?? ""),
+  );
 }
 
 describe("Change management", { skip }, () => {
@@ -60,7 +71,11 @@ describe("Change management", { skip }, () => {
   test("pause and resume from the pipeline page, each asking for a reason, recorded with who and why", async () => {
     const page = await signedIn(browser, REQUESTER);
     await page.goto(`/pipelines/${pipeline}`);
-    await until("the pipeline to run", 60_000, async () => (await page.getByTestId("run-phase").textContent()) === "running");
+    await until(
+      "the pipeline to run",
+      60_000,
+      async () => (await page.getByTestId("run-phase").textContent()) === "running",
+    );
     // No reason: the browser keeps the form open (required) and nothing is sent.
     await page.getByTestId("lifecycle-actions").getByRole("button", { name: "Pause", exact: true }).click();
     await page.getByRole("button", { name: "Pause now" }).click();
@@ -72,9 +87,17 @@ describe("Change management", { skip }, () => {
     const history = page.getByTestId("pipeline-history");
     await until("the History panel to list both commands", 20_000, async () => {
       const text = (await history.textContent()) ?? "";
-      return text.includes("pipeline.pause") && text.includes("e2e: upstream maintenance") && text.includes("pipeline.resume") && text.includes("e2e: maintenance over");
+      return (
+        text.includes("pipeline.pause") &&
+        text.includes("e2e: upstream maintenance") &&
+        text.includes("pipeline.resume") &&
+        text.includes("e2e: maintenance over")
+      );
     });
-    const rows = await db.query(`SELECT action, actor, reason FROM audit_events WHERE target_label = $1 AND action IN ('pipeline.pause', 'pipeline.resume') ORDER BY id`, [pipeline]);
+    const rows = await db.query(
+      `SELECT action, actor, reason FROM audit_events WHERE target_label = $1 AND action IN ('pipeline.pause', 'pipeline.resume') ORDER BY id`,
+      [pipeline],
+    );
     assert.deepEqual(rows.rows, [
       { action: "pipeline.pause", actor: REQUESTER, reason: "e2e: upstream maintenance" },
       { action: "pipeline.resume", actor: REQUESTER, reason: "e2e: maintenance over" },
@@ -83,9 +106,20 @@ describe("Change management", { skip }, () => {
   });
 
   test("a checkpoint reset to a time: asked by one operator, refused to them, approved by another, applied; the ledger still holds each event once", async () => {
-    const version = await db.query<{ id: string }>(`SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY version DESC LIMIT 1`, [pipeline]);
+    const version = await db.query<{ id: string }>(
+      `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY version DESC LIMIT 1`,
+      [pipeline],
+    );
     const versionId = version.rows[0]!.id;
-    await until("a few committed batches", 60_000, async () => Number((await db.query(`SELECT count(*) FROM batch_log WHERE pipeline_version_id = $1`, [versionId])).rows[0].count) >= 3);
+    await until(
+      "a few committed batches",
+      60_000,
+      async () =>
+        Number(
+          (await db.query(`SELECT count(*) FROM batch_log WHERE pipeline_version_id = $1`, [versionId]))
+            .rows[0].count,
+        ) >= 3,
+    );
     const resetTo = new Date(Date.now() - 20_000);
 
     const requester = await signedIn(browser, REQUESTER);
@@ -98,7 +132,10 @@ describe("Change management", { skip }, () => {
     const notice = requester.getByTestId("checkpoint-reset").getByRole("status");
     await notice.waitFor();
     const id = /#(\d+)/.exec((await notice.textContent()) ?? "")![1]!;
-    assert.match((await notice.getByTestId("reset-result").textContent()) ?? "", /Result: harmless for an append ledger: its key absorbs the \d+ re-read event\(s\)/);
+    assert.match(
+      (await notice.getByTestId("reset-result").textContent()) ?? "",
+      /Result: harmless for an append ledger: its key absorbs the \d+ re-read event\(s\)/,
+    );
     await shot(requester, "reset-requested");
 
     // The requester sees no Approve, and the API refuses their approval whatever they send.
@@ -106,10 +143,17 @@ describe("Change management", { skip }, () => {
     const card = requester.getByTestId(`change-request-${id}`);
     await card.getByText("You asked for this: someone else must approve it (four-eyes).").waitFor();
     assert.equal(await card.getByRole("button", { name: "Approve and apply" }).count(), 0);
-    const self = await requester.evaluate(async ({ id, pipeline }) => {
-      const res = await fetch("/api/trpc/change.approve", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: { id, pipeline } }) });
-      return { status: res.status, body: await res.text() };
-    }, { id, pipeline: pipeline! });
+    const self = await requester.evaluate(
+      async ({ id, pipeline }) => {
+        const res = await fetch("/api/trpc/change.approve", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ json: { id, pipeline } }),
+        });
+        return { status: res.status, body: await res.text() };
+      },
+      { id, pipeline: pipeline! },
+    );
     assert.equal(self.status, 403);
     assert.match(self.body, /someone else must approve it \(four-eyes rule, whatever your role\)/);
     await shot(requester, "self-approval-refused");
@@ -120,36 +164,88 @@ describe("Change management", { skip }, () => {
     await theirs.getByTestId("reset-impact").waitFor();
     await theirs.getByLabel(/Note/).fill("e2e: checked the impact");
     await theirs.getByRole("button", { name: "Approve and apply" }).click();
-    await until("the request to show applied", 30_000, async () => (await theirs.getByTestId("change-status").textContent()) === "applied");
-    assert.match((await theirs.getByTestId("change-decision").textContent()) ?? "", new RegExp(`Approved by ${APPROVER.replace(/\./g, "\\.")}`));
+    await until(
+      "the request to show applied",
+      30_000,
+      async () => (await theirs.getByTestId("change-status").textContent()) === "applied",
+    );
+    assert.match(
+      (await theirs.getByTestId("change-decision").textContent()) ?? "",
+      new RegExp(`Approved by ${APPROVER.replace(/\./g, "\\.")}`),
+    );
     await shot(approver, "reset-applied");
 
     // The workers go on from the reset's offsets: the events since resetTo are read again.
-    const reset = (await db.query<{ after_batch_id: string; offsets_after: Record<string, number>; offsets_before: Record<string, number> }>(`SELECT after_batch_id, offsets_after, offsets_before FROM checkpoint_resets WHERE change_request_id = $1`, [id])).rows[0]!;
-    const next = await until("a batch after the reset", 60_000, async () =>
-      (await db.query<{ progress: { sources: { partition: number; startOffset: number }[] } }>(`SELECT progress FROM batch_log WHERE pipeline_version_id = $1 AND batch_id = $2`, [versionId, Number(reset.after_batch_id) + 1])).rows[0],
+    const reset = (
+      await db.query<{
+        after_batch_id: string;
+        offsets_after: Record<string, number>;
+        offsets_before: Record<string, number>;
+      }>(
+        `SELECT after_batch_id, offsets_after, offsets_before FROM checkpoint_resets WHERE change_request_id = $1`,
+        [id],
+      )
+    ).rows[0]!;
+    const next = await until(
+      "a batch after the reset",
+      60_000,
+      async () =>
+        (
+          await db.query<{ progress: { sources: { partition: number; startOffset: number }[] } }>(
+            `SELECT progress FROM batch_log WHERE pipeline_version_id = $1 AND batch_id = $2`,
+            [versionId, Number(reset.after_batch_id) + 1],
+          )
+        ).rows[0],
     );
-    for (const s of next.progress.sources) assert.equal(s.startOffset, reset.offsets_after[String(s.partition)], `partition ${s.partition} starts at the reset's offset`);
-    assert.ok(Object.entries(reset.offsets_after).some(([p, o]) => o < reset.offsets_before[p]!), "the reset rewound at least one partition");
+    for (const s of next.progress.sources)
+      assert.equal(
+        s.startOffset,
+        reset.offsets_after[String(s.partition)],
+        `partition ${s.partition} starts at the reset's offset`,
+      );
+    assert.ok(
+      Object.entries(reset.offsets_after).some(([p, o]) => o < reset.offsets_before[p]!),
+      "the reset rewound at least one partition",
+    );
     await until("the re-read range to be committed again", 90_000, async () => {
-      const cp = (await db.query<{ end_offsets: Record<string, number> }>(`SELECT end_offsets FROM checkpoints WHERE pipeline_version_id = $1`, [versionId])).rows[0]!;
+      const cp = (
+        await db.query<{ end_offsets: Record<string, number> }>(
+          `SELECT end_offsets FROM checkpoints WHERE pipeline_version_id = $1`,
+          [versionId],
+        )
+      ).rows[0]!;
       return Object.entries(reset.offsets_before).every(([p, o]) => (cp.end_offsets[p] ?? 0) >= o);
     });
     // Exact: every row the batches say they wrote is in the ledger once, and the re-read events wrote
     // nothing new (their rows are the ones written before the reset; the re-reads were duplicates).
-    const ledger = await db.query<{ rows: string; ids: string }>(`SELECT count(*) AS rows, count(DISTINCT event_id) AS ids FROM e2e_ledger`);
+    const ledger = await db.query<{ rows: string; ids: string }>(
+      `SELECT count(*) AS rows, count(DISTINCT event_id) AS ids FROM e2e_ledger`,
+    );
     assert.equal(ledger.rows[0]!.rows, ledger.rows[0]!.ids, "each event id once in the ledger");
-    const written = await db.query<{ n: string }>(`SELECT coalesce(sum(sink_rows), 0)::text AS n FROM batch_log WHERE pipeline_version_id = $1`, [versionId]);
-    assert.equal(written.rows[0]!.n, ledger.rows[0]!.rows, "the ledger holds exactly the rows the batches wrote");
+    const written = await db.query<{ n: string }>(
+      `SELECT coalesce(sum(sink_rows), 0)::text AS n FROM batch_log WHERE pipeline_version_id = $1`,
+      [versionId],
+    );
+    assert.equal(
+      written.rows[0]!.n,
+      ledger.rows[0]!.rows,
+      "the ledger holds exactly the rows the batches wrote",
+    );
     for (const [p, from] of Object.entries(reset.offsets_after)) {
-      const rewritten = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM e2e_ledger WHERE _partition = $1 AND _offset >= $2 AND _offset < $3 AND _batch_id > $4`, [Number(p), from, reset.offsets_before[p], reset.after_batch_id]);
+      const rewritten = await db.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM e2e_ledger WHERE _partition = $1 AND _offset >= $2 AND _offset < $3 AND _batch_id > $4`,
+        [Number(p), from, reset.offsets_before[p], reset.after_batch_id],
+      );
       assert.equal(rewritten.rows[0]!.n, "0", `partition ${p}: no re-read event was written again`);
     }
 
     await approver.goto(`/pipelines/${pipeline}`);
     const resets = approver.getByTestId("checkpoint-resets");
     await resets.waitFor();
-    assert.match((await resets.textContent()) ?? "", new RegExp(`${REQUESTER.replace(/\./g, "\\.")} / ${APPROVER.replace(/\./g, "\\.")}#${id}`));
+    assert.match(
+      (await resets.textContent()) ?? "",
+      new RegExp(`${REQUESTER.replace(/\./g, "\\.")} / ${APPROVER.replace(/\./g, "\\.")}#${id}`),
+    );
     await shot(approver, "discontinuity");
 
     // Every step on the Audit page.
@@ -158,13 +254,32 @@ describe("Change management", { skip }, () => {
     await filters.getByLabel("Action").fill("change");
     await filters.getByRole("button", { name: "Filter" }).click();
     await until("the change steps on the Audit page", 20_000, async () => {
-      const actions = await approver.getByTestId("audit-table").locator("tbody tr").evaluateAll((rows) => rows.map((r) => `${r.getAttribute("data-action")}${r.className.includes("problem") ? ":refused" : ""}`));
-      return ["change.request", "change.approve:refused", "change.approve", "change.apply"].every((a) => actions.includes(a)) ? actions : false;
+      const actions = await approver
+        .getByTestId("audit-table")
+        .locator("tbody tr")
+        .evaluateAll((rows) =>
+          rows.map(
+            (r) => `${r.getAttribute("data-action")}${r.className.includes("problem") ? ":refused" : ""}`,
+          ),
+        );
+      return ["change.request", "change.approve:refused", "change.approve", "change.apply"].every((a) =>
+        actions.includes(a),
+      )
+        ? actions
+        : false;
     });
     await shot(approver, "audit");
-    const exported = await approver.evaluate(async () => (await (await fetch(`/api/trpc/audit.exportCsv?input=${encodeURIComponent(JSON.stringify({ json: { action: "change" } }))}`)).json()) as { result: { data: { json: { csv: string } } } });
+    const exported = await approver.evaluate(
+      async () =>
+        (await (
+          await fetch(
+            `/api/trpc/audit.exportCsv?input=${encodeURIComponent(JSON.stringify({ json: { action: "change" } }))}`,
+          )
+        ).json()) as { result: { data: { json: { csv: string } } } },
+    );
     const csv = exported.result.data.json.csv;
-    for (const a of ["change.request", "change.approve", "change.apply"]) assert.ok(csv.includes(`,${a},`), `CSV has ${a}`);
+    for (const a of ["change.request", "change.approve", "change.apply"])
+      assert.ok(csv.includes(`,${a},`), `CSV has ${a}`);
     await requester.context().close();
     await approver.context().close();
   });
@@ -178,11 +293,19 @@ describe("Change management", { skip }, () => {
       .replace("table: merchant_settlement_5m", `table: ${name.replace(/-/g, "_")}`);
     const specFile = path.join(mkdtempSync(path.join(tmpdir(), "sluice-e2e-")), `${name}.yaml`);
     writeFileSync(specFile, spec);
-    const cli = (...args: string[]) => execFileAsync(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const cli = (...args: string[]) =>
+      execFileAsync(
+        process.execPath,
+        ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
+        { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
+      );
     await cli("start", specFile, "e2e: a windowed pipeline to rewind");
     try {
       await until("the windowed pipeline's first batches", 90_000, async () => {
-        const n = await db.query(`SELECT count(*)::int AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND b.input_rows > 0`, [name]);
+        const n = await db.query(
+          `SELECT count(*)::int AS n FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND b.input_rows > 0`,
+          [name],
+        );
         return n.rows[0].n >= 2;
       });
       const page = await signedIn(browser, REQUESTER);
@@ -196,7 +319,10 @@ describe("Change management", { skip }, () => {
       await form.locator('input[name="reason"]').fill("e2e: re-read everything");
       await form.getByRole("button", { name: "Request reset" }).click();
       await refusal.waitFor();
-      assert.match((await refusal.textContent()) ?? "", /checkpoint reset refused: rewinding a windowed aggregate while keeping its window state double counts: the \d+ re-read event\(s\) are already in their windows/);
+      assert.match(
+        (await refusal.textContent()) ?? "",
+        /checkpoint reset refused: rewinding a windowed aggregate while keeping its window state double counts: the \d+ re-read event\(s\) are already in their windows/,
+      );
       await shot(page, "windowed-reset-refused");
 
       // Clearing the state but rewinding only part way would rebuild windows from part of their events.
@@ -204,12 +330,20 @@ describe("Change management", { skip }, () => {
       await form.locator('input[name="at"]').fill(new Date(Date.now() - 10_000).toISOString().slice(0, 19));
       await form.locator('select[name="state"]').selectOption("clear");
       await form.getByRole("button", { name: "Request reset" }).click();
-      await until("the second refusal", 20_000, async () => /can only be rebuilt from the start of the topic/.test((await refusal.textContent()) ?? ""));
+      await until("the second refusal", 20_000, async () =>
+        /can only be rebuilt from the start of the topic/.test((await refusal.textContent()) ?? ""),
+      );
 
-      const requests = await db.query(`SELECT count(*)::int AS n FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id WHERE p.name = $1 AND c.kind = 'checkpoint_reset'`, [name]);
+      const requests = await db.query(
+        `SELECT count(*)::int AS n FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id WHERE p.name = $1 AND c.kind = 'checkpoint_reset'`,
+        [name],
+      );
       // (The workers may raise schema change requests for the demo producer's corrupt values meanwhile.)
       assert.equal(requests.rows[0].n, 0, "a refused reset never becomes a change request");
-      const audited = await db.query<{ outcome: string; actor: string }>(`SELECT outcome, actor FROM audit_events WHERE action = 'change.request' AND target_label = $1 AND after->>'kind' = 'checkpoint_reset' ORDER BY id`, [name]);
+      const audited = await db.query<{ outcome: string; actor: string }>(
+        `SELECT outcome, actor FROM audit_events WHERE action = 'change.request' AND target_label = $1 AND after->>'kind' = 'checkpoint_reset' ORDER BY id`,
+        [name],
+      );
       assert.deepEqual(audited.rows, [
         { outcome: "refused", actor: REQUESTER },
         { outcome: "refused", actor: REQUESTER },

@@ -95,9 +95,7 @@ describe("Sluice console", () => {
     await teams.getByText("Risk & Fraud").waitFor();
 
     // Either the seeded pipelines or the empty state that says how to register one.
-    const fleet = page
-      .getByTestId("fleet-table")
-      .or(page.getByRole("heading", { name: "No pipelines yet" }));
+    const fleet = page.getByTestId("fleet-table").or(page.getByRole("heading", { name: "No pipelines yet" }));
     await fleet.first().waitFor();
 
     const user = page.getByTestId("signed-in-user");
@@ -116,7 +114,11 @@ describe("Sluice console", () => {
 
   test(
     "the operator retries failed webhook deliveries from the Pipelines page: one key, then all; each re-queue is recorded",
-    { skip: databaseUrl ? false : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)" },
+    {
+      skip: databaseUrl
+        ? false
+        : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)",
+    },
     async () => {
       const db = new pg.Client({ connectionString: databaseUrl });
       await db.connect();
@@ -124,7 +126,8 @@ describe("Sluice console", () => {
       const tag = `e2e-${Date.now()}`;
       const keys = [`fraud-alerts:${tag}-1`, `fraud-alerts:${tag}-2`] as const;
       const status = async (key: string) =>
-        (await db.query(`SELECT status, attempts FROM webhook_deliveries WHERE idempotency_key = $1`, [key])).rows[0];
+        (await db.query(`SELECT status, attempts FROM webhook_deliveries WHERE idempotency_key = $1`, [key]))
+          .rows[0];
       try {
         await db.query(
           `INSERT INTO webhook_deliveries (pipeline_id, idempotency_key, status, attempts, last_status_code, last_error, payload, pipeline_version_id, batch_id, last_attempt_at)
@@ -143,9 +146,13 @@ describe("Sluice console", () => {
 
         await section.getByLabel(/Reason/).fill("receiver fixed (e2e)");
         // Each click waits for its own answer: the status line of the one before is still on the page.
-        const requeued = () => page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("webhook.requeue"));
+        const requeued = () =>
+          page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("webhook.requeue"));
         await Promise.all([requeued(), firstRow.getByRole("button", { name: "Retry" }).click()]);
-        await section.getByRole("status").filter({ hasText: "Re-queued 1 delivery with its idempotency key" }).waitFor();
+        await section
+          .getByRole("status")
+          .filter({ hasText: "Re-queued 1 delivery with its idempotency key" })
+          .waitFor();
         await firstRow.waitFor({ state: "detached" });
         assert.deepEqual(await status(keys[0]), { status: "pending", attempts: 0 });
         assert.deepEqual(await status(keys[1]), { status: "failed", attempts: 8 });
@@ -155,10 +162,22 @@ describe("Sluice console", () => {
         assert.deepEqual(await status(keys[1]), { status: "pending", attempts: 0 });
         await section.getByTestId("count-pending").filter({ hasText: "2" }).waitFor();
 
-        const audit = await db.query(`SELECT idempotency_key, deliveries, actor, reason FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)' ORDER BY id`);
+        const audit = await db.query(
+          `SELECT idempotency_key, deliveries, actor, reason FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)' ORDER BY id`,
+        );
         assert.deepEqual(audit.rows, [
-          { idempotency_key: keys[0], deliveries: 1, actor: `user:${OPERATOR.email}`, reason: "receiver fixed (e2e)" },
-          { idempotency_key: null, deliveries: 1, actor: `user:${OPERATOR.email}`, reason: "receiver fixed (e2e)" },
+          {
+            idempotency_key: keys[0],
+            deliveries: 1,
+            actor: `user:${OPERATOR.email}`,
+            reason: "receiver fixed (e2e)",
+          },
+          {
+            idempotency_key: null,
+            deliveries: 1,
+            actor: `user:${OPERATOR.email}`,
+            reason: "receiver fixed (e2e)",
+          },
         ]);
       } finally {
         await db.query(`DELETE FROM webhook_deliveries WHERE idempotency_key = ANY($1)`, [keys]);
@@ -170,7 +189,11 @@ describe("Sluice console", () => {
 
   test(
     "a pipeline's page shows its latest batch with an idle partition, the recent batches and its dead letters by reason",
-    { skip: databaseUrl ? false : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)" },
+    {
+      skip: databaseUrl
+        ? false
+        : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)",
+    },
     async () => {
       const db = new pg.Client({ connectionString: databaseUrl });
       await db.connect();
@@ -189,29 +212,52 @@ describe("Sluice console", () => {
         inputRowsPerSecond: 60,
         processedRowsPerSecond: 480,
         durationMs: { plan: 1, read: 120, process: 90, commit: 39, total: 250 },
-        sources: [0, 1, 2].map((partition) => ({ partition, startOffset: batchId * 40, endOffset: partition === 1 ? batchId * 40 : batchId * 40 + 60, latestOffset: batchId * 40 + 500 })),
+        sources: [0, 1, 2].map((partition) => ({
+          partition,
+          startOffset: batchId * 40,
+          endOffset: partition === 1 ? batchId * 40 : batchId * 40 + 60,
+          latestOffset: batchId * 40 + 500,
+        })),
         backlog: 880,
         skippedOffsets: {},
         watermark: "2025-01-01T00:00:00.000Z",
         eventTimeMax: "2025-01-01T06:00:00.000Z",
         stateRows: 4200,
         stateBytes: 210_000,
-        outcomes: { sink: 110, duplicate: 6, filtered: 0, quarantined: 1, deadLetter: 1, late: 2, stale: 0, dropped: {} },
+        outcomes: {
+          sink: 110,
+          duplicate: 6,
+          filtered: 0,
+          quarantined: 1,
+          deadLetter: 1,
+          late: 2,
+          stale: 0,
+          dropped: {},
+        },
         expectations: {},
         replayed: false,
         preparedAhead: true,
         partitionEventTime: [
           { partition: 0, eventTimeMax: "2025-01-01T06:00:00.000Z", lastDataAt: at, idle: false },
-          { partition: 1, eventTimeMax: "2025-01-01T03:10:00.000Z", lastDataAt: "2025-01-01T05:00:00.000Z", idle: true },
+          {
+            partition: 1,
+            eventTimeMax: "2025-01-01T03:10:00.000Z",
+            lastDataAt: "2025-01-01T05:00:00.000Z",
+            idle: true,
+          },
           { partition: 2, eventTimeMax: "2025-01-01T05:58:00.000Z", lastDataAt: at, idle: false },
         ],
       });
       try {
-        for (const [batchId, at] of [[41, "2025-01-01T06:00:01.000Z"], [42, "2025-01-01T06:00:02.000Z"]] as const) {
+        for (const [batchId, at] of [
+          [41, "2025-01-01T06:00:01.000Z"],
+          [42, "2025-01-01T06:00:02.000Z"],
+        ] as const) {
           const p = progress(batchId, at);
-          await db.query(`INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`, [
-            version, batchId, p.inputRows, p.outcomes.sink, JSON.stringify(p.outcomes), JSON.stringify(p),
-          ]);
+          await db.query(
+            `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,
+            [version, batchId, p.inputRows, p.outcomes.sink, JSON.stringify(p.outcomes), JSON.stringify(p)],
+          );
         }
         await db.query(
           `INSERT INTO dead_letters (pipeline_version_id, batch_id, outcome, reason, topic, partition, "offset", raw, ingest_time)
@@ -250,24 +296,42 @@ describe("Sluice console", () => {
 
         const deadLetters = page.getByTestId("dead-letters");
         await deadLetters.getByTestId("dead-letter-counts").filter({ hasText: "late 3" }).waitFor();
-        const lateGroup = deadLetters.getByTestId("dead-letter-reasons").getByRole("row").filter({ hasText: "event time <time> is behind the watermark <time>" });
+        const lateGroup = deadLetters
+          .getByTestId("dead-letter-reasons")
+          .getByRole("row")
+          .filter({ hasText: "event time <time> is behind the watermark <time>" });
         assert.equal((await lateGroup.getByRole("cell").nth(2).textContent())?.trim(), "3");
         // Browse: inspect one row's bytes (this test wrote "e2e" as each row's raw value); filter to the late rows.
         const browser = deadLetters.getByTestId("dead-letter-browser");
-        const tombstone = browser.getByTestId("dead-letter-page").getByRole("row").filter({ hasText: "empty payload (tombstone or null value)" });
+        const tombstone = browser
+          .getByTestId("dead-letter-page")
+          .getByRole("row")
+          .filter({ hasText: "empty payload (tombstone or null value)" });
         await tombstone.getByRole("button", { name: /^Inspect/ }).click();
         const inspector = browser.getByTestId("dead-letter-inspector");
         await inspector.getByText("Raw bytes — 3 byte(s), valid UTF-8").waitFor();
-        assert.match((await inspector.getByTestId("inspector-hex").textContent()) ?? "", /^00000000  65 32 65 +e2e$/);
-        assert.equal(await inspector.getByTestId("inspector-reason").textContent(), "empty payload (tombstone or null value)");
+        assert.match(
+          (await inspector.getByTestId("inspector-hex").textContent()) ?? "",
+          /^00000000  65 32 65 +e2e$/,
+        );
+        assert.equal(
+          await inspector.getByTestId("inspector-reason").textContent(),
+          "empty payload (tombstone or null value)",
+        );
         const filters = browser.getByRole("form", { name: "Filter dead letters" });
         await filters.locator('select[name="outcome"]').selectOption("late");
         await filters.getByRole("button", { name: "Filter" }).click();
         await until("the late rows only", 20_000, async () => {
-          const outcomes = await browser.getByTestId("dead-letter-page").locator("tbody tr td:nth-child(5)").allTextContents();
+          const outcomes = await browser
+            .getByTestId("dead-letter-page")
+            .locator("tbody tr td:nth-child(5)")
+            .allTextContents();
           return outcomes.length === 3 && outcomes.every((o) => o === "late");
         });
-        assert.match((await browser.getByTestId("dead-letter-matching").textContent()) ?? "", /^3 row\(s\) match/);
+        assert.match(
+          (await browser.getByTestId("dead-letter-matching").textContent()) ?? "",
+          /^3 row\(s\) match/,
+        );
 
         mkdirSync(resultsDir, { recursive: true });
         await page.screenshot({ path: path.join(resultsDir, "pipeline-detail.png"), fullPage: true });
@@ -275,8 +339,12 @@ describe("Sluice console", () => {
         await page.goto("/pipelines/no-such-pipeline");
         await page.getByRole("heading", { name: "Pipeline not found" }).waitFor();
       } finally {
-        await db.query(`DELETE FROM batch_log WHERE pipeline_version_id = $1 AND batch_id IN (41, 42)`, [version]);
-        await db.query(`DELETE FROM dead_letters WHERE pipeline_version_id = $1 AND batch_id = 42`, [version]);
+        await db.query(`DELETE FROM batch_log WHERE pipeline_version_id = $1 AND batch_id IN (41, 42)`, [
+          version,
+        ]);
+        await db.query(`DELETE FROM dead_letters WHERE pipeline_version_id = $1 AND batch_id = 42`, [
+          version,
+        ]);
         await db.end();
       }
     },
@@ -299,7 +367,10 @@ describe("Sluice console", () => {
     await queue.locator('article, h2:text-is("No change requests")').first().waitFor();
     // The audit log holds this test's own sign-ins: the wrong password (refused) and the right one.
     await go("Audit", /\/audit$/);
-    const mine = page.getByTestId("audit-table").locator('tr[data-action="auth.sign_in"]').filter({ hasText: OPERATOR.email });
+    const mine = page
+      .getByTestId("audit-table")
+      .locator('tr[data-action="auth.sign_in"]')
+      .filter({ hasText: OPERATOR.email });
     await mine.filter({ hasText: "refused" }).first().waitFor();
     await mine.filter({ hasNotText: "refused" }).first().waitFor();
 

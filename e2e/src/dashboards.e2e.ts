@@ -21,7 +21,10 @@ const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const resultsDir = path.resolve(here, "../test-results");
-const skip = databaseUrl && pipeline ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)";
+const skip =
+  databaseUrl && pipeline
+    ? false
+    : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)";
 
 interface TPlotted {
   t: number[];
@@ -35,7 +38,10 @@ let db: pg.Client;
 /** A tRPC query from the signed-in page (its session cookie), unwrapped from superjson. */
 async function trpc<T>(procedure: string, input?: unknown): Promise<T> {
   const query = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
-  const body = await page.evaluate(async (url) => (await fetch(url)).json(), `/api/trpc/${procedure}${query}`);
+  const body = await page.evaluate(
+    async (url) => (await fetch(url)).json(),
+    `/api/trpc/${procedure}${query}`,
+  );
   return (body as { result: { data: { json: T } } }).result.data.json;
 }
 
@@ -43,7 +49,10 @@ const plottedOf = async (testId: string, within = page.locator("body")): Promise
   JSON.parse((await within.getByTestId(testId).first().getAttribute("data-plotted")) ?? "null") as TPlotted;
 
 async function sluice(...args: string[]): Promise<void> {
-  await promisify(execFile)("node", ["--import", "tsx", "packages/cli/src/main.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl, SLUICE_ACTOR: "operator@sluice.local" } });
+  await promisify(execFile)("node", ["--import", "tsx", "packages/cli/src/main.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, SLUICE_ACTOR: "operator@sluice.local" },
+  });
 }
 
 const screenshot = async (name: string) => {
@@ -88,23 +97,46 @@ describe("on-call dashboards on the real stack", { skip }, () => {
   test("the fleet lists the pipelines, and the running one's sparkline values change between two reads and equal fleet.list's", async () => {
     await page.goto("/pipelines");
     const table = page.getByTestId("fleet-table");
-    for (const name of ["payments-ledger", "merchant-settlements", "customer-status", "fraud-alerts", pipeline!]) await table.getByTestId(`fleet-row-${name}`).waitFor();
+    for (const name of [
+      "payments-ledger",
+      "merchant-settlements",
+      "customer-status",
+      "fraud-alerts",
+      pipeline!,
+    ])
+      await table.getByTestId(`fleet-row-${name}`).waitFor();
     const row = table.getByTestId(`fleet-row-${pipeline}`);
-    await until("a status for the running pipeline", 60_000, async () => ["caught up", "running"].includes((await row.getAttribute("data-status")) ?? ""));
+    await until("a status for the running pipeline", 60_000, async () =>
+      ["caught up", "running"].includes((await row.getAttribute("data-status")) ?? ""),
+    );
     const first = await plottedOf("sparkline", row);
-    const fleet = await trpc<{ name: string; sparkline: { t: string[]; processing: number[] } }[]>("fleet.list");
+    const fleet =
+      await trpc<{ name: string; sparkline: { t: string[]; processing: number[] } }[]>("fleet.list");
     const served = fleet.find((r) => r.name === pipeline)!;
     // The sparkline plots what the procedure returns, minute by minute (the page may be one refresh
     // behind, so the newest two minutes are left out of the comparison).
-    const servedAt = new Map(served.sparkline.t.map((t, i) => [Date.parse(t), Math.round(served.sparkline.processing[i]! * 1000) / 1000]));
+    const servedAt = new Map(
+      served.sparkline.t.map((t, i) => [
+        Date.parse(t),
+        Math.round(served.sparkline.processing[i]! * 1000) / 1000,
+      ]),
+    );
     const common = first.t.slice(0, -2).filter((t) => servedAt.has(t));
     assert.ok(common.length >= 50, "the same minutes in both");
-    for (const t of common) assert.equal(first.series.processing![first.t.indexOf(t)], servedAt.get(t), `minute ${new Date(t).toISOString()}`);
+    for (const t of common)
+      assert.equal(
+        first.series.processing![first.t.indexOf(t)],
+        servedAt.get(t),
+        `minute ${new Date(t).toISOString()}`,
+      );
     const second = await until("the sparkline to move", 90_000, async () => {
       const now = await plottedOf("sparkline", row);
       return JSON.stringify(now.series) !== JSON.stringify(first.series) ? now : undefined;
     });
-    assert.ok(second.series.processing!.some((v) => (v ?? 0) > 0), "the pipeline processes rows");
+    assert.ok(
+      second.series.processing!.some((v) => (v ?? 0) > 0),
+      "the pipeline processes rows",
+    );
     await screenshot("fleet.png");
   });
 
@@ -116,13 +148,22 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     await page.getByTestId("chart-rates").waitFor();
     await page.getByTestId("flow-edges").waitFor({ state: "attached" });
     const rates = await plottedOf("chart-rates");
-    const series = await trpc<{ stepSeconds: number; points: { t: string; processingRate: number; inputRows: number; backlog: number | null }[] }>("signals.series", {
+    const series = await trpc<{
+      stepSeconds: number;
+      points: { t: string; processingRate: number; inputRows: number; backlog: number | null }[];
+    }>("signals.series", {
       pipeline,
       range: { from: from.toISOString(), to: to.toISOString() },
     });
     assert.equal(series.stepSeconds, 10);
-    assert.deepEqual(rates.t, series.points.map((p) => Date.parse(p.t)));
-    assert.deepEqual(rates.series.processing, series.points.map((p) => Math.round(p.processingRate * 1000) / 1000));
+    assert.deepEqual(
+      rates.t,
+      series.points.map((p) => Date.parse(p.t)),
+    );
+    assert.deepEqual(
+      rates.series.processing,
+      series.points.map((p) => Math.round(p.processingRate * 1000) / 1000),
+    );
     // batch_log, bucket by bucket: rows committed ÷ 10 s.
     const direct = await db.query(
       `SELECT (extract(epoch FROM date_bin('10 seconds', b.committed_at, '2000-01-01')) * 1000)::float8 AS t, sum(b.input_rows)::int AS n
@@ -132,16 +173,35 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     );
     const byT = new Map(direct.rows.map((r) => [Number(r.t), r.n as number]));
     assert.ok(byT.size >= 5, "batches committed in the range");
-    rates.t.forEach((t, i) => assert.equal(rates.series.processing![i], Math.round(((byT.get(t) ?? 0) / 10) * 1000) / 1000, `bucket ${new Date(t).toISOString()}`));
+    rates.t.forEach((t, i) =>
+      assert.equal(
+        rates.series.processing![i],
+        Math.round(((byT.get(t) ?? 0) / 10) * 1000) / 1000,
+        `bucket ${new Date(t).toISOString()}`,
+      ),
+    );
     // The backlog chart plots the offset samples.
     const backlog = await plottedOf("chart-backlog");
-    assert.deepEqual(backlog.series.backlog, series.points.map((p) => p.backlog));
-    assert.ok(backlog.series.backlog!.some((v) => v !== null), "offset samples in the range");
+    assert.deepEqual(
+      backlog.series.backlog,
+      series.points.map((p) => p.backlog),
+    );
+    assert.ok(
+      backlog.series.backlog!.some((v) => v !== null),
+      "offset samples in the range",
+    );
 
     // The graph: sink + every branch = input, and input = batch_log's input rows in the range.
-    const edges = await page.getByTestId("flow-edges").locator("tbody tr").evaluateAll((rows) =>
-      rows.map((r) => ({ to: r.getAttribute("data-to")!, rows: Number(r.getAttribute("data-rows")), leaves: r.getAttribute("data-leaves") === "true" })),
-    );
+    const edges = await page
+      .getByTestId("flow-edges")
+      .locator("tbody tr")
+      .evaluateAll((rows) =>
+        rows.map((r) => ({
+          to: r.getAttribute("data-to")!,
+          rows: Number(r.getAttribute("data-rows")),
+          leaves: r.getAttribute("data-leaves") === "true",
+        })),
+      );
     const input = [...byT.values()].reduce((a, b) => a + b, 0);
     const flow = page.getByTestId("flow");
     assert.equal(Number(await flow.getAttribute("data-input")), input);
@@ -158,9 +218,20 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     assert.equal(sink, outcomes.rows[0].sink);
     assert.equal(edges.find((e) => e.to === "dedup:duplicate")!.rows, outcomes.rows[0].duplicate);
     assert.equal(edges.find((e) => e.to === "contract:quarantined")!.rows, outcomes.rows[0].quarantined);
-    for (const id of ["chart-duration", "chart-latency", "chart-lag", "chart-state", "chart-violations", "chart-outcomes"]) await page.getByTestId(id).waitFor();
+    for (const id of [
+      "chart-duration",
+      "chart-latency",
+      "chart-lag",
+      "chart-state",
+      "chart-violations",
+      "chart-outcomes",
+    ])
+      await page.getByTestId(id).waitFor();
     const latency = await plottedOf("chart-latency");
-    assert.ok(latency.series.p99!.some((v) => v !== null && v >= 0), "end-to-end latency plotted");
+    assert.ok(
+      latency.series.p99!.some((v) => v !== null && v >= 0),
+      "end-to-end latency plotted",
+    );
     await page.getByTestId("signal-freshness").waitFor();
     await page.getByTestId("offsets").getByTestId("offsets-0").waitFor();
     await screenshot("pipeline-dashboards.png");
@@ -180,8 +251,14 @@ describe("on-call dashboards on the real stack", { skip }, () => {
         [pipeline, id],
       )
     ).rows[0];
-    assert.equal((await detail.getByTestId("batch-input").textContent())?.replaceAll(",", ""), String(row.input_rows));
-    await detail.getByTestId("batch-outcomes").getByText(`sink ${row.outcomes.sink}`, { exact: false }).waitFor();
+    assert.equal(
+      (await detail.getByTestId("batch-input").textContent())?.replaceAll(",", ""),
+      String(row.input_rows),
+    );
+    await detail
+      .getByTestId("batch-outcomes")
+      .getByText(`sink ${row.outcomes.sink}`, { exact: false })
+      .waitFor();
     for (const s of row.progress.sources as { partition: number; startOffset: number; endOffset: number }[]) {
       const cells = detail.getByTestId(`batch-partition-${s.partition}`).locator("td");
       assert.equal((await cells.nth(1).textContent())?.replaceAll(",", ""), String(s.startOffset));
@@ -194,7 +271,11 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     await sluice("pause", pipeline!, "browser test: pause while the producer sends");
     await page.goto("/pipelines");
     const row = page.getByTestId("fleet-table").getByTestId(`fleet-row-${pipeline}`);
-    await until("the fleet status lagging", 150_000, async () => (await row.getAttribute("data-status")) === "lagging");
+    await until(
+      "the fleet status lagging",
+      150_000,
+      async () => (await row.getAttribute("data-status")) === "lagging",
+    );
     await row.getByTestId("fleet-reason").getByText("backlog rising", { exact: false }).waitFor();
     await screenshot("fleet-lagging.png");
 
@@ -209,7 +290,11 @@ describe("on-call dashboards on the real stack", { skip }, () => {
 
     await sluice("resume", pipeline!);
     await page.goto("/pipelines");
-    await until("the fleet status back to caught up (backlog drained)", 180_000, async () => (await row.getAttribute("data-status")) === "caught up");
+    await until(
+      "the fleet status back to caught up (backlog drained)",
+      180_000,
+      async () => (await row.getAttribute("data-status")) === "caught up",
+    );
     await screenshot("fleet-resumed.png");
   });
 });

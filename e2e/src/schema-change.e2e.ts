@@ -33,7 +33,10 @@ const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
 const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const execFileAsync = promisify(execFile);
-const skip = databaseUrl && pipeline && topic ? false : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE, SLUICE_E2E_TOPIC)";
+const skip =
+  databaseUrl && pipeline && topic
+    ? false
+    : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE, SLUICE_E2E_TOPIC)";
 const OWNER = "owner@sluice.local";
 const APPROVER = "oncall@sluice.local";
 const FIELD = "loyalty_tier";
@@ -43,10 +46,16 @@ let browser: Browser;
 let db: pg.Client;
 let kafka: Kafka;
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(resultsDir, `schema-change-${name}.png`), fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(resultsDir, `schema-change-${name}.png`), fullPage: true });
 
 /** Payment events like the demo producer's, with ids of this run and the new field (or `seq` as a fraction). */
-async function produceWithNewField(wave: string, n: number, to = topic!, change: "new field" | "fractional seq" | "none" = "new field"): Promise<string[]> {
+async function produceWithNewField(
+  wave: string,
+  n: number,
+  to = topic!,
+  change: "new field" | "fractional seq" | "none" = "new field",
+): Promise<string[]> {
   const ids = Array.from({ length: n }, (_, i) => `${run}-${wave}-${i}`);
   const producer = kafka.producer();
   await producer.connect();
@@ -88,16 +97,31 @@ describe("Schema change", { skip }, () => {
   });
 
   test("a new field raises a request with samples; the owner cannot approve; an operator does; the new version runs from the same offsets", async () => {
-    const v1 = (await db.query<{ id: string; version: number }>(`SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY version DESC LIMIT 1`, [pipeline])).rows[0]!;
+    const v1 = (
+      await db.query<{ id: string; version: number }>(
+        `SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY version DESC LIMIT 1`,
+        [pipeline],
+      )
+    ).rows[0]!;
     const first = await produceWithNewField("a", 12);
-    const cr = await until("the workers to raise a schema change request for the new field", 90_000, async () => {
-      const rows = await db.query<{ id: string; payload: { observed: { field: string; count: number }[] } }>(
-        `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
-        [v1.id],
-      );
-      return rows.rows.find((r) => r.payload.observed.some((o) => o.field === FIELD && o.count >= 12));
-    });
-    const requests = await db.query(`SELECT id FROM change_requests WHERE kind = 'schema_change' AND pipeline_version_id = $1 AND payload->'observed' @> $2::jsonb`, [v1.id, JSON.stringify([{ field: FIELD }])]);
+    const cr = await until(
+      "the workers to raise a schema change request for the new field",
+      90_000,
+      async () => {
+        const rows = await db.query<{
+          id: string;
+          payload: { observed: { field: string; count: number }[] };
+        }>(
+          `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
+          [v1.id],
+        );
+        return rows.rows.find((r) => r.payload.observed.some((o) => o.field === FIELD && o.count >= 12));
+      },
+    );
+    const requests = await db.query(
+      `SELECT id FROM change_requests WHERE kind = 'schema_change' AND pipeline_version_id = $1 AND payload->'observed' @> $2::jsonb`,
+      [v1.id, JSON.stringify([{ field: FIELD }])],
+    );
     assert.equal(requests.rowCount, 1, "one request for the field");
 
     // The owner of the pipeline's team sees what their producer caused, and may not approve it.
@@ -105,16 +129,32 @@ describe("Schema change", { skip }, () => {
     await owner.goto("/change-requests");
     const card = owner.getByTestId(`change-request-${cr.id}`);
     await card.getByTestId(`observed-${FIELD}`).waitFor();
-    assert.match((await card.getByTestId(`observed-${FIELD}`).textContent()) ?? "", /unknown, rescued into _rescued\s*string/);
+    assert.match(
+      (await card.getByTestId(`observed-${FIELD}`).textContent()) ?? "",
+      /unknown, rescued into _rescued\s*string/,
+    );
     await card.getByText(`Sample rows with ${FIELD}`).click();
     const samples = (await card.getByTestId(`samples-${FIELD}`).textContent()) ?? "";
-    assert.ok(first.some((id) => samples.includes(id)), "the samples are rows this test produced");
-    assert.match((await card.getByTestId("schema-impact").textContent()) ?? "", /Contract change: compatible/);
+    assert.ok(
+      first.some((id) => samples.includes(id)),
+      "the samples are rows this test produced",
+    );
+    assert.match(
+      (await card.getByTestId("schema-impact").textContent()) ?? "",
+      /Contract change: compatible/,
+    );
     assert.equal(await card.getByRole("button", { name: "Approve and apply" }).count(), 0);
-    const refused = await owner.evaluate(async ({ id, pipeline }) => {
-      const res = await fetch("/api/trpc/change.approve", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ json: { id, pipeline } }) });
-      return { status: res.status, body: await res.text() };
-    }, { id: cr.id, pipeline: pipeline! });
+    const refused = await owner.evaluate(
+      async ({ id, pipeline }) => {
+        const res = await fetch("/api/trpc/change.approve", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ json: { id, pipeline } }),
+        });
+        return { status: res.status, body: await res.text() };
+      },
+      { id: cr.id, pipeline: pipeline! },
+    );
     assert.equal(refused.status, 403, refused.body);
     await shot(owner, "raised");
 
@@ -123,37 +163,83 @@ describe("Schema change", { skip }, () => {
     const theirs = approver.getByTestId(`change-request-${cr.id}`);
     await theirs.getByLabel(/Note/).fill("e2e: the new field is expected");
     await theirs.getByRole("button", { name: "Approve and apply" }).click();
-    await until("the request to show applied", 30_000, async () => (await theirs.getByTestId("change-status").textContent()) === "applied");
+    await until(
+      "the request to show applied",
+      30_000,
+      async () => (await theirs.getByTestId("change-status").textContent()) === "applied",
+    );
     await theirs.getByTestId("schema-applied").waitFor();
-    assert.match((await theirs.getByTestId("schema-applied").textContent()) ?? "", new RegExp(`Version ${v1.version + 1} registered, continuing version ${v1.version}`));
+    assert.match(
+      (await theirs.getByTestId("schema-applied").textContent()) ?? "",
+      new RegExp(`Version ${v1.version + 1} registered, continuing version ${v1.version}`),
+    );
     await shot(approver, "applied");
 
     // The new version continues the old checkpoint and runs; the new field gets its column.
-    const v2 = (await db.query<{ id: string; continued_from_id: string }>(`SELECT v.id, v.continued_from_id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND v.version = $2`, [pipeline, v1.version + 1])).rows[0]!;
+    const v2 = (
+      await db.query<{ id: string; continued_from_id: string }>(
+        `SELECT v.id, v.continued_from_id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND v.version = $2`,
+        [pipeline, v1.version + 1],
+      )
+    ).rows[0]!;
     assert.equal(v2.continued_from_id, v1.id);
-    const result = (await db.query<{ result: { offsets: Record<string, number> } }>(`SELECT result FROM change_requests WHERE id = $1`, [cr.id])).rows[0]!.result;
+    const result = (
+      await db.query<{ result: { offsets: Record<string, number> } }>(
+        `SELECT result FROM change_requests WHERE id = $1`,
+        [cr.id],
+      )
+    ).rows[0]!.result;
     const next = await until("the new version's first batch", 90_000, async () => {
-      const b = await db.query<{ progress: { sources: { partition: number; startOffset: number }[] } }>(`SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id LIMIT 1`, [v2.id]);
+      const b = await db.query<{ progress: { sources: { partition: number; startOffset: number }[] } }>(
+        `SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id LIMIT 1`,
+        [v2.id],
+      );
       return b.rows[0];
     });
-    for (const s of next.progress.sources) assert.equal(s.startOffset, result.offsets[String(s.partition)] ?? s.startOffset, `partition ${s.partition} continues at the old checkpoint`);
+    for (const s of next.progress.sources)
+      assert.equal(
+        s.startOffset,
+        result.offsets[String(s.partition)] ?? s.startOffset,
+        `partition ${s.partition} continues at the old checkpoint`,
+      );
     const second = await produceWithNewField("b", 8);
     await until("the second wave in the ledger with its column", 90_000, async () => {
-      const r = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM e2e_ledger WHERE event_id = ANY($1) AND ${FIELD} IS NOT NULL`, [second]);
+      const r = await db.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM e2e_ledger WHERE event_id = ANY($1) AND ${FIELD} IS NOT NULL`,
+        [second],
+      );
       return r.rows[0]!.n === String(second.length);
     });
-    const all = await db.query<{ event_id: string }>(`SELECT event_id FROM e2e_ledger WHERE event_id = ANY($1) ORDER BY event_id`, [[...first, ...second]]);
-    assert.deepEqual(all.rows.map((r) => r.event_id), [...first, ...second].sort(), "every produced id once");
-    const runs = await db.query<{ pipeline_version_id: string; status: string }>(`SELECT pipeline_version_id, status::text FROM pipeline_runs WHERE pipeline_version_id = ANY($1)`, [[v1.id, v2.id]]);
-    assert.deepEqual(Object.fromEntries(runs.rows.map((r) => [r.pipeline_version_id === v1.id ? "v1" : "v2", r.status])), { v1: "stopped", v2: "running" });
+    const all = await db.query<{ event_id: string }>(
+      `SELECT event_id FROM e2e_ledger WHERE event_id = ANY($1) ORDER BY event_id`,
+      [[...first, ...second]],
+    );
+    assert.deepEqual(
+      all.rows.map((r) => r.event_id),
+      [...first, ...second].sort(),
+      "every produced id once",
+    );
+    const runs = await db.query<{ pipeline_version_id: string; status: string }>(
+      `SELECT pipeline_version_id, status::text FROM pipeline_runs WHERE pipeline_version_id = ANY($1)`,
+      [[v1.id, v2.id]],
+    );
+    assert.deepEqual(
+      Object.fromEntries(runs.rows.map((r) => [r.pipeline_version_id === v1.id ? "v1" : "v2", r.status])),
+      { v1: "stopped", v2: "running" },
+    );
 
     await approver.goto("/audit");
     const filters = approver.getByRole("form", { name: "Filter the audit log" });
     await filters.getByLabel("Action").fill("change");
     await filters.getByRole("button", { name: "Filter" }).click();
     await until("the schema change's steps on the Audit page", 20_000, async () => {
-      const actions = await approver.getByTestId("audit-table").locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
-      return ["change.request", "change.approve", "change.apply"].every((a) => actions.includes(a)) ? actions : false;
+      const actions = await approver
+        .getByTestId("audit-table")
+        .locator("tbody tr")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+      return ["change.request", "change.approve", "change.apply"].every((a) => actions.includes(a))
+        ? actions
+        : false;
     });
     await shot(approver, "audit");
     await owner.context().close();
@@ -175,47 +261,118 @@ describe("Schema change", { skip }, () => {
       .replace("table: payments_ledger", `table: ${table}`);
     const specFile = path.join(mkdtempSync(path.join(tmpdir(), "sluice-e2e-")), `${name}.yaml`);
     writeFileSync(specFile, spec);
-    const cli = (...args: string[]) => execFileAsync(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const cli = (...args: string[]) =>
+      execFileAsync(
+        process.execPath,
+        ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
+        { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
+      );
     await cli("start", specFile, "e2e: a ledger whose producer changes a type");
     try {
       const good = await produceWithNewField("good", 10, ownTopic, "none");
-      await until("the good rows in the ledger", 90_000, async () => Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count) === good.length);
-      const v1 = (await db.query<{ id: string; version: number }>(`SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`, [name])).rows[0]!;
+      await until(
+        "the good rows in the ledger",
+        90_000,
+        async () => Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count) === good.length,
+      );
+      const v1 = (
+        await db.query<{ id: string; version: number }>(
+          `SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
+          [name],
+        )
+      ).rows[0]!;
 
       const fractional = await produceWithNewField("fraction", 10, ownTopic, "fractional seq");
       const cr = await until("a request proposing the widening of seq", 90_000, async () => {
-        const rows = await db.query<{ id: string; payload: { observed: { field: string; outcome: string; count: number }[]; proposed: { contract: { fields: Record<string, unknown> } } } }>(
+        const rows = await db.query<{
+          id: string;
+          payload: {
+            observed: { field: string; outcome: string; count: number }[];
+            proposed: { contract: { fields: Record<string, unknown> } };
+          };
+        }>(
           `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
           [v1.id],
         );
-        return rows.rows.find((r) => r.payload.observed.some((o) => o.field === "seq" && o.outcome === "quarantined" && o.count >= fractional.length));
+        return rows.rows.find((r) =>
+          r.payload.observed.some(
+            (o) => o.field === "seq" && o.outcome === "quarantined" && o.count >= fractional.length,
+          ),
+        );
       });
-      const quarantined = await db.query<{ event_id: string }>(`SELECT payload->>'event_id' AS event_id FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'quarantined' ORDER BY 1`, [v1.id]);
-      assert.deepEqual(quarantined.rows.map((r) => r.event_id), [...fractional].sort(), "the fractional rows, and only they, were quarantined");
+      const quarantined = await db.query<{ event_id: string }>(
+        `SELECT payload->>'event_id' AS event_id FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'quarantined' ORDER BY 1`,
+        [v1.id],
+      );
+      assert.deepEqual(
+        quarantined.rows.map((r) => r.event_id),
+        [...fractional].sort(),
+        "the fractional rows, and only they, were quarantined",
+      );
 
       const approver = await signedIn(browser, APPROVER);
       await approver.goto("/change-requests");
       const card = approver.getByTestId(`change-request-${cr.id}`);
       await card.getByLabel(/Note/).fill("e2e: seq may carry fractions now");
       await card.getByRole("button", { name: "Approve and apply" }).click();
-      await until("the widening to be applied", 30_000, async () => (await card.getByTestId("change-status").textContent()) === "applied");
+      await until(
+        "the widening to be applied",
+        30_000,
+        async () => (await card.getByTestId("change-status").textContent()) === "applied",
+      );
       const fixed = card.getByTestId("fixed-quarantine");
       await fixed.waitFor();
-      assert.match((await fixed.textContent()) ?? "", new RegExp(`${fractional.length} row\\(s\\) of version ${v1.version} were quarantined for reasons this change fixes`));
-      await fixed.getByRole("button", { name: `Replay ${fractional.length} row(s) into version ${v1.version + 1}` }).click();
-      await card.getByTestId("fixed-replay-result").filter({ hasText: `${fractional.length} row(s) queued into version ${v1.version + 1}` }).waitFor();
+      assert.match(
+        (await fixed.textContent()) ?? "",
+        new RegExp(
+          `${fractional.length} row\\(s\\) of version ${v1.version} were quarantined for reasons this change fixes`,
+        ),
+      );
+      await fixed
+        .getByRole("button", { name: `Replay ${fractional.length} row(s) into version ${v1.version + 1}` })
+        .click();
+      await card
+        .getByTestId("fixed-replay-result")
+        .filter({ hasText: `${fractional.length} row(s) queued into version ${v1.version + 1}` })
+        .waitFor();
       await shot(approver, "fixed-replayed");
 
       // The workers apply the replay in the new version's batch: every id once, the replayed ones with their fractions.
-      await until("the replayed rows in the ledger", 90_000, async () => Number((await db.query(`SELECT count(*) FROM ${table} WHERE event_id = ANY($1)`, [fractional])).rows[0].count) === fractional.length);
-      const ledger = await db.query<{ event_id: string; seq: string }>(`SELECT event_id, seq::text FROM ${table} ORDER BY event_id`);
-      assert.deepEqual(ledger.rows.map((r) => r.event_id), [...good, ...fractional].sort(), "every produced id exactly once");
-      assert.ok(ledger.rows.filter((r) => fractional.includes(r.event_id)).every((r) => r.seq.endsWith(".5")), "the widened column keeps the fractions");
-      const items = await db.query<{ status: string; outcome: string }>(`SELECT i.status, i.outcome FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE d.pipeline_version_id = $1`, [v1.id]);
-      assert.deepEqual(items.rows.map((i) => `${i.status}:${i.outcome}`), fractional.map(() => "applied:sink"));
+      await until(
+        "the replayed rows in the ledger",
+        90_000,
+        async () =>
+          Number(
+            (await db.query(`SELECT count(*) FROM ${table} WHERE event_id = ANY($1)`, [fractional])).rows[0]
+              .count,
+          ) === fractional.length,
+      );
+      const ledger = await db.query<{ event_id: string; seq: string }>(
+        `SELECT event_id, seq::text FROM ${table} ORDER BY event_id`,
+      );
+      assert.deepEqual(
+        ledger.rows.map((r) => r.event_id),
+        [...good, ...fractional].sort(),
+        "every produced id exactly once",
+      );
+      assert.ok(
+        ledger.rows.filter((r) => fractional.includes(r.event_id)).every((r) => r.seq.endsWith(".5")),
+        "the widened column keeps the fractions",
+      );
+      const items = await db.query<{ status: string; outcome: string }>(
+        `SELECT i.status, i.outcome FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE d.pipeline_version_id = $1`,
+        [v1.id],
+      );
+      assert.deepEqual(
+        items.rows.map((i) => `${i.status}:${i.outcome}`),
+        fractional.map(() => "applied:sink"),
+      );
       // Replayed rows are no longer offered.
       await approver.reload();
-      await approver.getByTestId(`change-request-${cr.id}`).getByText(`No quarantined rows of version ${v1.version} are fixed by this change.`).waitFor();
+      await approver
+        .getByTestId(`change-request-${cr.id}`)
+        .getByText(`No quarantined rows of version ${v1.version} are fixed by this change.`)
+        .waitFor();
       await approver.context().close();
     } finally {
       await cli("stop", name, "e2e: done").catch(() => undefined);

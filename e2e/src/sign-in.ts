@@ -5,8 +5,16 @@ import { baseUrl } from "./console-url";
 
 export const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 
-export async function signedIn(browser: Browser, email: string, opts: { password?: string; width?: number; height?: number; timeoutMs?: number } = {}): Promise<Page> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: opts.width ?? 1400, height: opts.height ?? 1000 }, timezoneId: "UTC" });
+export async function signedIn(
+  browser: Browser,
+  email: string,
+  opts: { password?: string; width?: number; height?: number; timeoutMs?: number } = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: opts.width ?? 1400, height: opts.height ?? 1000 },
+    timezoneId: "UTC",
+  });
   context.setDefaultTimeout(opts.timeoutMs ?? 20_000);
   const page = await context.newPage();
   await page.goto("/sign-in");

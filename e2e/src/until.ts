@@ -3,7 +3,12 @@
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` every `everyMs` until it returns something other than undefined or false. */
-export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>, everyMs = 1000): Promise<T> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined | false>,
+  everyMs = 1000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -13,7 +18,10 @@ export async function until<T>(what: string, timeoutMs: number, probe: () => Pro
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ""}`,
+      );
     await sleep(everyMs);
   }
 }

@@ -7,7 +7,12 @@ import { Redis } from "ioredis";
 import { Kafka, logLevel, type LogEntry } from "kafkajs";
 import { pipelineEnv, type TWorkerEnv } from "@sluice/config";
 import { createPool, createPrismaClient } from "@sluice/db";
-import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, markWorkerStopped, recordWorkerHeartbeat, type TWorkerIdentity } from "@sluice/services";
+import {
+  DEFAULT_MAX_UNFINISHED_ATTEMPTS,
+  markWorkerStopped,
+  recordWorkerHeartbeat,
+  type TWorkerIdentity,
+} from "@sluice/services";
 import { batchRetryDelay, BatchQueue } from "./batches/batch-queue";
 import { createBatchRunHandler } from "./batches/batch-run-job";
 import { createPipelineMetrics } from "./batches/pipeline-metrics";
@@ -38,7 +43,16 @@ export type WorkerAppConfig = Pick<
   | "WORKER_IDLE_RUNNER_MS"
   | "WORKER_PG_POOL_MAX"
 > &
-  Partial<Pick<TWorkerEnv, "WORKER_OFFSET_SAMPLE_INTERVAL_MS" | "WORKER_MAX_UNFINISHED_ATTEMPTS" | "WORKER_ALERT_INTERVAL_MS" | "WORKER_ALERT_RETRY_BASE_MS" | "SLUICE_PUBLIC_URL">> & {
+  Partial<
+    Pick<
+      TWorkerEnv,
+      | "WORKER_OFFSET_SAMPLE_INTERVAL_MS"
+      | "WORKER_MAX_UNFINISHED_ATTEMPTS"
+      | "WORKER_ALERT_INTERVAL_MS"
+      | "WORKER_ALERT_RETRY_BASE_MS"
+      | "SLUICE_PUBLIC_URL"
+    >
+  > & {
     /** Environment lookups for teams' on-call webhook variables (default: this process's environment). */
     onCallEnv?: (name: string) => string | undefined;
   };
@@ -66,9 +80,18 @@ const MAX_STALLED_COUNT = 20;
 export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Promise<WorkerApp> {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   const log = logger.child({ workerId });
-  const pool = createPool({ connectionString: env.DATABASE_URL, max: env.WORKER_PG_POOL_MAX, onConnectionError: (err) => log.warn({ err: err.message }, "Postgres connection failed") });
+  const pool = createPool({
+    connectionString: env.DATABASE_URL,
+    max: env.WORKER_PG_POOL_MAX,
+    onConnectionError: (err) => log.warn({ err: err.message }, "Postgres connection failed"),
+  });
   const db = createPrismaClient(pool);
-  const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-worker", logLevel: logLevel.WARN, logCreator: kafkaLogCreator(log) });
+  const kafka = new Kafka({
+    brokers: env.KAFKA_BROKERS,
+    clientId: "sluice-worker",
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(log),
+  });
   const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new BatchQueue(env.WORKER_QUEUE, connection);
 
@@ -84,11 +107,20 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     env: pipelineEnv(),
     onOpen: (v, reason, ms) => {
       pipelineMetrics.recordOpen({ pipeline: v.pipeline, version: String(v.version) }, reason, ms);
-      log.info({ pipelineVersionId: v.pipelineVersionId, pipeline: v.pipeline, reason, ms }, "runner opened (lease taken)");
+      log.info(
+        { pipelineVersionId: v.pipelineVersionId, pipeline: v.pipeline, reason, ms },
+        "runner opened (lease taken)",
+      );
     },
   });
 
-  const identity: TWorkerIdentity = { id: workerId, host: hostname(), pid: process.pid, queue: env.WORKER_QUEUE, concurrency: env.WORKER_CONCURRENCY };
+  const identity: TWorkerIdentity = {
+    id: workerId,
+    host: hostname(),
+    pid: process.pid,
+    queue: env.WORKER_QUEUE,
+    concurrency: env.WORKER_CONCURRENCY,
+  };
   // Registered before taking jobs, so a batch's worker id always names a row in `workers`.
   await recordWorkerHeartbeat(db, identity, 0);
 
@@ -125,9 +157,12 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     onBeat: async () => {
       metrics.heartbeats.inc();
       metrics.lastHeartbeat.set(Date.now() / 1000);
-      for (const v of await runners.evictIdle(env.WORKER_IDLE_RUNNER_MS)) pipelineMetrics.dropGauges({ pipeline: v.pipeline, version: String(v.version) });
+      for (const v of await runners.evictIdle(env.WORKER_IDLE_RUNNER_MS))
+        pipelineMetrics.dropGauges({ pipeline: v.pipeline, version: String(v.version) });
       const holders = await runners.leaseHolders();
-      for (const v of runners.versions()) if (holders.get(v.pipelineVersionId) === false) pipelineMetrics.dropGauges({ pipeline: v.pipeline, version: String(v.version) });
+      for (const v of runners.versions())
+        if (holders.get(v.pipelineVersionId) === false)
+          pipelineMetrics.dropGauges({ pipeline: v.pipeline, version: String(v.version) });
       metrics.warmRunners.set(runners.size);
     },
   });
@@ -139,7 +174,12 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     onAction: (action) => metrics.reconciled.inc({ action }),
   });
 
-  const offsetSampler = startOffsetSampler({ db, kafka, intervalMs: env.WORKER_OFFSET_SAMPLE_INTERVAL_MS ?? 10_000, logger: log.child({ component: "offset-sampler" }) });
+  const offsetSampler = startOffsetSampler({
+    db,
+    kafka,
+    intervalMs: env.WORKER_OFFSET_SAMPLE_INTERVAL_MS ?? 10_000,
+    logger: log.child({ component: "offset-sampler" }),
+  });
 
   const alerts = startAlertEvaluator({
     db,
@@ -152,8 +192,15 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     env: env.onCallEnv ?? pipelineEnv(),
     logger: log.child({ component: "alerts" }),
     onTick: (result, delivery) => {
-      metrics.alertEvaluations.inc({ result: result.evaluated ? "evaluated" : result.reason.startsWith("fenced") ? "fenced" : "not_lease_holder" });
-      for (const [outcome, n] of Object.entries(delivery)) if (n > 0) metrics.alertNotifications.inc({ outcome }, n);
+      metrics.alertEvaluations.inc({
+        result: result.evaluated
+          ? "evaluated"
+          : result.reason.startsWith("fenced")
+            ? "fenced"
+            : "not_lease_holder",
+      });
+      for (const [outcome, n] of Object.entries(delivery))
+        if (n > 0) metrics.alertNotifications.inc({ outcome }, n);
     },
   });
 
@@ -178,11 +225,16 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
       ]);
       clearTimeout(timer);
       if (!finished) {
-        log.warn({ activeJobs: w.activeJobs(), timeoutMs }, "shutdown timeout: abandoning in-flight batches (not committed; they re-run on another worker)");
+        log.warn(
+          { activeJobs: w.activeJobs(), timeoutMs },
+          "shutdown timeout: abandoning in-flight batches (not committed; they re-run on another worker)",
+        );
         await w.close(true).catch(() => undefined);
       }
       await withTimeout(runners.closeAll(), 10_000);
-      await markWorkerStopped(db, workerId).catch((err) => log.warn({ err }, "could not mark the worker stopped"));
+      await markWorkerStopped(db, workerId).catch((err) =>
+        log.warn({ err }, "could not mark the worker stopped"),
+      );
       await queue.close().catch(() => undefined);
       await connection.quit().catch(() => connection.disconnect());
       await metricsServer.close();
@@ -195,7 +247,9 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
 
 function withTimeout(p: Promise<unknown>, ms: number): Promise<unknown> {
   let t: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise((resolve) => (t = setTimeout(resolve, ms)))]).finally(() => clearTimeout(t));
+  return Promise.race([p, new Promise((resolve) => (t = setTimeout(resolve, ms)))]).finally(() =>
+    clearTimeout(t),
+  );
 }
 
 /** kafkajs logs into the worker's pino logger. */

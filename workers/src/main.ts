@@ -14,13 +14,24 @@ if (problem) {
   process.exit(1);
 }
 const app = await startWorkerApp(env, logger);
-logger.info({ workerId: app.workerId, queue: env.WORKER_QUEUE, metricsPort: app.metricsPort, concurrency: env.WORKER_CONCURRENCY }, "worker started");
+logger.info(
+  {
+    workerId: app.workerId,
+    queue: env.WORKER_QUEUE,
+    metricsPort: app.metricsPort,
+    concurrency: env.WORKER_CONCURRENCY,
+  },
+  "worker started",
+);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal, timeoutMs: env.WORKER_SHUTDOWN_TIMEOUT_MS }, "shutting down: finishing in-flight batches");
+  logger.info(
+    { signal, timeoutMs: env.WORKER_SHUTDOWN_TIMEOUT_MS },
+    "shutting down: finishing in-flight batches",
+  );
   const { abandoned } = await app.close(env.WORKER_SHUTDOWN_TIMEOUT_MS);
   logger.info({ abandoned }, "worker stopped");
   process.exit(0);

@@ -75,7 +75,10 @@ export function createWorkerMetrics(): WorkerMetrics {
 }
 
 /** Serve GET /metrics. Port 0 picks a free port (tests); the bound port is returned. */
-export async function serveMetrics(registry: Registry, port: number): Promise<{ port: number; close(): Promise<void> }> {
+export async function serveMetrics(
+  registry: Registry,
+  port: number,
+): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     if (req.url !== "/metrics") {
       res.writeHead(404).end("see /metrics\n");

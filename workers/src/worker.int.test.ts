@@ -57,13 +57,20 @@ describe("worker skeleton on real Redis", () => {
   it("the worker process serves /metrics, registers itself, and exits 0 on SIGTERM", async () => {
     database = await createTestDatabase("worker_process");
     const child = spawn(process.execPath, ["--import", "tsx", "workers/src/main.ts"], {
-      env: { ...process.env, DATABASE_URL: database.url, WORKER_QUEUE: queueName, WORKER_METRICS_PORT: "19464", LOG_LEVEL: "info" },
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url,
+        WORKER_QUEUE: queueName,
+        WORKER_METRICS_PORT: "19464",
+        LOG_LEVEL: "info",
+      },
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const deadline = Date.now() + 30_000;
-    while (!out.includes("worker started") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!out.includes("worker started") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(out).toContain("worker started");
     const res = await fetch("http://127.0.0.1:19464/metrics");
     expect(await res.text()).toContain("sluice_worker_active_jobs");

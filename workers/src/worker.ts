@@ -44,7 +44,8 @@ export function startSluiceWorker(opts: SluiceWorkerOptions): SluiceWorker {
       const started = Date.now();
       try {
         const handler = handlers[job.name];
-        if (!handler) throw new Error(`no handler for job "${job.name}" (known: ${Object.keys(handlers).join(", ")})`);
+        if (!handler)
+          throw new Error(`no handler for job "${job.name}" (known: ${Object.keys(handlers).join(", ")})`);
         const result = await handler(job.data, job);
         metrics.jobsCompleted.inc({ job: job.name });
         logger.info({ job: job.name, jobId: job.id, ms: Date.now() - started }, "job completed");
@@ -61,7 +62,12 @@ export function startSluiceWorker(opts: SluiceWorkerOptions): SluiceWorker {
     {
       connection,
       concurrency: opts.concurrency,
-      ...(opts.lockDurationMs ? { lockDuration: opts.lockDurationMs, stalledInterval: Math.max(1000, Math.round(opts.lockDurationMs / 2)) } : {}),
+      ...(opts.lockDurationMs
+        ? {
+            lockDuration: opts.lockDurationMs,
+            stalledInterval: Math.max(1000, Math.round(opts.lockDurationMs / 2)),
+          }
+        : {}),
       ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
       ...(opts.backoffStrategy ? { settings: { backoffStrategy: opts.backoffStrategy } } : {}),
     },

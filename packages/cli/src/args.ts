@@ -29,7 +29,8 @@ export function parseArgs(argv: string[]): ParsedArgs {
       continue;
     }
     const value = eq === -1 ? rest[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === "") parsed.errors.push(`--${name} needs a value, e.g. --${name} <value>`);
+    if (value === undefined || value === "")
+      parsed.errors.push(`--${name} needs a value, e.g. --${name} <value>`);
     else parsed.values.set(name, value);
   }
   return parsed;

@@ -3,7 +3,15 @@
 // through here too; what only helps debugging is logged at debug.
 import type { EngineLogger } from "@sluice/engine";
 
-const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY } as const;
+const LEVELS = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Number.POSITIVE_INFINITY,
+} as const;
 export type TLogLevel = keyof typeof LEVELS;
 
 export interface CliLogger extends Required<EngineLogger> {

@@ -21,8 +21,16 @@ export async function connect(): Promise<Services> {
   const logger = createCliLogger(env.LOG_LEVEL);
   // A connection that drops (Postgres restarting) fails the query that needed it, which is retried;
   // the drop itself is only worth a debug line.
-  const pool = createPool({ connectionString: env.DATABASE_URL, max: 4, onConnectionError: (err) => logger.debug({ err: err.message }, "Postgres connection failed") });
-  const kafka = new Kafka({ brokers: env.KAFKA_BROKERS, clientId: "sluice-cli", ...kafkaLogging(logger, env.LOG_LEVEL) });
+  const pool = createPool({
+    connectionString: env.DATABASE_URL,
+    max: 4,
+    onConnectionError: (err) => logger.debug({ err: err.message }, "Postgres connection failed"),
+  });
+  const kafka = new Kafka({
+    brokers: env.KAFKA_BROKERS,
+    clientId: "sluice-cli",
+    ...kafkaLogging(logger, env.LOG_LEVEL),
+  });
   return { env, pool, kafka, logger, close: () => pool.end() };
 }
 
@@ -31,7 +39,10 @@ export async function connect(): Promise<Services> {
  * while what a person needs is the run's one line per retry (retry.ts). LOG_LEVEL=debug shows its
  * info and above, trace its debug lines too; otherwise kafkajs logs nothing.
  */
-function kafkaLogging(logger: CliLogger, level: TServiceEnv["LOG_LEVEL"]): Pick<KafkaConfig, "logLevel" | "logCreator"> {
+function kafkaLogging(
+  logger: CliLogger,
+  level: TServiceEnv["LOG_LEVEL"],
+): Pick<KafkaConfig, "logLevel" | "logCreator"> {
   return {
     logLevel: level === "trace" ? logLevel.DEBUG : level === "debug" ? logLevel.INFO : logLevel.NOTHING,
     logCreator:

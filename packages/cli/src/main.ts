@@ -32,7 +32,11 @@ async function main(argv: string[]): Promise<number> {
         console.error("choose one of --once and --until-caught-up");
         return 1;
       }
-      return runCommand(target, flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous", { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") });
+      return runCommand(
+        target,
+        flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous",
+        { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") },
+      );
     case "status":
       return statusCommand(target);
     case "start":
@@ -40,26 +44,46 @@ async function main(argv: string[]): Promise<number> {
     case "resume":
     case "stop":
     case "restart":
-      return lifecycleCommand(command, target, positionals.slice(1).join(" "), { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") });
+      return lifecycleCommand(command, target, positionals.slice(1).join(" "), {
+        freshState: flags.has(FRESH_STATE_FLAG),
+        as: values.get("as"),
+      });
     case "db":
       return dbCommand(target);
     case "reset":
-      return resetCommand(target, { to: values.get("to"), clearState: flags.has("clear-state"), reason: positionals.slice(1).join(" "), as: values.get("as") });
+      return resetCommand(target, {
+        to: values.get("to"),
+        clearState: flags.has("clear-state"),
+        reason: positionals.slice(1).join(" "),
+        as: values.get("as"),
+      });
     case "webhooks": {
       if (target !== "retry") return webhooksCommand(target, { failedOnly: flags.has("failed") });
       const pipeline = positionals[1];
       if (!pipeline) {
-        console.error(`which pipeline? npx sluice webhooks retry <pipeline> [--key <key>] [reason]\n\n${USAGE}`);
+        console.error(
+          `which pipeline? npx sluice webhooks retry <pipeline> [--key <key>] [reason]\n\n${USAGE}`,
+        );
         return 1;
       }
       const key = values.get("key");
-      return webhooksRetryCommand(pipeline, { ...(key ? { key } : {}), reason: positionals.slice(2).join(" "), as: values.get("as") });
+      return webhooksRetryCommand(pipeline, {
+        ...(key ? { key } : {}),
+        reason: positionals.slice(2).join(" "),
+        as: values.get("as"),
+      });
     }
     case "alerts": {
       const rest = positionals.slice(1);
       if (target === "list") return alertsListCommand(rest[0], { all: flags.has("all") });
-      if (target === "ack" || target === "resolve") return alertsRespondCommand(target, rest[0], rest.slice(1).join(" "), { as: values.get("as") });
-      if (target === "silence") return alertsSilenceCommand(rest[0], rest.slice(1).join(" "), { for: values.get("for"), rule: values.get("rule"), as: values.get("as") });
+      if (target === "ack" || target === "resolve")
+        return alertsRespondCommand(target, rest[0], rest.slice(1).join(" "), { as: values.get("as") });
+      if (target === "silence")
+        return alertsSilenceCommand(rest[0], rest.slice(1).join(" "), {
+          for: values.get("for"),
+          rule: values.get("rule"),
+          as: values.get("as"),
+        });
       console.error(`alerts: list, ack, resolve or silence\n\n${USAGE}`);
       return 1;
     }

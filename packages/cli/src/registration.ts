@@ -7,7 +7,11 @@ import { formatStateFindings, type RegisteredVersion } from "@sluice/engine";
 export const FRESH_STATE_FLAG = "fresh-state";
 
 export function describeRegistration(name: string, reg: RegisteredVersion): string[] {
-  const how = !reg.created ? "resuming" : reg.continuedFrom ? `registered (continues from version ${reg.continuedFrom.version})` : "registered";
+  const how = !reg.created
+    ? "resuming"
+    : reg.continuedFrom
+      ? `registered (continues from version ${reg.continuedFrom.version})`
+      : "registered";
   const lines = [`${name} version ${reg.version} ${how} [${reg.pipelineVersionId}]`];
   if (reg.created && !reg.continuedFrom && reg.version > 1) {
     lines.push(

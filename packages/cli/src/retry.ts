@@ -22,12 +22,23 @@ export function isTransient(err: unknown): boolean {
 
 function causes(err: unknown): Record<string, unknown>[] {
   const chain: Record<string, unknown>[] = [];
-  for (let e = err; typeof e === "object" && e !== null && chain.length < 10; e = (e as { cause?: unknown }).cause) chain.push(e as Record<string, unknown>);
+  for (
+    let e = err;
+    typeof e === "object" && e !== null && chain.length < 10;
+    e = (e as { cause?: unknown }).cause
+  )
+    chain.push(e as Record<string, unknown>);
   return chain;
 }
 
-const KAFKA_CONNECTION_ERRORS = new Set(["KafkaJSConnectionError", "KafkaJSConnectionClosedError", "KafkaJSRequestTimeoutError", "KafkaJSBrokerNotFound"]);
-const PG_CONNECTION_MESSAGE = /Connection terminated|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/;
+const KAFKA_CONNECTION_ERRORS = new Set([
+  "KafkaJSConnectionError",
+  "KafkaJSConnectionClosedError",
+  "KafkaJSRequestTimeoutError",
+  "KafkaJSBrokerNotFound",
+]);
+const PG_CONNECTION_MESSAGE =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/;
 
 function isPostgresConnection(e: Record<string, unknown>, port: string): boolean {
   if (typeof e.severity === "string" && typeof e.code === "string") return /^(08|53|57)/.test(e.code);
@@ -45,7 +56,8 @@ export function describeFailure(err: unknown, at: Endpoints): string {
     return `Kafka at ${at.KAFKA_BROKERS.join(",")} ${down ? "unreachable" : "not ready"} (${deepest})`;
   }
   const { server } = describeDatabaseUrl(at.DATABASE_URL);
-  if (chain.some((e) => isPostgresConnection(e, server.split(":")[1]!))) return `Postgres at ${server} unreachable (${deepest})`;
+  if (chain.some((e) => isPostgresConnection(e, server.split(":")[1]!)))
+    return `Postgres at ${server} unreachable (${deepest})`;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -53,8 +65,12 @@ export function describeFailure(err: unknown, at: Endpoints): string {
  * Run `attempt` until it succeeds, retrying transient failures RUN_RETRIES times with a line on stderr
  * each; rethrows the last failure (or a permanent one at once). `signal` ends the wait early (SIGINT).
  */
-export async function withRetries<T>(at: Endpoints, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  for (let failures = 0; ; ) {
+export async function withRetries<T>(
+  at: Endpoints,
+  attempt: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  for (let failures = 0; ;) {
     try {
       return await attempt();
     } catch (err) {
@@ -65,8 +81,15 @@ export async function withRetries<T>(at: Endpoints, attempt: () => Promise<T>, s
 }
 
 /** The retry line, then the wait (cut short by `signal`). */
-export async function waitBeforeRetry(err: unknown, at: Endpoints, failures: number, signal?: AbortSignal): Promise<void> {
+export async function waitBeforeRetry(
+  err: unknown,
+  at: Endpoints,
+  failures: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const delay = retryDelayMs(failures);
-  console.error(`${describeFailure(err, at)}, retrying in ${Math.round(delay / 1000)} s (attempt ${failures} of ${RUN_RETRIES})`);
+  console.error(
+    `${describeFailure(err, at)}, retrying in ${Math.round(delay / 1000)} s (attempt ${failures} of ${RUN_RETRIES})`,
+  );
   await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => undefined);
 }

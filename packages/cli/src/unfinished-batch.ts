@@ -6,8 +6,15 @@
 import type pg from "pg";
 import { describeRanges } from "@sluice/services";
 
-export async function describeUnfinishedBatch(pool: pg.Pool, pipelineVersionId: string): Promise<string | undefined> {
-  const res = await pool.query<{ batch_id: string; ranges: { partition: number; from: number; to: number }[]; planned_at: Date }>(
+export async function describeUnfinishedBatch(
+  pool: pg.Pool,
+  pipelineVersionId: string,
+): Promise<string | undefined> {
+  const res = await pool.query<{
+    batch_id: string;
+    ranges: { partition: number; from: number; to: number }[];
+    planned_at: Date;
+  }>(
     `SELECT o.batch_id, o.ranges, o.planned_at FROM checkpoints c
        JOIN offset_log o ON o.pipeline_version_id = c.pipeline_version_id AND o.batch_id = c.last_batch_id + 1
       WHERE c.pipeline_version_id = $1`,

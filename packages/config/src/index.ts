@@ -8,7 +8,12 @@ export const ZServiceEnv = z.object({
   KAFKA_BROKERS: z
     .string()
     .default("127.0.0.1:9092")
-    .transform((s) => s.split(",").map((b) => b.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(",")
+        .map((b) => b.trim())
+        .filter(Boolean),
+    ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 export type TServiceEnv = z.infer<typeof ZServiceEnv>;
@@ -16,7 +21,10 @@ export type TServiceEnv = z.infer<typeof ZServiceEnv>;
 export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-  WORKER_QUEUE: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/).default("sluice.batches"),
+  WORKER_QUEUE: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*$/)
+    .default("sluice.batches"),
   /** Consecutive failed batches (transient errors) before a pipeline version enters `failed`. */
   WORKER_MAX_CONSECUTIVE_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
   /**
@@ -66,7 +74,10 @@ export function pipelineEnv(env: NodeJS.ProcessEnv = process.env): (name: string
 }
 
 /** The environment for a child process: this process's, with `overrides` on top. */
-export function childEnv(overrides: Record<string, string>, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function childEnv(
+  overrides: Record<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   return { ...env, ...overrides };
 }
 

@@ -1,5 +1,15 @@
 export { createPrismaClient, PrismaClient } from "./prisma";
 export { Prisma } from "./prisma";
 export * from "@prisma/client";
-export { applyMigrations, createDatabaseIfMissing, databaseState, describeDatabaseUrl, explainDatabaseState, migrationNames, MIGRATE_COMMAND, MIGRATIONS_DIR, type TDatabaseState } from "./migrations";
+export {
+  applyMigrations,
+  createDatabaseIfMissing,
+  databaseState,
+  describeDatabaseUrl,
+  explainDatabaseState,
+  migrationNames,
+  MIGRATE_COMMAND,
+  MIGRATIONS_DIR,
+  type TDatabaseState,
+} from "./migrations";
 export { createPool, type PoolOptions } from "./pool";

@@ -15,7 +15,10 @@ export const MIGRATIONS_DIR = path.join(REPO_ROOT, "prisma/migrations");
 /** Where a database URL points, without its credentials (for messages). */
 export function describeDatabaseUrl(url: string): { server: string; database: string } {
   const u = new URL(url);
-  return { server: `${u.hostname}:${u.port || "5432"}`, database: decodeURIComponent(u.pathname.replace(/^\//, "")) || "postgres" };
+  return {
+    server: `${u.hostname}:${u.port || "5432"}`,
+    database: decodeURIComponent(u.pathname.replace(/^\//, "")) || "postgres",
+  };
 }
 
 export type TDatabaseState =
@@ -74,7 +77,8 @@ function connectFailure(err: unknown): TDatabaseState {
   if (e.code === INVALID_CATALOG) return { kind: "missing" };
   const message = e.message ?? String(err);
   // An answer from the server (an SQLSTATE) other than "try again later" is a configuration problem.
-  if (typeof e.severity === "string" && e.code && !["08", "53", "57"].includes(e.code.slice(0, 2))) return { kind: "refused", error: message };
+  if (typeof e.severity === "string" && e.code && !["08", "53", "57"].includes(e.code.slice(0, 2)))
+    return { kind: "refused", error: message };
   return { kind: "unreachable", error: message };
 }
 
@@ -127,10 +131,20 @@ export async function createDatabaseIfMissing(url: string): Promise<boolean> {
  * `env` is the child's whole environment. Resolves with its exit code and output (also written to
  * stderr as it comes with `echo`).
  */
-export function applyMigrations(env: NodeJS.ProcessEnv, opts: { echo?: boolean } = {}): Promise<{ code: number; output: string }> {
-  const prisma = path.join(path.dirname(createRequire(import.meta.url).resolve("prisma/package.json")), "build/index.js");
+export function applyMigrations(
+  env: NodeJS.ProcessEnv,
+  opts: { echo?: boolean } = {},
+): Promise<{ code: number; output: string }> {
+  const prisma = path.join(
+    path.dirname(createRequire(import.meta.url).resolve("prisma/package.json")),
+    "build/index.js",
+  );
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [prisma, "migrate", "deploy"], { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [prisma, "migrate", "deploy"], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     const take = (chunk: Buffer) => {
       output += chunk.toString("utf8");

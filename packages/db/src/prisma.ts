@@ -14,6 +14,9 @@ export { PrismaClient };
  * never ends a pool it was given.
  */
 export function createPrismaClient(databaseUrlOrPool: string | pg.Pool): PrismaClient {
-  const adapter = typeof databaseUrlOrPool === "string" ? new PrismaPg({ connectionString: databaseUrlOrPool }) : new PrismaPg(databaseUrlOrPool);
+  const adapter =
+    typeof databaseUrlOrPool === "string"
+      ? new PrismaPg({ connectionString: databaseUrlOrPool })
+      : new PrismaPg(databaseUrlOrPool);
   return new PrismaClient({ adapter });
 }

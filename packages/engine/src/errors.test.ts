@@ -9,16 +9,22 @@ describe("isRetriable", () => {
     expect(isRetriable(new RetriableError("broker hiccup"))).toBe(true);
     expect(isRetriable(new ConfigurationError("bad sink table"))).toBe(false);
     expect(isRetriable(Object.assign(new Error("leader not available"), { retriable: true }))).toBe(true);
-    expect(isRetriable(Object.assign(new Error("topic authorization failed"), { retriable: false }))).toBe(false);
+    expect(isRetriable(Object.assign(new Error("topic authorization failed"), { retriable: false }))).toBe(
+      false,
+    );
   });
 
   it("judges a Postgres error by its SQLSTATE class", () => {
-    for (const code of ["08006", "40001", "40P01", "53300", "55P03", "57P01", "57014", "58030"]) expect(isRetriable(pgError(code)), code).toBe(true);
-    for (const code of ["22P02", "23505", "42P01", "42501", "42703", "XX000"]) expect(isRetriable(pgError(code)), code).toBe(false);
+    for (const code of ["08006", "40001", "40P01", "53300", "55P03", "57P01", "57014", "58030"])
+      expect(isRetriable(pgError(code)), code).toBe(true);
+    for (const code of ["22P02", "23505", "42P01", "42501", "42703", "XX000"])
+      expect(isRetriable(pgError(code)), code).toBe(false);
   });
 
   it("retries what it cannot classify", () => {
-    expect(isRetriable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(true);
+    expect(isRetriable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(
+      true,
+    );
     expect(isRetriable(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isRetriable("a string")).toBe(true);
   });

@@ -72,6 +72,7 @@ export function isRetriable(err: unknown): boolean {
   if (typeof err !== "object" || err === null) return true;
   const e = err as { retriable?: unknown; code?: unknown; severity?: unknown };
   if (typeof e.retriable === "boolean") return e.retriable;
-  if (typeof e.code === "string" && typeof e.severity === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return TRANSIENT_SQLSTATE_CLASSES.has(e.code.slice(0, 2));
+  if (typeof e.code === "string" && typeof e.severity === "string" && /^[0-9A-Z]{5}$/.test(e.code))
+    return TRANSIENT_SQLSTATE_CLASSES.has(e.code.slice(0, 2));
   return true;
 }

@@ -1,21 +1,56 @@
 // @sluice/engine: the streaming engine as a library. It receives its resources (pg pool, kafkajs
 // client, logger) and never reads the environment.
-export { PipelineRunner, type BatchResult, type EngineResources, type EngineLogger, type RunnerOptions } from "./runner/pipeline-runner";
+export {
+  PipelineRunner,
+  type BatchResult,
+  type EngineResources,
+  type EngineLogger,
+  type RunnerOptions,
+} from "./runner/pipeline-runner";
 export { formatProgressLine, type BatchProgress } from "./runner/progress";
 export type { LatencyPercentiles } from "./runner/latency";
-export { registerPipelineVersion, type RegisteredVersion, type RegisterOptions } from "./store/register-version";
-export { formatStateFindings, IncompatibleStateError, previewRegistration, type RegistrationPreview } from "./store/version-compatibility";
+export {
+  registerPipelineVersion,
+  type RegisteredVersion,
+  type RegisterOptions,
+} from "./store/register-version";
+export {
+  formatStateFindings,
+  IncompatibleStateError,
+  previewRegistration,
+  type RegistrationPreview,
+} from "./store/version-compatibility";
 export { loadCheckpoint, type Checkpoint } from "./store/checkpoint-store";
 export { KafkaSource } from "./source/kafka-source";
 export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "./source/source";
 export { planBatch } from "./plan/plan-batch";
-export { isRetriable, EngineError, FencedError, SupersededError, ExpectationFailedError, ConfigurationError, RetriableError, InvariantError } from "./errors";
+export {
+  isRetriable,
+  EngineError,
+  FencedError,
+  SupersededError,
+  ExpectationFailedError,
+  ConfigurationError,
+  RetriableError,
+  InvariantError,
+} from "./errors";
 export type { OutcomeCounts } from "./batch/outcomes";
-export { openRequeuedDeliveries, REQUEUED_PER_TURN, type RequeuedDeliveries, type RequeuedReport } from "./webhook/requeued-deliveries";
+export {
+  openRequeuedDeliveries,
+  REQUEUED_PER_TURN,
+  type RequeuedDeliveries,
+  type RequeuedReport,
+} from "./webhook/requeued-deliveries";
 export { dryRunBatch, type DryRunResult, type DryRunRow } from "./dry-run/dry-run-batch";
 export { readSample, type Sample, type SampleRequest } from "./dry-run/read-sample";
 export type { RowVerdict } from "./batch/process-batch";
 export { registerPipelineVersionIn, type SqlClient } from "./store/register-version";
 export { migrateSinkTable, sinkTableChanges, type SinkTableChanges } from "./store/migrate-sink-table";
-export { inferFieldType, mergeFieldTypes, DRIFT_SAMPLES, type DriftField, type SchemaDrift } from "./batch/schema-drift";
+export {
+  inferFieldType,
+  mergeFieldTypes,
+  DRIFT_SAMPLES,
+  type DriftField,
+  type SchemaDrift,
+} from "./batch/schema-drift";
 export { contractChecker } from "./batch/contract";

@@ -18,8 +18,12 @@ const { values } = parseArgs({
   },
 });
 const rate = Number(values.rate);
-if (!(rate > 0)) throw new Error(`--rate must be a positive number of changes per second, got ${values.rate}`);
-const kafka = createKafka({ brokers: loadEnv(ZServiceEnv).KAFKA_BROKERS, clientId: "sluice-customer-changes" });
+if (!(rate > 0))
+  throw new Error(`--rate must be a positive number of changes per second, got ${values.rate}`);
+const kafka = createKafka({
+  brokers: loadEnv(ZServiceEnv).KAFKA_BROKERS,
+  clientId: "sluice-customer-changes",
+});
 await ensureTopic(kafka, values.topic, { partitions: 3 });
 const producer = kafka.producer();
 await producer.connect();

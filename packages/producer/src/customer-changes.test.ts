@@ -3,11 +3,15 @@ import { changesInOrder, customerChangeFeed } from "./customer-changes";
 
 describe("customer change feed", () => {
   it("is deterministic for a seed", () => {
-    expect(customerChangeFeed({ seed: 3, changes: 200, shuffleShare: 0.3 })).toEqual(customerChangeFeed({ seed: 3, changes: 200, shuffleShare: 0.3 }));
+    expect(customerChangeFeed({ seed: 3, changes: 200, shuffleShare: 0.3 })).toEqual(
+      customerChangeFeed({ seed: 3, changes: 200, shuffleShare: 0.3 }),
+    );
   });
 
   it("versions are 1, 2, 3, ... per customer in change order, inserts after deletes", () => {
-    const inOrder = changesInOrder(customerChangeFeed({ seed: 5, changes: 500, customers: 20, deleteShare: 0.2 }));
+    const inOrder = changesInOrder(
+      customerChangeFeed({ seed: 5, changes: 500, customers: 20, deleteShare: 0.2 }),
+    );
     const last = new Map<string, { version: number; op: string }>();
     for (const c of inOrder) {
       const prev = last.get(c.customer_id);
@@ -19,7 +23,13 @@ describe("customer change feed", () => {
   });
 
   it("shuffling makes older versions of a customer arrive after newer ones, and repeats repeat", () => {
-    const feed = customerChangeFeed({ seed: 9, changes: 1000, customers: 30, shuffleShare: 0.3, duplicateShare: 0.05 });
+    const feed = customerChangeFeed({
+      seed: 9,
+      changes: 1000,
+      customers: 30,
+      shuffleShare: 0.3,
+      duplicateShare: 0.05,
+    });
     const newest = new Map<string, number>();
     let older = 0;
     for (const c of feed) {

@@ -15,7 +15,12 @@ export const CUSTOMER_STATUSES = ["active", "suspended", "closed"] as const;
  * pipeline picks its watermark delay for it: a held-back change waits for `shuffleWindow` newer changes
  * of its customer, about customers × shuffleWindow / rate seconds (5 minutes here).
  */
-export const DEMO_CHANGE_FEED = { ratePerSecond: 5, customers: 500, shuffleShare: 0.1, duplicateShare: 0.02 } as const;
+export const DEMO_CHANGE_FEED = {
+  ratePerSecond: 5,
+  customers: 500,
+  shuffleShare: 0.1,
+  duplicateShare: 0.02,
+} as const;
 
 export interface CustomerChange {
   change_id: string;
@@ -105,7 +110,10 @@ export function* customerChanges(options: CustomerChangeOptions): Generator<Cust
     for (const h of waiting) if (h.change !== change) h.wait--;
     const released = waiting.filter((h) => h.wait <= 0);
     for (const h of released) send(h.change);
-    held.set(customer, waiting.filter((h) => h.wait > 0));
+    held.set(
+      customer,
+      waiting.filter((h) => h.wait > 0),
+    );
     yield* flush();
   }
   // Still held at the end: sent last, oldest version last.
@@ -116,7 +124,11 @@ export function* customerChanges(options: CustomerChangeOptions): Generator<Cust
 /** The change feed in sequence order per customer: what a correct apply-changes pipeline sees, in effect. */
 export function changesInOrder(feed: readonly CustomerChange[]): CustomerChange[] {
   const seen = new Set<string>();
-  return feed.filter((c) => (seen.has(c.change_id) ? false : (seen.add(c.change_id), true))).sort((a, b) => (a.customer_id === b.customer_id ? a.version - b.version : a.customer_id < b.customer_id ? -1 : 1));
+  return feed
+    .filter((c) => (seen.has(c.change_id) ? false : (seen.add(c.change_id), true)))
+    .sort((a, b) =>
+      a.customer_id === b.customer_id ? a.version - b.version : a.customer_id < b.customer_id ? -1 : 1,
+    );
 }
 
 export interface ProduceCustomerChangesOptions extends CustomerChangeOptions {
@@ -128,14 +140,19 @@ export interface ProduceCustomerChangesOptions extends CustomerChangeOptions {
   keyBy?: "customer" | "change";
 }
 
-export async function produceCustomerChanges(options: ProduceCustomerChangesOptions): Promise<{ feed: CustomerChange[] }> {
+export async function produceCustomerChanges(
+  options: ProduceCustomerChangesOptions,
+): Promise<{ feed: CustomerChange[] }> {
   const feed = customerChangeFeed(options);
   await ensureTopic(options.kafka, options.topic, { partitions: options.partitions ?? 3 });
   const producer = options.kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   try {
     for (let i = 0; i < feed.length; i += 1000) {
-      const messages = feed.slice(i, i + 1000).map((c) => ({ key: options.keyBy === "change" ? c.change_id : c.customer_id, value: JSON.stringify(c) }));
+      const messages = feed.slice(i, i + 1000).map((c) => ({
+        key: options.keyBy === "change" ? c.change_id : c.customer_id,
+        value: JSON.stringify(c),
+      }));
       await producer.send({ topic: options.topic, acks: -1, messages });
     }
   } finally {

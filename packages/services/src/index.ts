@@ -15,8 +15,21 @@ export {
   type TResolvedTarget,
   type TTargetRef,
 } from "./auth/authorize-action";
-export { consumeSignInAttempt, clearSignInAttempts, describeRetry, SIGN_IN_THROTTLE, type TThrottleDecision } from "./auth/throttle-sign-in";
-export { recordAuditEvent, ZAuditEventInput, ZAuditOrigin, type TAuditEventInput, type TAuditOrigin, type TAuditWho } from "./audit/record-audit-event";
+export {
+  consumeSignInAttempt,
+  clearSignInAttempts,
+  describeRetry,
+  SIGN_IN_THROTTLE,
+  type TThrottleDecision,
+} from "./auth/throttle-sign-in";
+export {
+  recordAuditEvent,
+  ZAuditEventInput,
+  ZAuditOrigin,
+  type TAuditEventInput,
+  type TAuditOrigin,
+  type TAuditWho,
+} from "./audit/record-audit-event";
 export { findPipelines, type TPipelineSummary } from "./pipelines/find-pipelines";
 export { findTeams, type TTeamSummary } from "./teams/find-teams";
 export {
@@ -27,7 +40,16 @@ export {
   type THealthProbe,
   type THealthReport,
 } from "./health/run-health-checks";
-export { runPhase, applyRunCommand, RunCommandError, RUN_COMMANDS, type TRunCommand, type TRunPhase, type TRunStatus, type TDesiredState } from "./runs/run-state";
+export {
+  runPhase,
+  applyRunCommand,
+  RunCommandError,
+  RUN_COMMANDS,
+  type TRunCommand,
+  type TRunPhase,
+  type TRunStatus,
+  type TDesiredState,
+} from "./runs/run-state";
 export {
   runPipelineCommand,
   startPipelineRun,
@@ -41,15 +63,30 @@ export {
   type TBatchScheduler,
   type TRunCommandOptions,
 } from "./runs/run-pipeline-command";
-export { claimBatchTurn, releaseBatchAttempt, type TBatchTurnClaim, type TBatchTurnRef, type TClaimOptions } from "./runs/claim-batch-turn";
+export {
+  claimBatchTurn,
+  releaseBatchAttempt,
+  type TBatchTurnClaim,
+  type TBatchTurnRef,
+  type TClaimOptions,
+} from "./runs/claim-batch-turn";
 export { DEFAULT_MAX_UNFINISHED_ATTEMPTS, describeRanges, poisonBatchMessage } from "./runs/poison-batch";
-export { finishBatchTurn, nextBatchDelay, type TBatchTurnFinish, type TBatchOutcome } from "./runs/finish-batch-turn";
+export {
+  finishBatchTurn,
+  nextBatchDelay,
+  type TBatchTurnFinish,
+  type TBatchOutcome,
+} from "./runs/finish-batch-turn";
 export { failBatchTurn, type TBatchError, type TBatchTurnFailure } from "./runs/fail-batch-turn";
 export { stopSupersededRun } from "./runs/stop-superseded-run";
 export { findScheduledRuns, getScheduledRun, type TScheduledRun } from "./runs/find-scheduled-runs";
 export { getPipelineRun, type TPipelineRunView } from "./runs/get-pipeline-run";
 export { WORKER_HEARTBEAT_TIMEOUT_MS } from "./runs/run-record";
-export { recordWorkerHeartbeat, markWorkerStopped, type TWorkerIdentity } from "./workers/record-worker-heartbeat";
+export {
+  recordWorkerHeartbeat,
+  markWorkerStopped,
+  type TWorkerIdentity,
+} from "./workers/record-worker-heartbeat";
 export { findWorkers, type TWorkerSummary } from "./workers/find-workers";
 export {
   findWebhookDeliveries,
@@ -77,8 +114,19 @@ export {
   type TPipelineDetail,
   type TPipelineRunSummary,
 } from "./pipelines/get-pipeline-detail";
-export { findBatchProgress, ZFindBatchProgressInput, type TFindBatchProgressInput, type TBatchProgress, type TBatchSummary } from "./progress/find-batch-progress";
-export { batchProgressView, type TBatchProgressView, type TPartitionProgress, type TOutcomeCounts } from "./progress/batch-progress-view";
+export {
+  findBatchProgress,
+  ZFindBatchProgressInput,
+  type TFindBatchProgressInput,
+  type TBatchProgress,
+  type TBatchSummary,
+} from "./progress/find-batch-progress";
+export {
+  batchProgressView,
+  type TBatchProgressView,
+  type TPartitionProgress,
+  type TOutcomeCounts,
+} from "./progress/batch-progress-view";
 export {
   summarizeDeadLetters,
   ZSummarizeDeadLettersInput,
@@ -92,25 +140,99 @@ export {
 } from "./dead-letters/summarize-dead-letters";
 
 // Signals and time series: the console's charts and fleet view, and (later) the alert evaluator.
-export { bucketRange, presetRange, ZTimeRange, RANGE_PRESETS, MAX_POINTS, GRAIN_SECONDS, type TTimeRange, type TRangePreset, type TBucketing } from "./signals/time-range";
-export { fleetStatus, isBacklogRising, firstLine, FLEET_STATUSES, STATUS_ORDER, type TFleetStatus, type TFleetStatusInput, type TFleetStatusResult } from "./signals/fleet-status";
-export { offsetPoints, backlogSeconds, partitionBacklog, type TOffsetSample, type TOffsetPoint } from "./signals/offset-signals";
-export { freshnessOf, completenessOf, correctnessOf, type TFreshness, type TCompleteness, type TCorrectness } from "./signals/signal-values";
-export { pipelineFlow, ZFlowSpec, type TPipelineFlow, type TFlowNode, type TFlowEdge, type TFlowTotals } from "./signals/pipeline-flow";
-export { findPipelineSeries, ZFindPipelineSeriesInput, type TFindPipelineSeriesInput, type TPipelineSeries, type TSeriesMarker } from "./signals/find-pipeline-series";
+export {
+  bucketRange,
+  presetRange,
+  ZTimeRange,
+  RANGE_PRESETS,
+  MAX_POINTS,
+  GRAIN_SECONDS,
+  type TTimeRange,
+  type TRangePreset,
+  type TBucketing,
+} from "./signals/time-range";
+export {
+  fleetStatus,
+  isBacklogRising,
+  firstLine,
+  FLEET_STATUSES,
+  STATUS_ORDER,
+  type TFleetStatus,
+  type TFleetStatusInput,
+  type TFleetStatusResult,
+} from "./signals/fleet-status";
+export {
+  offsetPoints,
+  backlogSeconds,
+  partitionBacklog,
+  type TOffsetSample,
+  type TOffsetPoint,
+} from "./signals/offset-signals";
+export {
+  freshnessOf,
+  completenessOf,
+  correctnessOf,
+  type TFreshness,
+  type TCompleteness,
+  type TCorrectness,
+} from "./signals/signal-values";
+export {
+  pipelineFlow,
+  ZFlowSpec,
+  type TPipelineFlow,
+  type TFlowNode,
+  type TFlowEdge,
+  type TFlowTotals,
+} from "./signals/pipeline-flow";
+export {
+  findPipelineSeries,
+  ZFindPipelineSeriesInput,
+  type TFindPipelineSeriesInput,
+  type TPipelineSeries,
+  type TSeriesMarker,
+} from "./signals/find-pipeline-series";
 export type { TSeriesPoint, TPartitionPoint, TExpectationSeries } from "./signals/series-points";
-export { getPipelineSignals, targetsOf, ZGetPipelineSignalsInput, type TGetPipelineSignalsInput, type TPipelineSignals } from "./signals/get-pipeline-signals";
+export {
+  getPipelineSignals,
+  targetsOf,
+  ZGetPipelineSignalsInput,
+  type TGetPipelineSignalsInput,
+  type TPipelineSignals,
+} from "./signals/get-pipeline-signals";
 export { findFleet, type TFleetRow } from "./signals/find-fleet";
-export { findPartitionOffsets, ZFindPartitionOffsetsInput, type TFindPartitionOffsetsInput, type TCheckpointView, type TPartitionOffsets } from "./signals/find-partition-offsets";
+export {
+  findPartitionOffsets,
+  ZFindPartitionOffsetsInput,
+  type TFindPartitionOffsetsInput,
+  type TCheckpointView,
+  type TPartitionOffsets,
+} from "./signals/find-partition-offsets";
 export { findSampledVersions, type TSampledVersion } from "./signals/find-sampled-versions";
-export { recordOffsetSamples, pruneOffsetSamples, OFFSET_SAMPLE_RETENTION_MS, type TOffsetSampleInput } from "./signals/record-offset-samples";
-export { getBatchDetail, ZGetBatchDetailInput, type TGetBatchDetailInput, type TBatchDetail } from "./progress/get-batch-detail";
+export {
+  recordOffsetSamples,
+  pruneOffsetSamples,
+  OFFSET_SAMPLE_RETENTION_MS,
+  type TOffsetSampleInput,
+} from "./signals/record-offset-samples";
+export {
+  getBatchDetail,
+  ZGetBatchDetailInput,
+  type TGetBatchDetailInput,
+  type TBatchDetail,
+} from "./progress/get-batch-detail";
 export { findPipelineVersions, type TPipelineVersionSummary } from "./pipelines/find-pipeline-versions";
 export { applySsoGrants, groupsFromClaim, resolveSsoGrants, type TSsoGrants } from "./sso/sso-grants";
 export { AdminChangeError, type TAdminContext } from "./admin/admin-change";
 export { findUsers, type TAdminUser } from "./admin/find-users";
 export { createUser, ZCreateUserInput, type TCreateUserInput } from "./admin/create-user";
-export { resetUserPassword, setUserDisabled, setUserRole, ZResetUserPasswordInput, ZSetUserDisabledInput, ZSetUserRoleInput } from "./admin/change-user";
+export {
+  resetUserPassword,
+  setUserDisabled,
+  setUserRole,
+  ZResetUserPasswordInput,
+  ZSetUserDisabledInput,
+  ZSetUserRoleInput,
+} from "./admin/change-user";
 export {
   createTeam,
   findAdminTeams,
@@ -123,17 +245,35 @@ export {
   type TAdminTeam,
   type TOnCallWebhook,
 } from "./admin/teams";
-export { createSsoMapping, deleteSsoMapping, findSsoMappings, ZCreateSsoMappingInput, ZDeleteSsoMappingInput, type TSsoMappingView } from "./admin/sso-mappings";
+export {
+  createSsoMapping,
+  deleteSsoMapping,
+  findSsoMappings,
+  ZCreateSsoMappingInput,
+  ZDeleteSsoMappingInput,
+  type TSsoMappingView,
+} from "./admin/sso-mappings";
 export { commandPipeline } from "./runs/command-pipeline";
 export { isSpecRegistered } from "./pipelines/is-spec-registered";
 export * from "./alerts";
 
 // Authoring pipelines in the console: drafts checked as you type, dry runs, registration, history.
-export { checkDraft, lenientContractFields, type TDraftCheck, type TDraftRegistration, type TContractField } from "./drafts/check-draft";
+export {
+  checkDraft,
+  lenientContractFields,
+  type TDraftCheck,
+  type TDraftRegistration,
+  type TContractField,
+} from "./drafts/check-draft";
 export { dryRunDraft, type TDryRunDraft } from "./drafts/dry-run-draft";
 export { submitPipelineDraft, type TSubmitDraftResult } from "./drafts/submit-pipeline-draft";
 export { needsApproval, approvalRefusal, type TApproval } from "./drafts/needs-approval";
-export { findVersionHistory, diffVersions, type TVersionHistoryEntry, type TVersionDiff } from "./drafts/find-version-history";
+export {
+  findVersionHistory,
+  diffVersions,
+  type TVersionHistoryEntry,
+  type TVersionDiff,
+} from "./drafts/find-version-history";
 export {
   ZCheckDraftInput,
   ZDryRunDraftInput,
@@ -145,13 +285,46 @@ export {
   type TSampleRequest,
   type TSubmitDraftInput,
 } from "./drafts/draft-input";
-export { findAuditEvents, exportAuditEventsCsv, csvField, ZFindAuditEventsInput, type TFindAuditEventsInput, type TAuditEventView } from "./audit/find-audit-events";
+export {
+  findAuditEvents,
+  exportAuditEventsCsv,
+  csvField,
+  ZFindAuditEventsInput,
+  type TFindAuditEventsInput,
+  type TAuditEventView,
+} from "./audit/find-audit-events";
 
 // Change requests: checkpoint resets (and, later, schema changes) that a second person approves.
-export { CHANGE_REQUEST_STATUSES, ChangeRequestError, findChangeRequests, getChangeRequest, type TChangeRequestKind, type TChangeRequestStatus, type TChangeRequestView } from "./change-requests/change-request-view";
-export { requestCheckpointReset, ZRequestCheckpointResetInput, type TRequestCheckpointResetInput } from "./change-requests/request-checkpoint-reset";
-export { resetImpact, shapeOfSpec, ZResetState, ZResetTarget, type TPartitionImpact, type TResetImpact, type TResetShape, type TResetState, type TResetTarget } from "./change-requests/reset-impact";
-export { kafkaTopicOffsets, type TPartitionBounds, type TTopicOffsets } from "./change-requests/topic-offsets";
+export {
+  CHANGE_REQUEST_STATUSES,
+  ChangeRequestError,
+  findChangeRequests,
+  getChangeRequest,
+  type TChangeRequestKind,
+  type TChangeRequestStatus,
+  type TChangeRequestView,
+} from "./change-requests/change-request-view";
+export {
+  requestCheckpointReset,
+  ZRequestCheckpointResetInput,
+  type TRequestCheckpointResetInput,
+} from "./change-requests/request-checkpoint-reset";
+export {
+  resetImpact,
+  shapeOfSpec,
+  ZResetState,
+  ZResetTarget,
+  type TPartitionImpact,
+  type TResetImpact,
+  type TResetShape,
+  type TResetState,
+  type TResetTarget,
+} from "./change-requests/reset-impact";
+export {
+  kafkaTopicOffsets,
+  type TPartitionBounds,
+  type TTopicOffsets,
+} from "./change-requests/topic-offsets";
 export {
   approveChangeRequest,
   cancelChangeRequest,
@@ -163,12 +336,43 @@ export {
   type TDecideHooks,
 } from "./change-requests/decide-change-request";
 export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
-export { requestSchemaChange, requestSchemaChangeFromText, schemaChangeImpact, ZRequestSchemaChangeInput, type TObservedField, type TSchemaChangeImpact } from "./change-requests/request-schema-change";
-export { observeSchemaDrift, proposeFromDrift, safeWidening, SYSTEM_REQUESTER, type TObserveResult } from "./change-requests/observe-schema-drift";
-export { applySchemaChange, ApplyRefusedError, type TAppliedSchemaChange } from "./change-requests/apply-schema-change";
-export { findFixedQuarantine, reasonKind, type TFixedQuarantine } from "./change-requests/find-fixed-quarantine";
-export { discardDeadLetters, MAX_DISCARD, ZDiscardDeadLettersInput, type TDiscardDeadLettersInput, type TDiscardDeadLettersResult } from "./dead-letters/discard-dead-letters";
-export { deadLetterCondition, ZDeadLetterFilter, type TDeadLetterFilter } from "./dead-letters/dead-letter-filter";
+export {
+  requestSchemaChange,
+  requestSchemaChangeFromText,
+  schemaChangeImpact,
+  ZRequestSchemaChangeInput,
+  type TObservedField,
+  type TSchemaChangeImpact,
+} from "./change-requests/request-schema-change";
+export {
+  observeSchemaDrift,
+  proposeFromDrift,
+  safeWidening,
+  SYSTEM_REQUESTER,
+  type TObserveResult,
+} from "./change-requests/observe-schema-drift";
+export {
+  applySchemaChange,
+  ApplyRefusedError,
+  type TAppliedSchemaChange,
+} from "./change-requests/apply-schema-change";
+export {
+  findFixedQuarantine,
+  reasonKind,
+  type TFixedQuarantine,
+} from "./change-requests/find-fixed-quarantine";
+export {
+  discardDeadLetters,
+  MAX_DISCARD,
+  ZDiscardDeadLettersInput,
+  type TDiscardDeadLettersInput,
+  type TDiscardDeadLettersResult,
+} from "./dead-letters/discard-dead-letters";
+export {
+  deadLetterCondition,
+  ZDeadLetterFilter,
+  type TDeadLetterFilter,
+} from "./dead-letters/dead-letter-filter";
 export {
   BROWSE_COUNT_LIMIT,
   browseDeadLetters,

@@ -120,14 +120,19 @@ describe("cdc rules", () => {
     spec.cdc.stateEviction = "watermark";
     expect(errorsOf(spec)).toContainEqual({
       path: "cdc.stateEviction",
-      message: expect.stringMatching(/^stateEviction: watermark evicts applied changes once the watermark passes their event time: declare eventTime/),
+      message: expect.stringMatching(
+        /^stateEviction: watermark evicts applied changes once the watermark passes their event time: declare eventTime/,
+      ),
     });
     spec.contract.fields.changed_at = "timestamp";
     spec.eventTime = { column: "changed_at", watermarkDelay: "5m" };
     const result = validateSpec(spec);
     expect(result.ok && result.spec.cdc?.stateEviction).toBe("watermark");
     spec.cdc.stateEviction = "forever";
-    expect(errorsOf(spec)).toContainEqual({ path: "cdc.stateEviction", message: '"forever" is not allowed here: use "watermark"' });
+    expect(errorsOf(spec)).toContainEqual({
+      path: "cdc.stateEviction",
+      message: '"forever" is not allowed here: use "watermark"',
+    });
   });
 
   it("rejects a webhook sink for cdc", () => {

@@ -16,27 +16,35 @@ const DOCS: Record<string, string> = {
   owner: "The slug of the team that owns the pipeline (its owners may change it).",
   description: "One sentence on what the pipeline produces, shown in the console.",
   source: "Where rows come from: source.kafka.",
-  "source.kafka": "A Kafka topic read in micro-batches; offsets live in Sluice's checkpoint, never committed to Kafka.",
+  "source.kafka":
+    "A Kafka topic read in micro-batches; offsets live in Sluice's checkpoint, never committed to Kafka.",
   "source.kafka.topic": "The topic to read.",
-  "source.kafka.startingOffsets": "earliest (default) or latest: where a version that has read nothing yet starts.",
-  "source.kafka.maxOffsetsPerTrigger": "Upper bound on offsets read per micro-batch, spread over partitions (default 10000).",
+  "source.kafka.startingOffsets":
+    "earliest (default) or latest: where a version that has read nothing yet starts.",
+  "source.kafka.maxOffsetsPerTrigger":
+    "Upper bound on offsets read per micro-batch, spread over partitions (default 10000).",
   "source.kafka.partitions": "Read only these partitions (default: all).",
   format: "How records are encoded: json.",
   contract: "The fields a record must have, their types, and what happens to rows that break it.",
-  "contract.fields": "field: type (string, int, long, double, decimal, boolean, timestamp, date, json); a trailing ? makes it optional.",
-  "contract.onUnknownField": "rescue (into _rescued), quarantine or reject a row with fields the contract does not list.",
+  "contract.fields":
+    "field: type (string, int, long, double, decimal, boolean, timestamp, date, json); a trailing ? makes it optional.",
+  "contract.onUnknownField":
+    "rescue (into _rescued), quarantine or reject a row with fields the contract does not list.",
   "contract.onTypeMismatch": "quarantine or reject a row whose field has the wrong type.",
   eventTime: "Event time, never processing time: the column and how far the watermark trails it.",
   "eventTime.column": "A required timestamp field of the contract.",
   "eventTime.watermarkDelay": "watermark = max(event time seen) − watermarkDelay, e.g. 10m.",
-  "eventTime.idleTimeout": "A partition without new records for this long stops holding the watermark back (default 1m).",
+  "eventTime.idleTimeout":
+    "A partition without new records for this long stops holding the watermark back (default 1m).",
   dedupe: "Drop rows whose key was seen before (within the watermark or a duration).",
   "dedupe.key": "Contract fields that identify a row, e.g. [event_id].",
   "dedupe.within": "watermark, or a duration such as 24h: how long keys are remembered.",
-  expectations: "Checks on every row: { name, expr (CEL over the contract's fields), action: warn | drop | fail }.",
+  expectations:
+    "Checks on every row: { name, expr (CEL over the contract's fields), action: warn | drop | fail }.",
   "expectations[].name": "A name for the expectation, unique in the spec (shown in counts and dead letters).",
   "expectations[].expr": "A CEL expression over the contract's fields that must be true, e.g. amount > 0.",
-  "expectations[].action": "warn (count, keep the row), drop (count, drop the row) or fail (stop the batch, commit nothing).",
+  "expectations[].action":
+    "warn (count, keep the row), drop (count, drop the row) or fail (stop the batch, commit nothing).",
   transform: "Row filter and column selection after expectations.",
   "transform.filter": "A CEL expression: rows for which it is false are counted as filtered.",
   "transform.select": "The contract fields the sink receives (default: all).",
@@ -47,7 +55,8 @@ const DOCS: Record<string, string> = {
   "aggregate.window.sliding.size": "The window length.",
   "aggregate.window.sliding.slide": "How far each window starts after the previous one.",
   "aggregate.groupBy": "Contract fields the aggregate is grouped by.",
-  "aggregate.measures": "name: function, e.g. sum(amount), count(), count_distinct(customer_id), max(amount) if type == 'refund'.",
+  "aggregate.measures":
+    "name: function, e.g. sum(amount), count(), count_distinct(customer_id), max(amount) if type == 'refund'.",
   "aggregate.outputMode": "append (final windows once), update (changed windows every batch) or complete.",
   "aggregate.allowedLateness": "How long after the watermark passes a window it still accepts late rows.",
   cdc: "Apply changes (upserts and deletes) to a table by key, in sequence order.",
@@ -59,7 +68,8 @@ const DOCS: Record<string, string> = {
   "cdc.deleteWhen": "A CEL expression: true for a delete.",
   "cdc.scdType": "1 (keep the current row) or 2 (keep history with valid_from / valid_to / is_current).",
   "cdc.stateEviction": "watermark: forget applied sequences once the watermark passes them.",
-  lateData: "What happens to rows behind the watermark (minus allowedLateness): deadLetter or drop (counted).",
+  lateData:
+    "What happens to rows behind the watermark (minus allowedLateness): deadLetter or drop (counted).",
   sink: "Where results go: postgres (a table) or webhook.",
   "sink.postgres": "A Postgres table Sluice creates and writes in the batch's transaction.",
   "sink.postgres.table": "The table name (schema.table allowed).",
@@ -71,7 +81,8 @@ const DOCS: Record<string, string> = {
   "sink.webhook.method": "POST (default) or PUT.",
   "sink.webhook.headers": "Fixed headers without secrets.",
   "sink.webhook.headersFromEnv": "Header: ENV_VAR — secret headers read from the worker's environment.",
-  "sink.webhook.idempotencyKey": "Fields that identify a delivery; never sent twice after a recorded success.",
+  "sink.webhook.idempotencyKey":
+    "Fields that identify a delivery; never sent twice after a recorded success.",
   "sink.webhook.idempotencyHeader": "The header carrying the idempotency key (default Idempotency-Key).",
   "sink.webhook.timeout": "How long one request may take, e.g. 5s.",
   "sink.webhook.maxAttempts": "Attempts before a row becomes a dead letter.",
@@ -83,7 +94,14 @@ const DOCS: Record<string, string> = {
   "targets.violationRate": "The share of rows that may violate expectations, e.g. 0.01.",
 };
 
-type TDef = { type: string; shape?: Record<string, unknown>; innerType?: unknown; in?: unknown; options?: unknown[]; element?: unknown };
+type TDef = {
+  type: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  options?: unknown[];
+  element?: unknown;
+};
 const defOf = (schema: unknown): TDef | undefined => (schema as { _zod?: { def: TDef } })?._zod?.def;
 
 function walk(schema: unknown, path: string, out: TSpecVocabulary, depth: number): void {

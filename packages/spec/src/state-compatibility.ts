@@ -50,7 +50,11 @@ export function stateCompatibility(before: TPipelineSpec, after: TPipelineSpec):
   const changes = diffSpecs(before, after);
   const problems: TStateFinding[] = [];
   const notes: TStateFinding[] = [];
-  const finding = (state: TStateKind, change: TSpecChange, why: string) => ({ state, path: change.path, reason: `${describe(change)}: ${why}` });
+  const finding = (state: TStateKind, change: TSpecChange, why: string) => ({
+    state,
+    path: change.path,
+    reason: `${describe(change)}: ${why}`,
+  });
   const ctx: Context = {
     before,
     after,
@@ -76,33 +80,54 @@ export function stateCompatibility(before: TPipelineSpec, after: TPipelineSpec):
     ...(s.sink.webhook ? (["webhookLedger"] as const) : []),
   ];
   const present = new Set([...kept(before), ...kept(after)]);
-  const states = STATE_KINDS.filter((k) => present.has(k)).map((state) => ({ state, continues: !problems.some((p) => p.state === state) }));
+  const states = STATE_KINDS.filter((k) => present.has(k)).map((state) => ({
+    state,
+    continues: !problems.some((p) => p.state === state),
+  }));
   return { compatible: problems.length === 0, states, problems, notes };
 }
 
 function checkCheckpoint({ before, at, problem }: Context): void {
   const topic = at("source.kafka.topic");
-  if (topic) problem("checkpoint", topic, `the checkpoint's offsets are positions in ${before.source.kafka.topic}`);
+  if (topic)
+    problem("checkpoint", topic, `the checkpoint's offsets are positions in ${before.source.kafka.topic}`);
   const time = at("eventTime.column");
-  if (time?.kind === "changed") problem("checkpoint", time, `the checkpoint's watermark is a time of ${before.eventTime!.column}; rows would be judged late by another column against it`);
+  if (time?.kind === "changed")
+    problem(
+      "checkpoint",
+      time,
+      `the checkpoint's watermark is a time of ${before.eventTime!.column}; rows would be judged late by another column against it`,
+    );
 }
 
-const resultKind = (s: TPipelineSpec): "aggregate" | "cdc" | "rows" => (s.aggregate ? "aggregate" : s.cdc ? "cdc" : "rows");
+const resultKind = (s: TPipelineSpec): "aggregate" | "cdc" | "rows" =>
+  s.aggregate ? "aggregate" : s.cdc ? "cdc" : "rows";
 const RESULT_NAMES = { aggregate: "aggregate results", cdc: "CDC entities", rows: "rows" } as const;
-const MODE_MEANING = { append: "once (the first row per key stays)", upsert: "in place (the last row per key wins)" } as const;
+const MODE_MEANING = {
+  append: "once (the first row per key stays)",
+  upsert: "in place (the last row per key wins)",
+} as const;
 
 /** False when the result or sink is another one altogether (the operators' state is then not compared). */
 function checkSink({ before, after, at, problem }: Context): boolean {
   const [was, now] = [resultKind(before), resultKind(after)];
   if (was !== now) {
     const change = at(was === "rows" ? now : was)!;
-    problem("sink", change, `the sink holds ${RESULT_NAMES[was]}, the next version would write ${RESULT_NAMES[now]}`);
+    problem(
+      "sink",
+      change,
+      `the sink holds ${RESULT_NAMES[was]}, the next version would write ${RESULT_NAMES[now]}`,
+    );
     return false;
   }
   const [a, b] = [before.sink.postgres, after.sink.postgres];
   if (!a !== !b) {
     const change = at(a ? "sink.postgres" : "sink.webhook")!;
-    problem("sink", change, `the checkpoint vouches for what ${a ? `table ${a.table}` : "the webhook"} received, and the next version would write elsewhere`);
+    problem(
+      "sink",
+      change,
+      `the checkpoint vouches for what ${a ? `table ${a.table}` : "the webhook"} received, and the next version would write elsewhere`,
+    );
     return false;
   }
   if (!a || !b) return true;
@@ -114,49 +139,104 @@ function checkSink({ before, after, at, problem }: Context): boolean {
   const key = at("sink.postgres.key");
   if (key) problem("sink", key, `${a.table} identifies its rows by ${show(a.key)}`);
   const mode = at("sink.postgres.mode");
-  if (mode) problem("sink", mode, `the rows ${a.table} holds were written ${MODE_MEANING[a.mode]}, the next ones would be written ${MODE_MEANING[b.mode]}`);
+  if (mode)
+    problem(
+      "sink",
+      mode,
+      `the rows ${a.table} holds were written ${MODE_MEANING[a.mode]}, the next ones would be written ${MODE_MEANING[b.mode]}`,
+    );
   return true;
 }
 
 function checkDedup({ before, after, at, problem, note }: Context): void {
   const [was, now] = [before.dedupe, after.dedupe];
   if (!now) return;
-  if (!was) return note("dedup", at("dedupe")!, "events read before this version were not remembered, so a later duplicate of one is not caught");
+  if (!was)
+    return note(
+      "dedup",
+      at("dedupe")!,
+      "events read before this version were not remembered, so a later duplicate of one is not caught",
+    );
   const key = at("dedupe.key");
-  if (key) return problem("dedup", key, "the stored keys are values of the old columns, so a duplicate of an event already seen would not be found");
-  typeChanges(at, now.key).forEach((c) => problem("dedup", c, "the stored dedup keys hold the old type's values"));
+  if (key)
+    return problem(
+      "dedup",
+      key,
+      "the stored keys are values of the old columns, so a duplicate of an event already seen would not be found",
+    );
+  typeChanges(at, now.key).forEach((c) =>
+    problem("dedup", c, "the stored dedup keys hold the old type's values"),
+  );
   const within = at("dedupe.within");
-  const shorter = was.within !== "watermark" && now.within !== "watermark" && parseDuration(now.within) < parseDuration(was.within);
-  if (within && !shorter) note("dedup", within, "keys the previous version already evicted stay evicted: until the new retention has passed, a duplicate of one is not caught");
+  const shorter =
+    was.within !== "watermark" &&
+    now.within !== "watermark" &&
+    parseDuration(now.within) < parseDuration(was.within);
+  if (within && !shorter)
+    note(
+      "dedup",
+      within,
+      "keys the previous version already evicted stay evicted: until the new retention has passed, a duplicate of one is not caught",
+    );
   const lateness = at("aggregate.allowedLateness");
-  if (lateness && now.within === "watermark" && grew(lateness)) note("dedup", lateness, "dedup keys evicted under the shorter lateness stay evicted");
+  if (lateness && now.within === "watermark" && grew(lateness))
+    note("dedup", lateness, "dedup keys evicted under the shorter lateness stay evicted");
   const time = at("eventTime");
-  if (time?.kind === "removed") note("dedup", time, "the stored keys carry event times and new ones ingest times, so a stored key may be evicted sooner than dedupe.within after it was seen");
+  if (time?.kind === "removed")
+    note(
+      "dedup",
+      time,
+      "the stored keys carry event times and new ones ingest times, so a stored key may be evicted sooner than dedupe.within after it was seen",
+    );
 }
 
 function checkWindows({ before, after, at, under, problem }: Context): void {
   const [was, now] = [before.aggregate, after.aggregate];
   if (!was || !now) return;
   const window = under("aggregate.window");
-  if (window.length > 0) return window.forEach((c) => problem("window", c, `the stored state holds ${showWindow(was.window)} windows, the next version would use ${showWindow(now.window)}`));
+  if (window.length > 0)
+    return window.forEach((c) =>
+      problem(
+        "window",
+        c,
+        `the stored state holds ${showWindow(was.window)} windows, the next version would use ${showWindow(now.window)}`,
+      ),
+    );
   const groupBy = at("aggregate.groupBy");
   if (groupBy) return problem("window", groupBy, `the stored state is grouped by ${show(was.groupBy)}`);
-  typeChanges(at, now.groupBy).forEach((c) => problem("window", c, "the stored group keys hold the old type's values"));
+  typeChanges(at, now.groupBy).forEach((c) =>
+    problem("window", c, "the stored group keys hold the old type's values"),
+  );
   for (const name of Object.keys(now.measures).sort()) {
     const path = `aggregate.measures.${name}`;
     const [m, n] = [was.measures[name] as TMeasure | undefined, now.measures[name] as TMeasure];
-    if (!m) problem("window", at(path)!, `the open windows have no ${name} accumulator: their ${name} would count only rows from this version on`);
+    if (!m)
+      problem(
+        "window",
+        at(path)!,
+        `the open windows have no ${name} accumulator: their ${name} would count only rows from this version on`,
+      );
     else if (formatMeasure(m) !== formatMeasure(n)) {
-      problem("window", { path, kind: "changed", before: formatMeasure(m), after: formatMeasure(n) }, `the open windows' ${name} was folded by the old definition`);
+      problem(
+        "window",
+        { path, kind: "changed", before: formatMeasure(m), after: formatMeasure(n) },
+        `the open windows' ${name} was folded by the old definition`,
+      );
     } else if (n.column !== undefined) {
-      typeChanges(at, [n.column]).forEach((c) => problem("window", c, `the open windows' ${name} holds the old type's values`));
+      typeChanges(at, [n.column]).forEach((c) =>
+        problem("window", c, `the open windows' ${name} holds the old type's values`),
+      );
     }
   }
   // Without a window, update and complete keep the same per-group state; they differ only in what they rewrite.
   const mode = at("aggregate.outputMode");
   const sameState = !now.window && was.outputMode !== "append" && now.outputMode !== "append";
   if (mode && !sameState) {
-    problem("window", mode, `windows the previous version already wrote ${was.outputMode === "append" ? "once, when final," : "while open"} would be written again ${now.outputMode === "append" ? "when final" : "as they change"}`);
+    problem(
+      "window",
+      mode,
+      `windows the previous version already wrote ${was.outputMode === "append" ? "once, when final," : "while open"} would be written again ${now.outputMode === "append" ? "when final" : "as they change"}`,
+    );
   }
   const lateness = at("aggregate.allowedLateness");
   if (lateness && grew(lateness)) {
@@ -174,10 +254,23 @@ function checkCdc({ before, after, at, problem }: Context): void {
   const key = at("cdc.key");
   if (key) problem("cdc", key, `the applied changes are stored per ${show(was.key)} entity`);
   const sequence = at("cdc.sequenceBy");
-  if (sequence) problem("cdc", sequence, `the applied changes are ordered by ${was.sequenceBy}, so a change could not be told older or newer than them`);
+  if (sequence)
+    problem(
+      "cdc",
+      sequence,
+      `the applied changes are ordered by ${was.sequenceBy}, so a change could not be told older or newer than them`,
+    );
   const scd = at("cdc.scdType");
-  if (scd) problem("cdc", scd, "SCD1 keeps the newest change per key and SCD2 every version, in state and in the table");
-  if (!key && !sequence) typeChanges(at, [...now.key, now.sequenceBy]).forEach((c) => problem("cdc", c, "the applied changes hold the old type's values"));
+  if (scd)
+    problem(
+      "cdc",
+      scd,
+      "SCD1 keeps the newest change per key and SCD2 every version, in state and in the table",
+    );
+  if (!key && !sequence)
+    typeChanges(at, [...now.key, now.sequenceBy]).forEach((c) =>
+      problem("cdc", c, "the applied changes hold the old type's values"),
+    );
 }
 
 function checkWebhookLedger({ before, at, problem }: Context): void {

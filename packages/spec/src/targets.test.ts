@@ -11,7 +11,11 @@ describe("service targets", () => {
 
   it("a spec's targets are validated and normalized", () => {
     const ok = validateSpec({ ...ledgerSpec(), targets: { freshness: "90s", violationRate: 0.05 } });
-    expect(ok.ok && resolveTargets(ok.spec.targets)).toEqual({ freshness: "90s", freshnessMs: 90_000, violationRate: 0.05 });
+    expect(ok.ok && resolveTargets(ok.spec.targets)).toEqual({
+      freshness: "90s",
+      freshnessMs: 90_000,
+      violationRate: 0.05,
+    });
   });
 
   it("a violation rate above 1 or an unknown target names the field and the fix", () => {
@@ -20,7 +24,9 @@ describe("service targets", () => {
     const messages = bad.ok ? [] : bad.errors.map((e) => `${e.path}: ${e.message}`);
     expect(messages.join("\n")).toMatch(/targets.*(latency|Unrecognized)/);
     const rate = validateSpec({ ...ledgerSpec(), targets: { violationRate: 5 } });
-    expect(rate.ok ? [] : rate.errors.map((e) => `${e.path}: ${e.message}`)).toEqual(["targets.violationRate: violationRate is a share between 0 and 1 (0.01 is 1%)"]);
+    expect(rate.ok ? [] : rate.errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      "targets.violationRate: violationRate is a share between 0 and 1 (0.01 is 1%)",
+    ]);
   });
 });
 

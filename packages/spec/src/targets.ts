@@ -31,5 +31,9 @@ export interface TResolvedTargets {
 /** The spec's targets with defaults filled in. */
 export function resolveTargets(targets: TTargets | undefined): TResolvedTargets {
   const freshness = targets?.freshness ?? DEFAULT_TARGETS.freshness;
-  return { freshness, freshnessMs: parseDuration(freshness), violationRate: targets?.violationRate ?? DEFAULT_TARGETS.violationRate };
+  return {
+    freshness,
+    freshnessMs: parseDuration(freshness),
+    violationRate: targets?.violationRate ?? DEFAULT_TARGETS.violationRate,
+  };
 }

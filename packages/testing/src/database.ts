@@ -10,7 +10,8 @@ import { databaseUrlFor, testServices } from "./services";
 const TEMPLATE_ENV = "SLUICE_TEST_TEMPLATE";
 export function templateDatabase(): string {
   const name = process.env[TEMPLATE_ENV];
-  if (!name) throw new Error(`${TEMPLATE_ENV} is not set: run integration tests through vitest's integration project`);
+  if (!name)
+    throw new Error(`${TEMPLATE_ENV} is not set: run integration tests through vitest's integration project`);
   return name;
 }
 
@@ -37,7 +38,8 @@ export async function prepareTemplateDatabase(repoRoot: string): Promise<() => P
     env: { ...process.env, DATABASE_URL: databaseUrlFor(testServices.databaseUrl, name) },
     stdio: "pipe",
   });
-  return () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined);
+  return () =>
+    withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined);
 }
 
 export interface TestDatabase {
@@ -62,6 +64,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return {
     name,
     url: databaseUrlFor(testServices.databaseUrl, name),
-    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }

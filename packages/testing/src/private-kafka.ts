@@ -47,7 +47,12 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
   };
   // Unset: services.sh would only check a broker named there, not start the private one.
   delete env.KAFKA_BROKERS;
-  const services = (command: "start" | "stop") => run("bash", [path.join(REPO_ROOT, "scripts/services.sh"), command], { env, cwd: REPO_ROOT, timeout: 240_000 });
+  const services = (command: "start" | "stop") =>
+    run("bash", [path.join(REPO_ROOT, "scripts/services.sh"), command], {
+      env,
+      cwd: REPO_ROOT,
+      timeout: 240_000,
+    });
   const pidFile = path.join(dataDir, "kafka/kafka.pid");
   const brokerPid = () => Number(readFileSync(pidFile, "utf8").trim());
   const killOnExit = () => {
@@ -71,14 +76,19 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
     async kill() {
       const pid = brokerPid();
       process.kill(pid, "SIGKILL");
-      await waitFor(`the broker (pid ${pid}) to exit`, () => {
-        try {
-          process.kill(pid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      }, 30_000, 50);
+      await waitFor(
+        `the broker (pid ${pid}) to exit`,
+        () => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        30_000,
+        50,
+      );
     },
     start: () => services("start").then(() => undefined),
     async destroy() {

@@ -48,12 +48,23 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
   const dataDir = path.join(dir, "data");
   const port = await freePort();
-  const [initdb, initArgs] = asPostgres(path.join(BIN, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+  const [initdb, initArgs] = asPostgres(path.join(BIN, "initdb"), [
+    "-D",
+    dataDir,
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ]);
   await run(initdb, initArgs, { timeout: 180_000 });
   // Its own socket directory and port; fsync off — a test cluster's data may be lost on a machine crash.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50`;
-  const start = () => pgCtl(dataDir, "-w", "-t", "120", "-o", options, "-l", path.join(dir, "server.log"), "start");
-  const readPid = async () => Number((await readFile(path.join(dataDir, "postmaster.pid"), "utf8")).split("\n")[0]);
+  const start = () =>
+    pgCtl(dataDir, "-w", "-t", "120", "-o", options, "-l", path.join(dir, "server.log"), "start");
+  const readPid = async () =>
+    Number((await readFile(path.join(dataDir, "postmaster.pid"), "utf8")).split("\n")[0]);
   const url = (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`;
   let running = false;
   let postmasterPid: number | undefined;
@@ -77,7 +88,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await admin.connect();
       await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`).finally(() => admin.end());
       const migrated = await applyMigrations({ ...process.env, DATABASE_URL: url(database) });
-      if (migrated.code !== 0) throw new Error(`prisma migrate deploy on the private cluster failed:\n${migrated.output}`);
+      if (migrated.code !== 0)
+        throw new Error(`prisma migrate deploy on the private cluster failed:\n${migrated.output}`);
       return url(database);
     },
     async stop() {

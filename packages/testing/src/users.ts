@@ -15,10 +15,19 @@ const id = () => `t${randomBytes(10).toString("hex")}`;
 export async function createTestUsers(pool: pg.Pool, users: TTestUser[]): Promise<void> {
   for (const u of users) {
     const userId = id();
-    await pool.query(`INSERT INTO users (id, email, name, role, disabled_at) VALUES ($1, $2, $2, $3::"Role", CASE WHEN $4 THEN now() END)`, [userId, u.email, u.role, u.disabled ?? false]);
+    await pool.query(
+      `INSERT INTO users (id, email, name, role, disabled_at) VALUES ($1, $2, $2, $3::"Role", CASE WHEN $4 THEN now() END)`,
+      [userId, u.email, u.role, u.disabled ?? false],
+    );
     for (const slug of u.teams ?? []) {
-      const team = await pool.query<{ id: string }>(`INSERT INTO teams (id, slug, name) VALUES ($1, $2, $2) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`, [id(), slug]);
-      await pool.query(`INSERT INTO team_members (team_id, user_id) VALUES ($1, $2)`, [team.rows[0]!.id, userId]);
+      const team = await pool.query<{ id: string }>(
+        `INSERT INTO teams (id, slug, name) VALUES ($1, $2, $2) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
+        [id(), slug],
+      );
+      await pool.query(`INSERT INTO team_members (team_id, user_id) VALUES ($1, $2)`, [
+        team.rows[0]!.id,
+        userId,
+      ]);
     }
   }
 }

@@ -5,7 +5,13 @@
 // Redis holds no alert state: every worker re-upserts the scheduler each interval, so after a FLUSHALL
 // or a Redis restart the job comes back within one interval, and the episodes are all in Postgres.
 import type { PrismaClient } from "@sluice/db";
-import { deliverAlertNotifications, RULE_KINDS, releaseAlertLease, runAlertEvaluation, type TAlertEvaluationResult } from "@sluice/services";
+import {
+  deliverAlertNotifications,
+  RULE_KINDS,
+  releaseAlertLease,
+  runAlertEvaluation,
+  type TAlertEvaluationResult,
+} from "@sluice/services";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger";
@@ -32,7 +38,10 @@ export function startAlertEvaluator(opts: {
   publicUrl: string | null;
   env: (name: string) => string | undefined;
   logger: Logger;
-  onTick?: (result: TAlertEvaluationResult, delivery: { delivered: number; retrying: number; failed: number }) => void;
+  onTick?: (
+    result: TAlertEvaluationResult,
+    delivery: { delivered: number; retrying: number; failed: number },
+  ) => void;
 }): AlertEvaluator {
   const { db, logger } = opts;
   const queueConnection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
@@ -44,11 +53,22 @@ export function startAlertEvaluator(opts: {
   let inFlight: Promise<TAlertEvaluationResult> | undefined;
   async function pass(): Promise<TAlertEvaluationResult> {
     // The job is this worker's turn: it takes the lease over (a previous holder's tick in flight is fenced off).
-    const result = await runAlertEvaluation(db, { evaluator: "workers", owner: opts.workerId, leaseMs, kinds: WORKER_KINDS, publicUrl: opts.publicUrl, takeover: true });
+    const result = await runAlertEvaluation(db, {
+      evaluator: "workers",
+      owner: opts.workerId,
+      leaseMs,
+      kinds: WORKER_KINDS,
+      publicUrl: opts.publicUrl,
+      takeover: true,
+    });
     // Only the evaluator of this tick delivers.
-    const delivery = result.evaluated ? await deliverAlertNotifications(db, { env: opts.env, retryBaseMs: opts.retryBaseMs }) : { delivered: 0, retrying: 0, failed: 0 };
-    if (result.evaluated && (result.opened || result.resolved || result.queued)) logger.info({ ...result, epoch: String(result.epoch), ...delivery }, "alerts evaluated");
-    if (delivery.retrying || delivery.failed) logger.warn(delivery, "alert notifications not delivered (see the Alerts page)");
+    const delivery = result.evaluated
+      ? await deliverAlertNotifications(db, { env: opts.env, retryBaseMs: opts.retryBaseMs })
+      : { delivered: 0, retrying: 0, failed: 0 };
+    if (result.evaluated && (result.opened || result.resolved || result.queued))
+      logger.info({ ...result, epoch: String(result.epoch), ...delivery }, "alerts evaluated");
+    if (delivery.retrying || delivery.failed)
+      logger.warn(delivery, "alert notifications not delivered (see the Alerts page)");
     opts.onTick?.(result, delivery);
     return result;
   }
@@ -57,16 +77,23 @@ export function startAlertEvaluator(opts: {
   const worker = new Worker(
     opts.queueName,
     async (job) => {
-      if (job.name !== JOB_ALERTS_EVALUATE) throw new Error(`no handler for job "${job.name}" on the alerts queue`);
+      if (job.name !== JOB_ALERTS_EVALUATE)
+        throw new Error(`no handler for job "${job.name}" on the alerts queue`);
       const r = await tick();
-      return r.evaluated ? { evaluated: true, opened: r.opened, resolved: r.resolved, queued: r.queued } : { evaluated: false };
+      return r.evaluated
+        ? { evaluated: true, opened: r.opened, resolved: r.resolved, queued: r.queued }
+        : { evaluated: false };
     },
     { connection: workerConnection, concurrency: 1 },
   );
   worker.on("error", (err) => logger.error({ err }, "alert evaluator worker error"));
 
   async function ensureScheduled(): Promise<void> {
-    await queue.upsertJobScheduler(JOB_ALERTS_EVALUATE, { every: opts.intervalMs }, { name: JOB_ALERTS_EVALUATE, opts: { removeOnComplete: 100, removeOnFail: 100 } });
+    await queue.upsertJobScheduler(
+      JOB_ALERTS_EVALUATE,
+      { every: opts.intervalMs },
+      { name: JOB_ALERTS_EVALUATE, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
   }
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -79,7 +106,9 @@ export function startAlertEvaluator(opts: {
     }, opts.intervalMs);
     timer.unref();
   };
-  void ensureScheduled().catch((err) => logger.warn({ err }, "could not schedule the alert evaluation; retrying"));
+  void ensureScheduled().catch((err) =>
+    logger.warn({ err }, "could not schedule the alert evaluation; retrying"),
+  );
   keepScheduled();
 
   return {

@@ -19,7 +19,15 @@ import { isStarted } from "../testing/worker-process";
 
 interface TReceived {
   key: string;
-  body: { text: string; blocks: { type: string; text?: { text: string }; fields?: { text: string }[]; elements?: { text: string }[] }[] };
+  body: {
+    text: string;
+    blocks: {
+      type: string;
+      text?: { text: string };
+      fields?: { text: string }[];
+      elements?: { text: string }[];
+    }[];
+  };
 }
 
 let redis: PrivateRedis;
@@ -42,7 +50,13 @@ beforeAll(async () => {
   h = await createFleetHarness("alerts", {
     extraTopics: 0,
     redisUrl: redis.url,
-    workerEnv: { WORKER_ALERT_INTERVAL_MS: "1000", WORKER_ALERT_RETRY_BASE_MS: "200", WORKER_OFFSET_SAMPLE_INTERVAL_MS: "1000", SLUICE_PUBLIC_URL: "http://console.example:3000", PAYMENTS_ONCALL_URL: url },
+    workerEnv: {
+      WORKER_ALERT_INTERVAL_MS: "1000",
+      WORKER_ALERT_RETRY_BASE_MS: "200",
+      WORKER_OFFSET_SAMPLE_INTERVAL_MS: "1000",
+      SLUICE_PUBLIC_URL: "http://console.example:3000",
+      PAYMENTS_ONCALL_URL: url,
+    },
   });
 });
 afterAll(async () => {
@@ -54,83 +68,142 @@ afterAll(async () => {
 const kinds = (list: TReceived[]) => list.map((r) => r.key.split(":")[2]);
 
 describe("alert paging", () => {
-  it("a paused pipeline pages once, reminds until acknowledged, survives its evaluator's death and a Redis flush, and resolves once", { timeout: 400_000 }, async () => {
-    const producers = await startProducers(h.fx.kafka, [{ topic: h.fx.topic, seed: 12, backlog: 200, ratePerSecond: 50 }]);
-    const workers = [h.spawnWorker(), h.spawnWorker()];
-    await Promise.all(workers.map((w) => w.waitForLog(isStarted)));
-    const [p] = await startFleet(h.fx.pool, h.db, h.queue, [{ name: "alerts-ledger", topic: h.fx.topic, maxOffsetsPerTrigger: 5000, every: "1s" }]);
-    await h.db.team.update({ where: { slug: "payments-data" }, data: { onCallWebhookEnv: "PAYMENTS_ONCALL_URL" } });
-    // Only the rule under test pages, with short durations (the defaults are minutes); reminders every 6 s.
-    await ensureDefaultRules(h.db);
-    await h.db.alertRule.updateMany({ where: { pipeline: { name: p!.name }, kind: { not: "backlog_growing" } }, data: { enabled: false } });
-    await h.db.alertRule.updateMany({ where: { pipelineId: null }, data: { enabled: false } });
-    await h.db.alertRule.updateMany({ where: { pipeline: { name: p!.name }, kind: "backlog_growing" }, data: { threshold: 2, forSeconds: 3, clearForSeconds: 5, repeatSeconds: 6 } });
+  it(
+    "a paused pipeline pages once, reminds until acknowledged, survives its evaluator's death and a Redis flush, and resolves once",
+    { timeout: 400_000 },
+    async () => {
+      const producers = await startProducers(h.fx.kafka, [
+        { topic: h.fx.topic, seed: 12, backlog: 200, ratePerSecond: 50 },
+      ]);
+      const workers = [h.spawnWorker(), h.spawnWorker()];
+      await Promise.all(workers.map((w) => w.waitForLog(isStarted)));
+      const [p] = await startFleet(h.fx.pool, h.db, h.queue, [
+        { name: "alerts-ledger", topic: h.fx.topic, maxOffsetsPerTrigger: 5000, every: "1s" },
+      ]);
+      await h.db.team.update({
+        where: { slug: "payments-data" },
+        data: { onCallWebhookEnv: "PAYMENTS_ONCALL_URL" },
+      });
+      // Only the rule under test pages, with short durations (the defaults are minutes); reminders every 6 s.
+      await ensureDefaultRules(h.db);
+      await h.db.alertRule.updateMany({
+        where: { pipeline: { name: p!.name }, kind: { not: "backlog_growing" } },
+        data: { enabled: false },
+      });
+      await h.db.alertRule.updateMany({ where: { pipelineId: null }, data: { enabled: false } });
+      await h.db.alertRule.updateMany({
+        where: { pipeline: { name: p!.name }, kind: "backlog_growing" },
+        data: { threshold: 2, forSeconds: 3, clearForSeconds: 5, repeatSeconds: 6 },
+      });
 
-    const episodes = () => h.db.alertEpisode.findMany({ where: { rule: { pipeline: { name: p!.name } } }, orderBy: { id: "asc" } });
-    await waitFor("the pipeline to commit a batch", async () => (await h.db.pipelineRun.findUniqueOrThrow({ where: { pipelineVersionId: p!.pipelineVersionId } })).lastBatchAt !== null, 90_000);
-    // Caught up and running: nothing fires.
-    await sleep(5000);
-    expect(await episodes()).toEqual([]);
+      const episodes = () =>
+        h.db.alertEpisode.findMany({
+          where: { rule: { pipeline: { name: p!.name } } },
+          orderBy: { id: "asc" },
+        });
+      await waitFor(
+        "the pipeline to commit a batch",
+        async () =>
+          (await h.db.pipelineRun.findUniqueOrThrow({ where: { pipelineVersionId: p!.pipelineVersionId } }))
+            .lastBatchAt !== null,
+        90_000,
+      );
+      // Caught up and running: nothing fires.
+      await sleep(5000);
+      expect(await episodes()).toEqual([]);
 
-    await pausePipelineRun(h.db, { pipelineVersionId: p!.pipelineVersionId, actor: "user:test@sluice.local", reason: "slow it down" }, { scheduler: h.queue });
-    // The backlog grows while input is steady: 4 rising 10-second samples, then `for` 3 s.
-    await waitFor("the firing notification", async () => received.length >= 1, 120_000, 200);
-    const fire = received[0]!;
-    expect(kinds([fire])).toEqual(["fire"]);
-    expect(fire.body.text).toMatch(/^\[FIRING\] critical Backlog growing while input is steady on alerts-ledger v1: backlog \d+ events .* rising, input steady at [\d.]+\/s — http:\/\/console\.example:3000\/pipelines\/alerts-ledger$/);
-    const fields = fire.body.blocks.flatMap((b) => b.fields ?? []).map((f) => f.text);
-    expect(fields).toContain("*Pipeline*\nalerts-ledger v1");
-    expect(fields.find((f) => f.startsWith("*Value vs threshold*"))).toMatch(/^\*Value vs threshold\*\n[\d.]+ \(threshold 2 seconds of input waiting\)$/);
-    expect(fire.body.blocks.some((b) => b.text?.text.startsWith("*Runbook:*"))).toBe(true);
-    expect(fire.body.blocks.at(-1)!.elements![0]!.text).toContain("<http://console.example:3000/pipelines/alerts-ledger|Open alerts-ledger in Sluice>");
-    const [episode] = await episodes();
-    expect(episode).toMatchObject({ state: "firing", pipelineVersion: 1 });
-    expect(fire.key).toBe(`${episode!.id}:${episode!.pipelineId ? (await h.db.pipeline.findUniqueOrThrow({ where: { name: p!.name } })).ownerTeamId : ""}:fire`);
+      await pausePipelineRun(
+        h.db,
+        { pipelineVersionId: p!.pipelineVersionId, actor: "user:test@sluice.local", reason: "slow it down" },
+        { scheduler: h.queue },
+      );
+      // The backlog grows while input is steady: 4 rising 10-second samples, then `for` 3 s.
+      await waitFor("the firing notification", async () => received.length >= 1, 120_000, 200);
+      const fire = received[0]!;
+      expect(kinds([fire])).toEqual(["fire"]);
+      expect(fire.body.text).toMatch(
+        /^\[FIRING\] critical Backlog growing while input is steady on alerts-ledger v1: backlog \d+ events .* rising, input steady at [\d.]+\/s — http:\/\/console\.example:3000\/pipelines\/alerts-ledger$/,
+      );
+      const fields = fire.body.blocks.flatMap((b) => b.fields ?? []).map((f) => f.text);
+      expect(fields).toContain("*Pipeline*\nalerts-ledger v1");
+      expect(fields.find((f) => f.startsWith("*Value vs threshold*"))).toMatch(
+        /^\*Value vs threshold\*\n[\d.]+ \(threshold 2 seconds of input waiting\)$/,
+      );
+      expect(fire.body.blocks.some((b) => b.text?.text.startsWith("*Runbook:*"))).toBe(true);
+      expect(fire.body.blocks.at(-1)!.elements![0]!.text).toContain(
+        "<http://console.example:3000/pipelines/alerts-ledger|Open alerts-ledger in Sluice>",
+      );
+      const [episode] = await episodes();
+      expect(episode).toMatchObject({ state: "firing", pipelineVersion: 1 });
+      expect(fire.key).toBe(
+        `${episode!.id}:${episode!.pipelineId ? (await h.db.pipeline.findUniqueOrThrow({ where: { name: p!.name } })).ownerTeamId : ""}:fire`,
+      );
 
-    // Unacknowledged: a reminder after the repeat interval.
-    await waitFor("a reminder", async () => kinds(received).includes("reminder"), 60_000, 200);
+      // Unacknowledged: a reminder after the repeat interval.
+      await waitFor("a reminder", async () => kinds(received).includes("reminder"), 60_000, 200);
 
-    // Kill the evaluating worker and flush Redis while the episode is open.
-    const lease = await h.db.alertEvaluator.findUniqueOrThrow({ where: { id: "workers" } });
-    const evaluating = workers.find((w) => lease.owner?.split(":")[1] === String(w.child.pid))!;
-    const survivor = workers.find((w) => w !== evaluating)!;
-    expect(evaluating).toBeDefined();
-    evaluating.child.kill("SIGKILL");
-    await evaluating.exited;
-    const client = new Redis(redis.url);
-    await client.flushall();
-    client.disconnect();
-    const beforeTakeover = received.length;
-    await waitFor("the other worker to take the alert lease", async () => {
-      const l = await h.db.alertEvaluator.findUniqueOrThrow({ where: { id: "workers" } });
-      return l.epoch > lease.epoch && l.owner?.split(":")[1] === String(survivor.child.pid);
-    }, 60_000, 200);
-    // Evaluation resumed elsewhere: the next reminder comes from the survivor, for the same episode.
-    await waitFor("a reminder after the takeover", async () => received.length > beforeTakeover, 60_000, 200);
-    expect(await episodes()).toHaveLength(1);
+      // Kill the evaluating worker and flush Redis while the episode is open.
+      const lease = await h.db.alertEvaluator.findUniqueOrThrow({ where: { id: "workers" } });
+      const evaluating = workers.find((w) => lease.owner?.split(":")[1] === String(w.child.pid))!;
+      const survivor = workers.find((w) => w !== evaluating)!;
+      expect(evaluating).toBeDefined();
+      evaluating.child.kill("SIGKILL");
+      await evaluating.exited;
+      const client = new Redis(redis.url);
+      await client.flushall();
+      client.disconnect();
+      const beforeTakeover = received.length;
+      await waitFor(
+        "the other worker to take the alert lease",
+        async () => {
+          const l = await h.db.alertEvaluator.findUniqueOrThrow({ where: { id: "workers" } });
+          return l.epoch > lease.epoch && l.owner?.split(":")[1] === String(survivor.child.pid);
+        },
+        60_000,
+        200,
+      );
+      // Evaluation resumed elsewhere: the next reminder comes from the survivor, for the same episode.
+      await waitFor(
+        "a reminder after the takeover",
+        async () => received.length > beforeTakeover,
+        60_000,
+        200,
+      );
+      expect(await episodes()).toHaveLength(1);
 
-    // Acknowledge: no reminders after it (watch for three repeat intervals).
-    await acknowledgeAlert(h.db, { userId: null, label: "oncall@sluice.local", from: { origin: "cli" } }, { episodeId: episode!.id, pipeline: p!.name, note: "looking" });
-    await sleep(1500); // a tick in flight at the acknowledgement may still remind
-    const atAck = received.length;
-    await sleep(18_000);
-    expect(received.length).toBe(atAck);
+      // Acknowledge: no reminders after it (watch for three repeat intervals).
+      await acknowledgeAlert(
+        h.db,
+        { userId: null, label: "oncall@sluice.local", from: { origin: "cli" } },
+        { episodeId: episode!.id, pipeline: p!.name, note: "looking" },
+      );
+      await sleep(1500); // a tick in flight at the acknowledgement may still remind
+      const atAck = received.length;
+      await sleep(18_000);
+      expect(received.length).toBe(atAck);
 
-    // Let it catch up: resolved once, one resolution notification.
-    await resumePipelineRun(h.db, { pipelineVersionId: p!.pipelineVersionId, actor: "user:test@sluice.local", reason: "catch up" }, { scheduler: h.queue });
-    await waitFor("the resolution", async () => kinds(received).includes("resolve"), 180_000, 200);
-    await sleep(4000);
-    const all = await episodes();
-    expect(all.map((e) => [e.id, e.state, e.resolvedBy])).toEqual([[episode!.id, "resolved", "auto"]]);
-    expect(kinds(received).filter((k) => k === "fire")).toHaveLength(1);
-    expect(kinds(received).filter((k) => k === "resolve")).toHaveLength(1);
-    // No duplicate: every notification received once (a dedup key per fire, reminder and resolution).
-    expect(new Set(received.map((r) => r.key)).size).toBe(received.length);
-    expect(received.every((r) => r.key.startsWith(`${episode!.id}:`))).toBe(true);
-    const outbox = await h.db.alertNotification.findMany({ where: { episodeId: episode!.id } });
-    expect(outbox.every((n) => n.status === "delivered")).toBe(true);
-    expect(outbox.map((n) => n.dedupKey).sort()).toEqual(received.map((r) => r.key).sort());
-    await producers.stop();
-    console.log(`[alerts] ${received.length} notifications: ${kinds(received).join(", ")}; lease epoch ${lease.epoch} → taken over by the survivor after SIGKILL + FLUSHALL`);
-  });
+      // Let it catch up: resolved once, one resolution notification.
+      await resumePipelineRun(
+        h.db,
+        { pipelineVersionId: p!.pipelineVersionId, actor: "user:test@sluice.local", reason: "catch up" },
+        { scheduler: h.queue },
+      );
+      await waitFor("the resolution", async () => kinds(received).includes("resolve"), 180_000, 200);
+      await sleep(4000);
+      const all = await episodes();
+      expect(all.map((e) => [e.id, e.state, e.resolvedBy])).toEqual([[episode!.id, "resolved", "auto"]]);
+      expect(kinds(received).filter((k) => k === "fire")).toHaveLength(1);
+      expect(kinds(received).filter((k) => k === "resolve")).toHaveLength(1);
+      // No duplicate: every notification received once (a dedup key per fire, reminder and resolution).
+      expect(new Set(received.map((r) => r.key)).size).toBe(received.length);
+      expect(received.every((r) => r.key.startsWith(`${episode!.id}:`))).toBe(true);
+      const outbox = await h.db.alertNotification.findMany({ where: { episodeId: episode!.id } });
+      expect(outbox.every((n) => n.status === "delivered")).toBe(true);
+      expect(outbox.map((n) => n.dedupKey).sort()).toEqual(received.map((r) => r.key).sort());
+      await producers.stop();
+      console.log(
+        `[alerts] ${received.length} notifications: ${kinds(received).join(", ")}; lease epoch ${lease.epoch} → taken over by the survivor after SIGKILL + FLUSHALL`,
+      );
+    },
+  );
 });

@@ -14,10 +14,17 @@ import { createWorkerMetrics } from "../metrics";
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../docs/alerting");
 const PROMTOOL = "/usr/bin/promtool";
 const hasPromtool = existsSync(PROMTOOL);
-if (!hasPromtool) console.warn(`[prometheus-rules] ${PROMTOOL} not found: skipping promtool check/test (apt-get install prometheus, as .ci/run does)`);
+if (!hasPromtool)
+  console.warn(
+    `[prometheus-rules] ${PROMTOOL} not found: skipping promtool check/test (apt-get install prometheus, as .ci/run does)`,
+  );
 
 function promtool(...args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve) => execFile(PROMTOOL, args, { cwd: DIR }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr })));
+  return new Promise((resolve) =>
+    execFile(PROMTOOL, args, { cwd: DIR }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }),
+    ),
+  );
 }
 
 describe("the Prometheus rules file (docs/alerting/sluice-rules.yml)", () => {
@@ -36,8 +43,17 @@ describe("the Prometheus rules file (docs/alerting/sluice-rules.yml)", () => {
   it("uses only metrics the workers export", async () => {
     const worker = createWorkerMetrics();
     createPipelineMetrics(worker.registry);
-    const exported = new Set((await worker.registry.getMetricsAsJSON()).flatMap((m) => [m.name, `${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`]));
-    const used = [...new Set(readFileSync(path.join(DIR, "sluice-rules.yml"), "utf8").match(/\bsluice_[a-z_]+/g) ?? [])];
+    const exported = new Set(
+      (await worker.registry.getMetricsAsJSON()).flatMap((m) => [
+        m.name,
+        `${m.name}_bucket`,
+        `${m.name}_sum`,
+        `${m.name}_count`,
+      ]),
+    );
+    const used = [
+      ...new Set(readFileSync(path.join(DIR, "sluice-rules.yml"), "utf8").match(/\bsluice_[a-z_]+/g) ?? []),
+    ];
     expect(used.length).toBeGreaterThan(5);
     expect(used.filter((m) => !exported.has(m))).toEqual([]);
     // And the metrics documented in the README of docs/alerting are the exported ones.

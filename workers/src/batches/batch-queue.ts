@@ -46,7 +46,10 @@ export class BatchQueue implements TBatchScheduler {
    * Make sure the current turn of a running version has a job that will run. `recheck` re-reads the
    * turn from Postgres, for when the job already finished (the turn may have moved on meanwhile).
    */
-  async ensureTurn(run: TScheduledRun, recheck: () => Promise<TScheduledRun | null>): Promise<TEnsureTurnResult> {
+  async ensureTurn(
+    run: TScheduledRun,
+    recheck: () => Promise<TScheduledRun | null>,
+  ): Promise<TEnsureTurnResult> {
     const id = batchRunJobId(run.pipelineVersionId, run.seq);
     const delayMs = run.nextBatchAt ? run.nextBatchAt.getTime() - Date.now() : 0;
     const state = await this.queue.getJobState(id);

@@ -10,8 +10,24 @@
 import type { Job } from "bullmq";
 import type pg from "pg";
 import type { PrismaClient } from "@sluice/db";
-import { ExpectationFailedError, FencedError, isRetriable, loadCheckpoint, SupersededError, type BatchResult } from "@sluice/engine";
-import { claimBatchTurn, failBatchTurn, finishBatchTurn, getScheduledRun, observeSchemaDrift, releaseBatchAttempt, stopSupersededRun, type TBatchTurnRef } from "@sluice/services";
+import {
+  ExpectationFailedError,
+  FencedError,
+  isRetriable,
+  loadCheckpoint,
+  SupersededError,
+  type BatchResult,
+} from "@sluice/engine";
+import {
+  claimBatchTurn,
+  failBatchTurn,
+  finishBatchTurn,
+  getScheduledRun,
+  observeSchemaDrift,
+  releaseBatchAttempt,
+  stopSupersededRun,
+  type TBatchTurnRef,
+} from "@sluice/services";
 import { ZBatchRunPayload } from "../jobs/job-definitions";
 import type { Logger } from "../logger";
 import type { BatchQueue } from "./batch-queue";
@@ -37,7 +53,9 @@ export type BatchRunResult =
 
 const labelsOf = (v: LoadedVersion) => ({ pipeline: v.pipeline, version: String(v.version) });
 
-export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: Job) => Promise<BatchRunResult> {
+export function createBatchRunHandler(
+  deps: BatchRunDeps,
+): (data: unknown, job: Job) => Promise<BatchRunResult> {
   const { db, runners, queue, metrics, workerId } = deps;
 
   async function ensureCurrentTurn(pipelineVersionId: string): Promise<void> {
@@ -53,7 +71,10 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     // Counts this attempt in Postgres before anything of the batch runs (a poison batch fails here).
     const claim = await claimBatchTurn(db, turn, { maxUnfinishedAttempts: deps.maxUnfinishedAttempts });
     if (claim.kind === "poisoned") {
-      log.error({ batchId: claim.batchId, err: claim.message }, "pipeline version failed: its batch killed every worker that ran it");
+      log.error(
+        { batchId: claim.batchId, err: claim.message },
+        "pipeline version failed: its batch killed every worker that ran it",
+      );
       return { skipped: "failed" };
     }
     if (claim.kind === "stale") {
@@ -74,7 +95,9 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     } catch (err) {
       // A fenced batch or a `fail` expectation leaves the consumer fine; other errors may have left
       // it mid-read, so it is closed and the next batch starts a fresh one.
-      await lease?.release({ discard: !(err instanceof ExpectationFailedError || err instanceof FencedError) });
+      await lease?.release({
+        discard: !(err instanceof ExpectationFailedError || err instanceof FencedError),
+      });
       return handleBatchError(err, turn, lease?.version);
     }
     await resendRequeued(lease, log);
@@ -86,10 +109,25 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     const progress = result.kind === "committed" ? result.progress : undefined;
     const committed = progress !== undefined;
     const backlog = progress?.backlog ?? 0;
-    const next = await finishBatchTurn(db, turn, { committed, backlog, triggerEveryMs: lease.version.triggerEveryMs, startedAt });
-    if (next.kind === "next") await queue.scheduleTurn({ pipelineVersionId: turn.pipelineVersionId, seq: next.seq, delayMs: next.delayMs });
-    if (next.kind === "settled" || next.kind === "drained") log.info({ next: next.kind }, `pipeline version ${next.kind === "drained" ? "drained (availableNow): stopped" : next.kind}`);
-    if (result.kind === "committed" && result.drift) await observeDrift(turn.pipelineVersionId, result.progress.batchId, result.drift, log);
+    const next = await finishBatchTurn(db, turn, {
+      committed,
+      backlog,
+      triggerEveryMs: lease.version.triggerEveryMs,
+      startedAt,
+    });
+    if (next.kind === "next")
+      await queue.scheduleTurn({
+        pipelineVersionId: turn.pipelineVersionId,
+        seq: next.seq,
+        delayMs: next.delayMs,
+      });
+    if (next.kind === "settled" || next.kind === "drained")
+      log.info(
+        { next: next.kind },
+        `pipeline version ${next.kind === "drained" ? "drained (availableNow): stopped" : next.kind}`,
+      );
+    if (result.kind === "committed" && result.drift)
+      await observeDrift(turn.pipelineVersionId, result.progress.batchId, result.drift, log);
     return {
       batchId: progress?.batchId ?? null,
       rows: progress?.inputRows ?? 0,
@@ -103,12 +141,22 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
    * (engine: requeued-deliveries.ts). The batch has committed, so an error here is not the batch's and
    * is not counted as a failure: the deliveries stay pending and the next turn sends them.
    */
-  async function resendRequeued(lease: Pick<Awaited<ReturnType<RunnerPool["acquire"]>>, "resendRequeued">, log: Logger): Promise<void> {
+  async function resendRequeued(
+    lease: Pick<Awaited<ReturnType<RunnerPool["acquire"]>>, "resendRequeued">,
+    log: Logger,
+  ): Promise<void> {
     try {
       const r = await lease.resendRequeued();
-      if (r && r.found > 0) log.info({ webhookResend: r }, `re-sent ${r.sent} of ${r.found} re-queued webhook deliveries (${r.failed} failed again)`);
+      if (r && r.found > 0)
+        log.info(
+          { webhookResend: r },
+          `re-sent ${r.sent} of ${r.found} re-queued webhook deliveries (${r.failed} failed again)`,
+        );
     } catch (err) {
-      log.warn({ err: (err as Error).message }, "re-queued webhook deliveries not sent this turn; they stay pending");
+      log.warn(
+        { err: (err as Error).message },
+        "re-queued webhook deliveries not sent this turn; they stay pending",
+      );
     }
   }
 
@@ -117,16 +165,29 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
    * schema change request that shows them (services change-requests/observe-schema-drift.ts). After
    * the next turn is queued, and never the batch's failure: it has committed.
    */
-  async function observeDrift(pipelineVersionId: string, batchId: number, drift: NonNullable<Extract<BatchResult, { kind: "committed" }>["drift"]>, log: Logger): Promise<void> {
+  async function observeDrift(
+    pipelineVersionId: string,
+    batchId: number,
+    drift: NonNullable<Extract<BatchResult, { kind: "committed" }>["drift"]>,
+    log: Logger,
+  ): Promise<void> {
     try {
       const r = await observeSchemaDrift(db, { pipelineVersionId, batchId, drift });
-      if (r.kind === "raised" || r.kind === "raised+updated") log.warn({ changeRequest: r.id, fields: r.fields }, "schema drift: raised a schema change request");
+      if (r.kind === "raised" || r.kind === "raised+updated")
+        log.warn({ changeRequest: r.id, fields: r.fields }, "schema drift: raised a schema change request");
     } catch (err) {
-      log.warn({ err: (err as Error).message }, "schema drift not recorded this batch; a later batch with the same drift records it");
+      log.warn(
+        { err: (err as Error).message },
+        "schema drift not recorded this batch; a later batch with the same drift records it",
+      );
     }
   }
 
-  async function handleBatchError(err: unknown, turn: TBatchTurnRef, version: LoadedVersion | undefined): Promise<BatchRunResult> {
+  async function handleBatchError(
+    err: unknown,
+    turn: TBatchTurnRef,
+    version: LoadedVersion | undefined,
+  ): Promise<BatchRunResult> {
     const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
     const labels = version ? labelsOf(version) : undefined;
     if (err instanceof SupersededError) {
@@ -138,9 +199,14 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
     // turn later without counting it as a failure; the retry re-checks the turn and the lease.
     if (err instanceof FencedError || err instanceof VersionBusyError) {
       if (labels) metrics.recordFailure(labels, "fenced");
-      log.warn({ err: (err as Error).message }, "batch fenced off by another runner; the turn will be retried");
+      log.warn(
+        { err: (err as Error).message },
+        "batch fenced off by another runner; the turn will be retried",
+      );
       // This attempt ended alive: it must not count towards the poison-batch limit.
-      await releaseBatchAttempt(db, turn).catch((e: Error) => log.warn({ err: e.message }, "could not release the batch attempt"));
+      await releaseBatchAttempt(db, turn).catch((e: Error) =>
+        log.warn({ err: e.message }, "could not release the batch attempt"),
+      );
       throw err;
     }
     const permanent = !isRetriable(err);
@@ -157,10 +223,19 @@ export function createBatchRunHandler(deps: BatchRunDeps): (data: unknown, job: 
       deps.maxConsecutiveFailures,
     );
     if (outcome.kind === "retry") {
-      log.warn({ err: message, consecutiveFailures: outcome.consecutiveFailures }, "batch failed; retrying with backoff");
+      log.warn(
+        { err: message, consecutiveFailures: outcome.consecutiveFailures },
+        "batch failed; retrying with backoff",
+      );
       throw err;
     }
-    if (outcome.kind === "failed") log.error({ err: message, batchId, consecutiveFailures: outcome.consecutiveFailures }, "pipeline version failed");
-    return { skipped: outcome.kind === "failed" ? "failed" : outcome.kind === "settled" ? "settled" : "stale" };
+    if (outcome.kind === "failed")
+      log.error(
+        { err: message, batchId, consecutiveFailures: outcome.consecutiveFailures },
+        "pipeline version failed",
+      );
+    return {
+      skipped: outcome.kind === "failed" ? "failed" : outcome.kind === "settled" ? "settled" : "stale",
+    };
   }
 }

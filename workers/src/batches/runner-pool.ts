@@ -12,7 +12,15 @@
 // worker is alive): the loser's plan or commit throws FencedError and nothing of it is committed.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
-import { ConfigurationError, KafkaSource, openRequeuedDeliveries, PipelineRunner, type EngineLogger, type RequeuedDeliveries, type RequeuedReport } from "@sluice/engine";
+import {
+  ConfigurationError,
+  KafkaSource,
+  openRequeuedDeliveries,
+  PipelineRunner,
+  type EngineLogger,
+  type RequeuedDeliveries,
+  type RequeuedReport,
+} from "@sluice/engine";
 import { specTiming, validateSpec, type TPipelineSpec } from "@sluice/spec";
 
 export interface LoadedVersion {
@@ -75,10 +83,17 @@ export class RunnerPool {
     release(opts?: { discard?: boolean }): Promise<void>;
   }> {
     let entry = this.entries.get(pipelineVersionId);
-    if (entry?.busy) throw new VersionBusyError(`a batch of pipeline version ${pipelineVersionId} is already running in this worker`);
+    if (entry?.busy)
+      throw new VersionBusyError(
+        `a batch of pipeline version ${pipelineVersionId} is already running in this worker`,
+      );
     if (!entry) {
       const version = await loadVersion(this.opts.pool, pipelineVersionId);
-      const source = new KafkaSource({ kafka: this.opts.kafka, topic: version.spec.source.kafka.topic, groupPrefix: pipelineVersionId });
+      const source = new KafkaSource({
+        kafka: this.opts.kafka,
+        topic: version.spec.source.kafka.topic,
+        groupPrefix: pipelineVersionId,
+      });
       entry = { version, source, runner: undefined, requeued: undefined, lastUsed: Date.now(), busy: false };
       this.entries.set(pipelineVersionId, entry);
     }
@@ -94,12 +109,21 @@ export class RunnerPool {
         const started = Date.now();
         entry.runner = await PipelineRunner.open(
           { pool: this.opts.pool, kafka: this.opts.kafka, logger: this.opts.logger },
-          { pipelineVersionId, spec: entry.version.spec, owner: this.opts.owner, source: entry.source, ...(this.opts.env ? { env: this.opts.env } : {}) },
+          {
+            pipelineVersionId,
+            spec: entry.version.spec,
+            owner: this.opts.owner,
+            source: entry.source,
+            ...(this.opts.env ? { env: this.opts.env } : {}),
+          },
         );
         this.opts.onOpen?.(entry.version, reason, Date.now() - started);
       }
       entry.requeued ??=
-        (await openRequeuedDeliveries({ pool: this.opts.pool, pipelineVersionId, ...(this.opts.env ? { env: this.opts.env } : {}) }, entry.version.spec)) ?? null;
+        (await openRequeuedDeliveries(
+          { pool: this.opts.pool, pipelineVersionId, ...(this.opts.env ? { env: this.opts.env } : {}) },
+          entry.version.spec,
+        )) ?? null;
     } catch (err) {
       entry.busy = false;
       throw err;
@@ -158,6 +182,15 @@ export async function loadVersion(pool: pg.Pool, pipelineVersionId: string): Pro
   const row = res.rows[0];
   if (!row) throw new Error(`no pipeline version ${pipelineVersionId}`);
   const checked = validateSpec(row.spec);
-  if (!checked.ok) throw new ConfigurationError(`stored spec of ${row.name} version ${row.version} is invalid: ${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-  return { pipelineVersionId, pipeline: row.name, version: row.version, spec: checked.spec, triggerEveryMs: specTiming(checked.spec).triggerEveryMs };
+  if (!checked.ok)
+    throw new ConfigurationError(
+      `stored spec of ${row.name} version ${row.version} is invalid: ${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+    );
+  return {
+    pipelineVersionId,
+    pipeline: row.name,
+    version: row.version,
+    spec: checked.spec,
+    triggerEveryMs: specTiming(checked.spec).triggerEveryMs,
+  };
 }

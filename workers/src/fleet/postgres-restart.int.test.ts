@@ -8,10 +8,26 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { registerPipelineVersion } from "@sluice/engine";
-import { createEngineFixture, expectBatchesCoverTopic, loadReferenceBatches, loadReferenceEvents, settlementsSpec, settlementsWorkload, SINK_COLUMNS, tumbling5mLateness3mSql, type EngineFixture } from "@sluice/engine/testing";
+import {
+  createEngineFixture,
+  expectBatchesCoverTopic,
+  loadReferenceBatches,
+  loadReferenceEvents,
+  settlementsSpec,
+  settlementsWorkload,
+  SINK_COLUMNS,
+  tumbling5mLateness3mSql,
+  type EngineFixture,
+} from "@sluice/engine/testing";
 import { producePayments } from "@sluice/producer";
 import { getPipelineRun, startPipelineRun } from "@sluice/services";
-import { startPrivatePostgres, testServices, uniqueName, waitFor, type PrivatePostgres } from "@sluice/testing";
+import {
+  startPrivatePostgres,
+  testServices,
+  uniqueName,
+  waitFor,
+  type PrivatePostgres,
+} from "@sluice/testing";
 import { BatchQueue } from "../batches/batch-queue";
 import { isStarted, spawnWorker, type WorkerProcess } from "../testing/worker-process";
 
@@ -65,33 +81,64 @@ afterAll(async () => {
 });
 
 describe("a worker while Postgres restarts", () => {
-  it("stays up, never fails the version, drains it, and the windows equal the recomputation exactly", { timeout: 300_000 }, async () => {
-    const spec = settlementsSpec(fx.topic, "worker-restart", "worker_restart", { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" }, {
-      source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 100 } },
-      trigger: { availableNow: true },
-    });
-    const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
-    await startPipelineRun(db, { pipelineVersionId, actor: "user:test@sluice.local" }, { scheduler: queue });
-    await waitFor("two committed batches", async () => Number((await pool.query(`SELECT count(*) AS n FROM batch_log`)).rows[0].n) >= 2, 60_000, 100);
+  it(
+    "stays up, never fails the version, drains it, and the windows equal the recomputation exactly",
+    { timeout: 300_000 },
+    async () => {
+      const spec = settlementsSpec(
+        fx.topic,
+        "worker-restart",
+        "worker_restart",
+        { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" },
+        {
+          source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 100 } },
+          trigger: { availableNow: true },
+        },
+      );
+      const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
+      await startPipelineRun(
+        db,
+        { pipelineVersionId, actor: "user:test@sluice.local" },
+        { scheduler: queue },
+      );
+      await waitFor(
+        "two committed batches",
+        async () => Number((await pool.query(`SELECT count(*) AS n FROM batch_log`)).rows[0].n) >= 2,
+        60_000,
+        100,
+      );
 
-    await cluster.stop();
-    // The outage itself: Postgres is down this long while the worker goes on.
-    await sleep(8000);
-    await cluster.start();
-    await waitFor("the version to drain and stop", async () => (await getPipelineRun(db, pipelineVersionId))?.phase === "stopped", 120_000, 500);
+      await cluster.stop();
+      // The outage itself: Postgres is down this long while the worker goes on.
+      await sleep(8000);
+      await cluster.start();
+      await waitFor(
+        "the version to drain and stop",
+        async () => (await getPipelineRun(db, pipelineVersionId))?.phase === "stopped",
+        120_000,
+        500,
+      );
 
-    expect({ exitCode: worker!.child.exitCode, signal: worker!.child.signalCode }).toEqual({ exitCode: null, signal: null });
-    const run = await getPipelineRun(db, pipelineVersionId);
-    expect(run?.transitions.map((t) => t.action).reverse()).toEqual(["start", "drained"]);
-    // The worker did see the outage.
-    expect(worker!.logs.some((l) => /Postgres connection failed|batch failed/.test(String(l.msg)))).toBe(true);
+      expect({ exitCode: worker!.child.exitCode, signal: worker!.child.signalCode }).toEqual({
+        exitCode: null,
+        signal: null,
+      });
+      const run = await getPipelineRun(db, pipelineVersionId);
+      expect(run?.transitions.map((t) => t.action).reverse()).toEqual(["start", "drained"]);
+      // The worker did see the outage.
+      expect(worker!.logs.some((l) => /Postgres connection failed|batch failed/.test(String(l.msg)))).toBe(
+        true,
+      );
 
-    await loadReferenceEvents(pool, fx.kafka, fx.topic);
-    await loadReferenceBatches(pool, [pipelineVersionId]);
-    await expectBatchesCoverTopic(pool, fx.kafka, fx.topic);
-    const expected = await pool.query(tumbling5mLateness3mSql());
-    const actual = await pool.query(`SELECT ${SINK_COLUMNS} FROM worker_restart ORDER BY window_start, merchant_id`);
-    expect(actual.rows.length).toBeGreaterThan(50);
-    expect(actual.rows).toEqual(expected.rows);
-  });
+      await loadReferenceEvents(pool, fx.kafka, fx.topic);
+      await loadReferenceBatches(pool, [pipelineVersionId]);
+      await expectBatchesCoverTopic(pool, fx.kafka, fx.topic);
+      const expected = await pool.query(tumbling5mLateness3mSql());
+      const actual = await pool.query(
+        `SELECT ${SINK_COLUMNS} FROM worker_restart ORDER BY window_start, merchant_id`,
+      );
+      expect(actual.rows.length).toBeGreaterThan(50);
+      expect(actual.rows).toEqual(expected.rows);
+    },
+  );
 });

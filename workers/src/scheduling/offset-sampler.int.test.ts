@@ -28,7 +28,12 @@ async function produce(partition: number, n: number, from: number): Promise<void
   const producer = fx.kafka.producer();
   await producer.connect();
   const messages = Array.from({ length: n }, (_, i) => ({
-    value: JSON.stringify({ event_id: `p${partition}-${from + i}`, type: "authorization", amount: "1.00", event_time: new Date().toISOString() }),
+    value: JSON.stringify({
+      event_id: `p${partition}-${from + i}`,
+      type: "authorization",
+      amount: "1.00",
+      event_time: new Date().toISOString(),
+    }),
   }));
   await producer.send({ topic: fx.topic, messages: messages.map((m) => ({ ...m, partition })) });
   await producer.disconnect();
@@ -48,18 +53,35 @@ describe("offset sampler", () => {
 
     await produce(0, 7, 30);
     await produce(1, 5, 10);
-    const sampler = startOffsetSampler({ db, kafka: fx.kafka, intervalMs: 600_000, logger: createLogger("silent") });
+    const sampler = startOffsetSampler({
+      db,
+      kafka: fx.kafka,
+      intervalMs: 600_000,
+      logger: createLogger("silent"),
+    });
     try {
       expect(await sampler.tick()).toBe(2);
     } finally {
       await sampler.stop();
     }
-    const rows = await db.offsetSample.findMany({ where: { pipelineVersionId, grainSeconds: 10 }, orderBy: { partition: "asc" } });
-    expect(rows.map((r) => [r.partition, Number(r.latestOffset), Number(r.committedOffset)])).toEqual([[0, 37, 30], [1, 15, 10]]);
+    const rows = await db.offsetSample.findMany({
+      where: { pipelineVersionId, grainSeconds: 10 },
+      orderBy: { partition: "asc" },
+    });
+    expect(rows.map((r) => [r.partition, Number(r.latestOffset), Number(r.committedOffset)])).toEqual([
+      [0, 37, 30],
+      [1, 15, 10],
+    ]);
 
     const now = new Date();
-    const series = (await findPipelineSeries(db, { pipeline: spec.name, range: { from: new Date(now.getTime() - 60_000), to: new Date(now.getTime() + 10_000) } }))!;
+    const series = (await findPipelineSeries(db, {
+      pipeline: spec.name,
+      range: { from: new Date(now.getTime() - 60_000), to: new Date(now.getTime() + 10_000) },
+    }))!;
     expect(series.points.map((p) => p.backlog).filter((b) => b !== null)).toEqual([12]);
-    expect(series.partitions.map((p) => p.points.map((x) => x.backlog).filter((b) => b !== null))).toEqual([[7], [5]]);
+    expect(series.partitions.map((p) => p.points.map((x) => x.backlog).filter((b) => b !== null))).toEqual([
+      [7],
+      [5],
+    ]);
   });
 });

@@ -5,7 +5,12 @@
 // of a 10-second bucket wins (recordOffsetSamples), so more workers cost a few redundant reads only.
 import type { PrismaClient } from "@sluice/db";
 import type { Admin, Kafka } from "kafkajs";
-import { findSampledVersions, pruneOffsetSamples, recordOffsetSamples, type TOffsetSampleInput } from "@sluice/services";
+import {
+  findSampledVersions,
+  pruneOffsetSamples,
+  recordOffsetSamples,
+  type TOffsetSampleInput,
+} from "@sluice/services";
 import type { Logger } from "../logger";
 
 export interface OffsetSampler {
@@ -17,7 +22,12 @@ export interface OffsetSampler {
 /** Old samples are pruned about once an hour per worker. */
 const PRUNE_EVERY_MS = 3600_000;
 
-export function startOffsetSampler(opts: { db: PrismaClient; kafka: Kafka; intervalMs: number; logger: Logger }): OffsetSampler {
+export function startOffsetSampler(opts: {
+  db: PrismaClient;
+  kafka: Kafka;
+  intervalMs: number;
+  logger: Logger;
+}): OffsetSampler {
   const { db, logger } = opts;
   let admin: Admin | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -45,7 +55,12 @@ export function startOffsetSampler(opts: { db: PrismaClient; kafka: Kafka; inter
       for (const v of versions.filter((x) => x.topic === topic)) {
         for (const o of offsets) {
           if (v.partitions && !v.partitions.includes(o.partition)) continue;
-          samples.push({ pipelineVersionId: v.pipelineVersionId, partition: o.partition, latestOffset: Number(o.high), committedOffset: v.committed[String(o.partition)] ?? null });
+          samples.push({
+            pipelineVersionId: v.pipelineVersionId,
+            partition: o.partition,
+            latestOffset: Number(o.high),
+            committedOffset: v.committed[String(o.partition)] ?? null,
+          });
         }
       }
     }

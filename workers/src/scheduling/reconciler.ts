@@ -29,7 +29,13 @@ export function startReconciler(opts: {
   let inFlight: Promise<Record<TEnsureTurnResult, number>> | undefined;
 
   async function pass(): Promise<Record<TEnsureTurnResult, number>> {
-    const counts: Record<TEnsureTurnResult, number> = { present: 0, added: 0, retried: 0, replaced: 0, "moved-on": 0 };
+    const counts: Record<TEnsureTurnResult, number> = {
+      present: 0,
+      added: 0,
+      retried: 0,
+      replaced: 0,
+      "moved-on": 0,
+    };
     const runs = await findScheduledRuns(db);
     for (let i = 0; i < runs.length; i += PARALLEL) {
       await Promise.all(
@@ -38,7 +44,10 @@ export function startReconciler(opts: {
           counts[action]++;
           if (action === "added" || action === "retried" || action === "replaced") {
             opts.onAction?.(action);
-            logger.info({ pipelineVersionId: run.pipelineVersionId, seq: run.seq, action }, "reconciler rebuilt a batch job from Postgres");
+            logger.info(
+              { pipelineVersionId: run.pipelineVersionId, seq: run.seq, action },
+              "reconciler rebuilt a batch job from Postgres",
+            );
           }
         }),
       );

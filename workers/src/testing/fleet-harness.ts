@@ -22,14 +22,20 @@ export interface FleetHarness {
   close(): Promise<void>;
 }
 
-export async function createFleetHarness(label: string, opts: { extraTopics: number; redisUrl?: string; workerEnv?: Record<string, string> }): Promise<FleetHarness> {
+export async function createFleetHarness(
+  label: string,
+  opts: { extraTopics: number; redisUrl?: string; workerEnv?: Record<string, string> },
+): Promise<FleetHarness> {
   const fx = await createEngineFixture(label);
   const db = createPrismaClient(fx.pool);
   const redisUrl = opts.redisUrl ?? testServices.redisUrl;
   const queueName = uniqueName(`${label}_q`);
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const queue = new BatchQueue(queueName, connection);
-  const topics = [fx.topic, ...Array.from({ length: opts.extraTopics }, (_, i) => uniqueName(`${label}_t${i + 1}`))];
+  const topics = [
+    fx.topic,
+    ...Array.from({ length: opts.extraTopics }, (_, i) => uniqueName(`${label}_t${i + 1}`)),
+  ];
   const workerEnv = {
     DATABASE_URL: fx.db.url,
     REDIS_URL: redisUrl,
@@ -57,7 +63,8 @@ export async function createFleetHarness(label: string, opts: { extraTopics: num
       return w;
     },
     async close() {
-      for (const w of spawned) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
+      for (const w of spawned)
+        if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
       await Promise.all(spawned.map((w) => w.exited));
       await queue.queue.obliterate({ force: true }).catch(() => undefined);
       // The workers' alert queue (its job scheduler) too, so no test leaves one firing in Redis.
@@ -77,9 +84,17 @@ export async function createFleetHarness(label: string, opts: { extraTopics: num
 }
 
 /** Which transitions and failures a fleet left behind (for the test's report). */
-export async function fleetRunSummary(db: PrismaClient): Promise<{ phases: Record<string, number>; failed: { pipelineVersionId: string; lastError: string | null }[] }> {
+export async function fleetRunSummary(db: PrismaClient): Promise<{
+  phases: Record<string, number>;
+  failed: { pipelineVersionId: string; lastError: string | null }[];
+}> {
   const runs = await db.pipelineRun.findMany();
   const phases: Record<string, number> = {};
   for (const r of runs) phases[r.status] = (phases[r.status] ?? 0) + 1;
-  return { phases, failed: runs.filter((r) => r.status === "failed").map((r) => ({ pipelineVersionId: r.pipelineVersionId, lastError: r.lastError })) };
+  return {
+    phases,
+    failed: runs
+      .filter((r) => r.status === "failed")
+      .map((r) => ({ pipelineVersionId: r.pipelineVersionId, lastError: r.lastError })),
+  };
 }

@@ -24,19 +24,30 @@ export interface FleetPipeline extends FleetPipelineDef {
   pipelineVersionId: string;
 }
 
-export async function startFleet(pool: pg.Pool, db: PrismaClient, scheduler: TBatchScheduler, defs: FleetPipelineDef[]): Promise<FleetPipeline[]> {
+export async function startFleet(
+  pool: pg.Pool,
+  db: PrismaClient,
+  scheduler: TBatchScheduler,
+  defs: FleetPipelineDef[],
+): Promise<FleetPipeline[]> {
   const fleet: FleetPipeline[] = [];
   for (const d of defs) {
     const table = d.name.replace(/-/g, "_");
     const spec = ledgerSpec(d.topic, {
       name: d.name,
-      source: { kafka: { topic: d.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: d.maxOffsetsPerTrigger } },
+      source: {
+        kafka: { topic: d.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: d.maxOffsetsPerTrigger },
+      },
       sink: { postgres: { table } },
       trigger: { every: d.every },
       ...d.overrides,
     });
     const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
-    await startPipelineRun(db, { pipelineVersionId, actor: "user:test@sluice.local", reason: "fleet test" }, { scheduler });
+    await startPipelineRun(
+      db,
+      { pipelineVersionId, actor: "user:test@sluice.local", reason: "fleet test" },
+      { scheduler },
+    );
     fleet.push({ ...d, table, pipelineVersionId });
   }
   return fleet;
@@ -54,7 +65,11 @@ export async function topicEnds(kafka: Kafka, topic: string): Promise<Record<str
 }
 
 /** How many offsets each pipeline still has to read. */
-export async function fleetBacklog(pool: pg.Pool, kafka: Kafka, fleet: FleetPipeline[]): Promise<Record<string, number>> {
+export async function fleetBacklog(
+  pool: pg.Pool,
+  kafka: Kafka,
+  fleet: FleetPipeline[],
+): Promise<Record<string, number>> {
   const ends = new Map<string, Record<string, number>>();
   for (const t of new Set(fleet.map((p) => p.topic))) ends.set(t, await topicEnds(kafka, t));
   const res = await pool.query<{ pipeline_version_id: string; end_offsets: Record<string, number> }>(
@@ -66,12 +81,20 @@ export async function fleetBacklog(pool: pg.Pool, kafka: Kafka, fleet: FleetPipe
     fleet.map((p) => {
       const end = committed.get(p.pipelineVersionId) ?? {};
       const high = ends.get(p.topic)!;
-      return [p.name, Object.entries(high).reduce((sum, [part, h]) => sum + Math.max(0, h - (end[part] ?? 0)), 0)];
+      return [
+        p.name,
+        Object.entries(high).reduce((sum, [part, h]) => sum + Math.max(0, h - (end[part] ?? 0)), 0),
+      ];
     }),
   );
 }
 
-export async function waitFleetCaughtUp(pool: pg.Pool, kafka: Kafka, fleet: FleetPipeline[], timeoutMs: number): Promise<void> {
+export async function waitFleetCaughtUp(
+  pool: pg.Pool,
+  kafka: Kafka,
+  fleet: FleetPipeline[],
+  timeoutMs: number,
+): Promise<void> {
   let last: Record<string, number> = {};
   await waitFor(
     "every pipeline to reach the topic's end offsets",
@@ -87,12 +110,25 @@ export async function waitFleetCaughtUp(pool: pg.Pool, kafka: Kafka, fleet: Flee
 }
 
 /** Every pipeline's sink holds each produced event id exactly once, and its batches tile the topic. */
-export async function auditFleet(pool: pg.Pool, kafka: Kafka, fleet: FleetPipeline[], manifests: Map<string, Manifest>): Promise<{ batches: number; replayed: number }> {
+export async function auditFleet(
+  pool: pg.Pool,
+  kafka: Kafka,
+  fleet: FleetPipeline[],
+  manifests: Map<string, Manifest>,
+): Promise<{ batches: number; replayed: number }> {
   let batches = 0;
   let replayed = 0;
   for (const p of fleet) {
     const manifest = manifests.get(p.topic)!;
-    const audit = await auditExactlyOnce({ pool, kafka, topic: p.topic, table: p.table, versionIds: [p.pipelineVersionId], expectedIds: manifest.eventIds!, counts: manifest.counts });
+    const audit = await auditExactlyOnce({
+      pool,
+      kafka,
+      topic: p.topic,
+      table: p.table,
+      versionIds: [p.pipelineVersionId],
+      expectedIds: manifest.eventIds!,
+      counts: manifest.counts,
+    });
     batches += audit.batches.length;
     replayed += audit.batches.filter((b) => b.progress.replayed).length;
   }
@@ -104,39 +140,73 @@ export async function auditFleet(pool: pg.Pool, kafka: Kafka, fleet: FleetPipeli
  * For pipelines whose sink is not an event ledger (windows): committed batches are gap-free, each
  * balances (input = sum of outcomes), and together they read every offset of the topic exactly once.
  */
-export async function auditBatches(pool: pg.Pool, kafka: Kafka, p: FleetPipeline): Promise<{ batches: number; replayed: number }> {
-  const res = await pool.query<{ batch_id: string; input_rows: number; outcomes: Record<string, unknown>; progress: { sources: { partition: number; startOffset: number; endOffset: number }[]; replayed: boolean } }>(
+export async function auditBatches(
+  pool: pg.Pool,
+  kafka: Kafka,
+  p: FleetPipeline,
+): Promise<{ batches: number; replayed: number }> {
+  const res = await pool.query<{
+    batch_id: string;
+    input_rows: number;
+    outcomes: Record<string, unknown>;
+    progress: { sources: { partition: number; startOffset: number; endOffset: number }[]; replayed: boolean };
+  }>(
     `SELECT batch_id, input_rows, outcomes, progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id`,
     [p.pipelineVersionId],
   );
   expect(res.rows.map((r) => Number(r.batch_id))).toEqual(res.rows.map((_, i) => i));
   for (const r of res.rows) {
-    const total = Object.values(r.outcomes).reduce<number>((sum, v) => sum + (typeof v === "number" ? v : Object.values(v as Record<string, number>).reduce((a, b) => a + b, 0)), 0);
+    const total = Object.values(r.outcomes).reduce<number>(
+      (sum, v) =>
+        sum +
+        (typeof v === "number" ? v : Object.values(v as Record<string, number>).reduce((a, b) => a + b, 0)),
+      0,
+    );
     expect({ batch: r.batch_id, total }).toEqual({ batch: r.batch_id, total: r.input_rows });
   }
   const next = new Map<number, number>();
   for (const r of res.rows) {
     for (const s of r.progress.sources) {
-      expect({ batch: r.batch_id, partition: s.partition, start: s.startOffset }).toEqual({ batch: r.batch_id, partition: s.partition, start: next.get(s.partition) ?? 0 });
+      expect({ batch: r.batch_id, partition: s.partition, start: s.startOffset }).toEqual({
+        batch: r.batch_id,
+        partition: s.partition,
+        start: next.get(s.partition) ?? 0,
+      });
       next.set(s.partition, s.endOffset);
     }
   }
-  expect(Object.fromEntries([...next].map(([k, v]) => [String(k), v]))).toEqual(await topicEnds(kafka, p.topic));
+  expect(Object.fromEntries([...next].map(([k, v]) => [String(k), v]))).toEqual(
+    await topicEnds(kafka, p.topic),
+  );
   return { batches: res.rows.length, replayed: res.rows.filter((r) => r.progress.replayed).length };
 }
 
 /** A producer per topic: an initial backlog, then a steady rate until `stop()`. */
-export async function startProducers(kafka: Kafka, topics: { topic: string; seed: number; backlog: number; ratePerSecond: number }[]) {
+export async function startProducers(
+  kafka: Kafka,
+  topics: { topic: string; seed: number; backlog: number; ratePerSecond: number }[],
+) {
   const producers = topics.map((t) => ({
     ...t,
-    producer: new PaymentProducer({ topic: t.topic, kafka, seed: t.seed, duplicateShare: 0.05, malformedShare: 0.01, outOfOrderShare: 0.05, manifest: "ids", log: () => undefined }),
+    producer: new PaymentProducer({
+      topic: t.topic,
+      kafka,
+      seed: t.seed,
+      duplicateShare: 0.05,
+      malformedShare: 0.01,
+      outOfOrderShare: 0.05,
+      manifest: "ids",
+      log: () => undefined,
+    }),
   }));
   for (const p of producers) {
     await p.producer.ensureTopic(3);
     await p.producer.produce({ count: p.backlog });
   }
   const abort = new AbortController();
-  const running = producers.map((p) => p.producer.run({ ratePerSecond: p.ratePerSecond, signal: abort.signal, progressIntervalMs: 0 }));
+  const running = producers.map((p) =>
+    p.producer.run({ ratePerSecond: p.ratePerSecond, signal: abort.signal, progressIntervalMs: 0 }),
+  );
   return {
     async stop(): Promise<Map<string, Manifest>> {
       abort.abort();

@@ -17,18 +17,27 @@ export interface PrivateRedis {
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = await mkdtemp(path.join(tmpdir(), "sluice-redis-"));
-  const child: ChildProcess = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdio: "ignore" });
+  const child: ChildProcess = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+    { stdio: "ignore" },
+  );
   const url = `redis://127.0.0.1:${port}`;
-  await waitFor(`redis-server on port ${port}`, async () => {
-    const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    c.on("error", () => undefined);
-    try {
-      await c.connect();
-      return (await c.ping()) === "PONG";
-    } finally {
-      c.disconnect();
-    }
-  }, 15_000, 100);
+  await waitFor(
+    `redis-server on port ${port}`,
+    async () => {
+      const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      c.on("error", () => undefined);
+      try {
+        await c.connect();
+        return (await c.ping()) === "PONG";
+      } finally {
+        c.disconnect();
+      }
+    },
+    15_000,
+    100,
+  );
   return {
     url,
     port,

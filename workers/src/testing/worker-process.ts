@@ -14,7 +14,10 @@ export interface WorkerProcess {
   logs: Record<string, unknown>[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves with the first log line matching, or rejects when the process exits or the timeout passes. */
-  waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForLog(
+    match: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** The metrics port it bound (after "worker started"). */
   metricsPort(): number | undefined;
 }
@@ -33,7 +36,10 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: Record<string, unknown>[] = [];
-  const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  const waiters: {
+    match: (l: Record<string, unknown>) => boolean;
+    resolve: (l: Record<string, unknown>) => void;
+  }[] = [];
   const onLine = (line: string) => {
     let parsed: Record<string, unknown>;
     try {
@@ -51,7 +57,9 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
   };
   createInterface({ input: child.stdout! }).on("line", onLine);
   createInterface({ input: child.stderr! }).on("line", onLine);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     logs,
@@ -60,7 +68,15 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
       const found = logs.find(match);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`worker ${child.pid}: no matching log line within ${timeoutMs} ms; last lines: ${JSON.stringify(logs.slice(-5))}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `worker ${child.pid}: no matching log line within ${timeoutMs} ms; last lines: ${JSON.stringify(logs.slice(-5))}`,
+              ),
+            ),
+          timeoutMs,
+        );
         const w = {
           match,
           resolve: (l: Record<string, unknown>) => {
@@ -73,7 +89,11 @@ export function spawnWorker(env: Record<string, string>): WorkerProcess {
           if (!waiters.includes(w)) return;
           waiters.splice(waiters.indexOf(w), 1);
           clearTimeout(timer);
-          reject(new Error(`worker ${child.pid} exited (${code ?? signal}) before the expected log line; last lines: ${JSON.stringify(logs.slice(-5))}`));
+          reject(
+            new Error(
+              `worker ${child.pid} exited (${code ?? signal}) before the expected log line; last lines: ${JSON.stringify(logs.slice(-5))}`,
+            ),
+          );
         });
       });
     },

@@ -17,9 +17,13 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
   const branchesOf = new Map<string, number>();
   const nodes: Node[] = flow.nodes.map((n) => {
     const parent = n.kind === "branch" ? flow.edges.find((e) => e.to === n.id)?.from : undefined;
-    const nth = parent ? (branchesOf.set(parent, (branchesOf.get(parent) ?? 0) + 1), branchesOf.get(parent)! - 1) : 0;
+    const nth = parent
+      ? (branchesOf.set(parent, (branchesOf.get(parent) ?? 0) + 1), branchesOf.get(parent)! - 1)
+      : 0;
     // Branches sit below and half a step right of their phase, so the edge and its count stay visible.
-    const position = parent ? { x: (x.get(parent) ?? 0) + X_STEP / 2 + nth * 30, y: BRANCH_Y + nth * 62 } : { x: x.get(n.id) ?? 0, y: 0 };
+    const position = parent
+      ? { x: (x.get(parent) ?? 0) + X_STEP / 2 + nth * 30, y: BRANCH_Y + nth * 62 }
+      : { x: x.get(n.id) ?? 0, y: 0 };
     return {
       id: n.id,
       position,
@@ -38,7 +42,10 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
     target: e.to,
     label: formatValue(e.rows, "count", true),
     animated: !e.leaves && e.rows > 0,
-    style: { stroke: e.leaves ? (e.rows > 0 ? "#bf8700" : "#d0d7de") : "#1f6feb", strokeWidth: e.leaves ? 1.2 : 2 },
+    style: {
+      stroke: e.leaves ? (e.rows > 0 ? "#bf8700" : "#d0d7de") : "#1f6feb",
+      strokeWidth: e.leaves ? 1.2 : 2,
+    },
     markerEnd: { type: MarkerType.ArrowClosed },
     labelBgPadding: [4, 2] as [number, number],
     labelStyle: { fontSize: 11, fontWeight: 600 },
@@ -50,7 +57,12 @@ export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
   const { nodes, edges } = layout(flow);
   const labelOf = new Map(flow.nodes.map((n) => [n.id, n.label]));
   return (
-    <div data-testid="flow" data-input={flow.input} data-outcomes={flow.outcomes} data-balanced={flow.balanced}>
+    <div
+      data-testid="flow"
+      data-input={flow.input}
+      data-outcomes={flow.outcomes}
+      data-balanced={flow.balanced}
+    >
       <p className={flow.balanced ? "small" : "small bad"} data-testid="flow-balance">
         {flow.balanced
           ? `Balanced: input ${formatValue(flow.input, "count", true)} = sink + every branch (${formatValue(flow.outcomes, "count", true)}); every batch in the range added up.`
@@ -58,11 +70,21 @@ export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
       </p>
       {flow.warnings.length > 0 ? (
         <p className="small muted">
-          Kept but counted (warn expectations): {flow.warnings.map((w) => `${w.name} ${formatValue(w.rows, "count", true)}`).join(" · ")}
+          Kept but counted (warn expectations):{" "}
+          {flow.warnings.map((w) => `${w.name} ${formatValue(w.rows, "count", true)}`).join(" · ")}
         </p>
       ) : null}
       <div className="flow">
-        <ReactFlow nodes={nodes} edges={edges} fitView nodesDraggable={false} nodesConnectable={false} elementsSelectable={false} proOptions={{ hideAttribution: true }} minZoom={0.3}>
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          fitView
+          nodesDraggable={false}
+          nodesConnectable={false}
+          elementsSelectable={false}
+          proOptions={{ hideAttribution: true }}
+          minZoom={0.3}
+        >
           <Background gap={24} color="#eaeef2" />
         </ReactFlow>
       </div>
@@ -78,7 +100,13 @@ export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
           </thead>
           <tbody>
             {flow.edges.map((e) => (
-              <tr key={`${e.from}->${e.to}`} data-from={e.from} data-to={e.to} data-rows={e.rows} data-leaves={e.leaves}>
+              <tr
+                key={`${e.from}->${e.to}`}
+                data-from={e.from}
+                data-to={e.to}
+                data-rows={e.rows}
+                data-leaves={e.leaves}
+              >
                 <td>{labelOf.get(e.from)}</td>
                 <td>{labelOf.get(e.to)}</td>
                 <td className="num mono">{formatValue(e.rows, "count", true)}</td>

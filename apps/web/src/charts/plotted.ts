@@ -11,5 +11,8 @@ export interface TPlotted {
 
 export function plottedAttribute(t: Date[], series: Record<string, (number | null)[]>): string {
   const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
-  return JSON.stringify({ t: t.map((d) => d.getTime()), series: Object.fromEntries(Object.entries(series).map(([k, vs]) => [k, vs.map(round)])) } satisfies TPlotted);
+  return JSON.stringify({
+    t: t.map((d) => d.getTime()),
+    series: Object.fromEntries(Object.entries(series).map(([k, vs]) => [k, vs.map(round)])),
+  } satisfies TPlotted);
 }

@@ -14,13 +14,38 @@ export interface TSparklineProps {
 }
 
 export function RateSparkline({ t, input, processing, label }: TSparklineProps) {
-  const data = t.map((at, i) => ({ at: at.getTime(), input: input[i] ?? null, processing: processing[i] ?? 0 }));
+  const data = t.map((at, i) => ({
+    at: at.getTime(),
+    input: input[i] ?? null,
+    processing: processing[i] ?? 0,
+  }));
   return (
-    <div className="spark" data-testid="sparkline" data-plotted={plottedAttribute(t, { input, processing })} aria-label={label} role="img">
+    <div
+      className="spark"
+      data-testid="sparkline"
+      data-plotted={plottedAttribute(t, { input, processing })}
+      aria-label={label}
+      role="img"
+    >
       <ComposedChart width={140} height={34} data={data} margin={{ top: 2, right: 2, bottom: 2, left: 2 }}>
         <YAxis hide domain={[0, "auto"]} />
-        <Area dataKey="input" type="monotone" stroke="none" fill="var(--chart-input)" fillOpacity={0.45} isAnimationActive={false} connectNulls={false} />
-        <Line dataKey="processing" type="monotone" stroke="var(--chart-processing)" strokeWidth={1.5} dot={false} isAnimationActive={false} />
+        <Area
+          dataKey="input"
+          type="monotone"
+          stroke="none"
+          fill="var(--chart-input)"
+          fillOpacity={0.45}
+          isAnimationActive={false}
+          connectNulls={false}
+        />
+        <Line
+          dataKey="processing"
+          type="monotone"
+          stroke="var(--chart-processing)"
+          strokeWidth={1.5}
+          dot={false}
+          isAnimationActive={false}
+        />
         <Tooltip
           allowEscapeViewBox={{ x: true, y: true }}
           wrapperStyle={{ zIndex: 10 }}

@@ -4,7 +4,19 @@
 // markers, and drag-to-zoom (the page keeps the zoomed range in the URL, so it survives refreshes and
 // reloads). The numbers behind the drawn points are on the root as `data-plotted` (plotted.ts).
 import { useState } from "react";
-import { Area, Bar, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import {
+  Area,
+  Bar,
+  CartesianGrid,
+  ComposedChart,
+  Line,
+  ReferenceArea,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { formatInstant, formatTick, formatValue, type TUnit } from "./format";
 import { plottedAttribute } from "./plotted";
 
@@ -59,11 +71,18 @@ export function TimeSeriesChart(p: TTimeSeriesChartProps) {
     Object.fromEntries(p.series.map((s) => [s.key, p.rows.map((r) => r.values[s.key] ?? null)])),
   );
   const span = p.rows.length > 1 ? p.rows.at(-1)!.t - p.rows[0]!.t : 0;
-  const hasData = p.rows.some((r) => p.series.some((s) => (r.values[s.key] ?? null) !== null && r.values[s.key] !== 0));
+  const hasData = p.rows.some((r) =>
+    p.series.some((s) => (r.values[s.key] ?? null) !== null && r.values[s.key] !== 0),
+  );
   const byT = new Map(p.rows.map((r) => [r.t, r]));
 
   return (
-    <figure className="chart" data-testid={`chart-${p.id}`} data-plotted={plotted} data-step-seconds={p.stepSeconds}>
+    <figure
+      className="chart"
+      data-testid={`chart-${p.id}`}
+      data-plotted={plotted}
+      data-step-seconds={p.stepSeconds}
+    >
       <figcaption>
         <h3 className="chart__title" title={p.definition}>
           {p.title}
@@ -80,8 +99,13 @@ export function TimeSeriesChart(p: TTimeSeriesChartProps) {
             <ComposedChart
               data={data}
               margin={{ top: 6, right: p.rightUnit ? 4 : 12, bottom: 0, left: 0 }}
-              onMouseDown={(e) => e?.activeLabel !== undefined && setDrag({ from: Number(e.activeLabel), to: Number(e.activeLabel) })}
-              onMouseMove={(e) => drag && e?.activeLabel !== undefined && setDrag({ ...drag, to: Number(e.activeLabel) })}
+              onMouseDown={(e) =>
+                e?.activeLabel !== undefined &&
+                setDrag({ from: Number(e.activeLabel), to: Number(e.activeLabel) })
+              }
+              onMouseMove={(e) =>
+                drag && e?.activeLabel !== undefined && setDrag({ ...drag, to: Number(e.activeLabel) })
+              }
               onMouseUp={() => {
                 if (drag && drag.from !== drag.to && p.onZoom) {
                   const [a, b] = [Math.min(drag.from, drag.to), Math.max(drag.from, drag.to)];
@@ -91,9 +115,30 @@ export function TimeSeriesChart(p: TTimeSeriesChartProps) {
               }}
             >
               <CartesianGrid stroke="#eaeef2" vertical={false} />
-              <XAxis dataKey="t" type="number" scale="time" domain={["dataMin", "dataMax"]} tickFormatter={(t: number) => formatTick(t, span)} fontSize={11} minTickGap={40} />
-              <YAxis yAxisId="left" fontSize={11} width={56} tickFormatter={(v: number) => formatValue(v, p.unit)} />
-              {p.rightUnit ? <YAxis yAxisId="right" orientation="right" fontSize={11} width={56} tickFormatter={(v: number) => formatValue(v, p.rightUnit!)} /> : null}
+              <XAxis
+                dataKey="t"
+                type="number"
+                scale="time"
+                domain={["dataMin", "dataMax"]}
+                tickFormatter={(t: number) => formatTick(t, span)}
+                fontSize={11}
+                minTickGap={40}
+              />
+              <YAxis
+                yAxisId="left"
+                fontSize={11}
+                width={56}
+                tickFormatter={(v: number) => formatValue(v, p.unit)}
+              />
+              {p.rightUnit ? (
+                <YAxis
+                  yAxisId="right"
+                  orientation="right"
+                  fontSize={11}
+                  width={56}
+                  tickFormatter={(v: number) => formatValue(v, p.rightUnit!)}
+                />
+              ) : null}
               <Tooltip
                 isAnimationActive={false}
                 content={({ active, label }) => {
@@ -106,11 +151,14 @@ export function TimeSeriesChart(p: TTimeSeriesChartProps) {
                       </div>
                       {p.series.map((s) => (
                         <div key={s.key}>
-                          <span style={{ color: s.color }}>■</span> {s.label}: {formatValue(row.values[s.key], s.right ? p.rightUnit! : p.unit, true)}
+                          <span style={{ color: s.color }}>■</span> {s.label}:{" "}
+                          {formatValue(row.values[s.key], s.right ? p.rightUnit! : p.unit, true)}
                         </div>
                       ))}
                       <div className="muted">
-                        {row.batches > 0 ? `batches ${row.firstBatchId}–${row.lastBatchId} (${row.batches})` : "no batch committed"}
+                        {row.batches > 0
+                          ? `batches ${row.firstBatchId}–${row.lastBatchId} (${row.batches})`
+                          : "no batch committed"}
                       </div>
                       {row.notes?.map((n) => (
                         <div key={n} className="warn">
@@ -122,17 +170,51 @@ export function TimeSeriesChart(p: TTimeSeriesChartProps) {
                 }}
               />
               {p.series.map((s) => {
-                const common = { key: s.key, dataKey: s.key, name: s.label, yAxisId: s.right ? "right" : "left", isAnimationActive: false } as const;
+                const common = {
+                  key: s.key,
+                  dataKey: s.key,
+                  name: s.label,
+                  yAxisId: s.right ? "right" : "left",
+                  isAnimationActive: false,
+                } as const;
                 if (s.kind === "bar") return <Bar {...common} fill={s.color} stackId={s.stack} />;
                 if (s.kind === "area")
-                  return <Area {...common} type="monotone" stroke={s.color} fill={s.color} fillOpacity={0.3} stackId={s.stack} connectNulls={false} />;
-                return <Line {...common} type="monotone" stroke={s.color} strokeWidth={1.6} dot={false} connectNulls={false} strokeDasharray={s.dashed ? "4 3" : undefined} />;
+                  return (
+                    <Area
+                      {...common}
+                      type="monotone"
+                      stroke={s.color}
+                      fill={s.color}
+                      fillOpacity={0.3}
+                      stackId={s.stack}
+                      connectNulls={false}
+                    />
+                  );
+                return (
+                  <Line
+                    {...common}
+                    type="monotone"
+                    stroke={s.color}
+                    strokeWidth={1.6}
+                    dot={false}
+                    connectNulls={false}
+                    strokeDasharray={s.dashed ? "4 3" : undefined}
+                  />
+                );
               })}
               {(p.markers ?? []).map((m) => (
                 // Unlabelled: several markers close together would write over each other; the list is under the charts.
-                <ReferenceLine key={`${m.at}-${m.label}`} x={m.at} yAxisId="left" stroke="#8250df" strokeDasharray="3 3" />
+                <ReferenceLine
+                  key={`${m.at}-${m.label}`}
+                  x={m.at}
+                  yAxisId="left"
+                  stroke="#8250df"
+                  strokeDasharray="3 3"
+                />
               ))}
-              {drag ? <ReferenceArea yAxisId="left" x1={drag.from} x2={drag.to} fill="#1f6feb" fillOpacity={0.12} /> : null}
+              {drag ? (
+                <ReferenceArea yAxisId="left" x1={drag.from} x2={drag.to} fill="#1f6feb" fillOpacity={0.12} />
+              ) : null}
             </ComposedChart>
           </ResponsiveContainer>
         </div>

@@ -21,7 +21,12 @@ export function FilterSelect<T extends string>({
   return (
     <label>
       {label}{" "}
-      <select name={name} value={value} onChange={(e) => onChange(e.target.value as T | "")} aria-label={ariaLabel}>
+      <select
+        name={name}
+        value={value}
+        onChange={(e) => onChange(e.target.value as T | "")}
+        aria-label={ariaLabel}
+      >
         <option value="">{allLabel}</option>
         {options.map((o) => {
           const [v, text] = typeof o === "string" ? [o, o] : o;

@@ -25,12 +25,7 @@ export function UserMenu({ name, email, role }: { name: string; email: string; r
       <Link className="user__account small" href="/account">
         Account and password
       </Link>
-      <button
-        className="button button--ghost"
-        type="button"
-        onClick={signOut}
-        disabled={signingOut}
-      >
+      <button className="button button--ghost" type="button" onClick={signOut} disabled={signingOut}>
         Sign out
       </button>
     </div>

@@ -11,11 +11,21 @@ import { Redis } from "ioredis";
 import { webEnv } from "./env";
 import { logger } from "./logger";
 
-const holder = globalThis as typeof globalThis & { __sluiceScheduler?: TBatchScheduler; __sluiceTopicOffsets?: TTopicOffsets };
+const holder = globalThis as typeof globalThis & {
+  __sluiceScheduler?: TBatchScheduler;
+  __sluiceTopicOffsets?: TTopicOffsets;
+};
 
 /** Partition bounds and offsets-for-times from Kafka, for checkpoint reset requests (an admin client per call). */
 export function topicOffsets(): TTopicOffsets {
-  holder.__sluiceTopicOffsets ??= kafkaTopicOffsets(new Kafka({ clientId: "sluice-console", brokers: webEnv().KAFKA_BROKERS, logLevel: logLevel.NOTHING, retry: { retries: 2 } }));
+  holder.__sluiceTopicOffsets ??= kafkaTopicOffsets(
+    new Kafka({
+      clientId: "sluice-console",
+      brokers: webEnv().KAFKA_BROKERS,
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    }),
+  );
   return holder.__sluiceTopicOffsets;
 }
 
@@ -26,13 +36,20 @@ export function batchScheduler(): TBatchScheduler {
 
 function create(): TBatchScheduler {
   const env = webEnv();
-  const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  const connection = new Redis(env.REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    lazyConnect: true,
+  });
   connection.on("error", () => undefined);
   const queue = new BatchQueue(env.WORKER_QUEUE, connection);
   return {
     scheduleTurn: (turn) =>
       queue.scheduleTurn(turn).catch((err: Error) => {
-        logger().warn({ err, pipelineVersionId: turn.pipelineVersionId }, "could not queue the first batch; the workers' reconciler will");
+        logger().warn(
+          { err, pipelineVersionId: turn.pipelineVersionId },
+          "could not queue the first batch; the workers' reconciler will",
+        );
       }),
   };
 }

@@ -13,8 +13,17 @@ const holder = globalThis as typeof globalThis & { __sluiceDataPlane?: TDataPlan
 export function dataPlane(): TDataPlane {
   if (!holder.__sluiceDataPlane) {
     const env = webEnv();
-    const pool = createPool({ connectionString: env.DATABASE_URL, max: 4, onConnectionError: (err) => logger().warn({ err }, "data-plane connection error") });
-    const kafka = new Kafka({ clientId: "sluice-console", brokers: env.KAFKA_BROKERS, logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+    const pool = createPool({
+      connectionString: env.DATABASE_URL,
+      max: 4,
+      onConnectionError: (err) => logger().warn({ err }, "data-plane connection error"),
+    });
+    const kafka = new Kafka({
+      clientId: "sluice-console",
+      brokers: env.KAFKA_BROKERS,
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2 },
+    });
     holder.__sluiceDataPlane = { pool, kafka };
   }
   return holder.__sluiceDataPlane;

@@ -55,7 +55,11 @@ export const ZWebEnv = ZServiceEnv.extend({
   const set = SSO_VARS.filter((k) => env[k]);
   if (set.length > 0 && set.length < SSO_VARS.length) {
     const missing = SSO_VARS.filter((k) => !env[k]);
-    ctx.addIssue({ code: "custom", path: [missing[0]!], message: `single sign-on needs ${SSO_VARS.join(", ")}; ${set.join(", ")} set but ${missing.join(", ")} missing` });
+    ctx.addIssue({
+      code: "custom",
+      path: [missing[0]!],
+      message: `single sign-on needs ${SSO_VARS.join(", ")}; ${set.join(", ")} set but ${missing.join(", ")} missing`,
+    });
   }
 });
 export type TWebEnv = z.infer<typeof ZWebEnv>;
@@ -63,10 +67,13 @@ export type TWebEnv = z.infer<typeof ZWebEnv>;
 /** The console's own origin and the others allowed to call it. */
 export function consoleOrigins(env: TWebEnv): { publicUrl: string; trustedOrigins: string[] } {
   const publicUrl = (env.SLUICE_PUBLIC_URL ?? `http://127.0.0.1:${env.PORT}`).replace(/\/$/, "");
-  const extra = env.SLUICE_TRUSTED_ORIGINS.split(",").map((o) => o.trim().replace(/\/$/, "")).filter(Boolean);
+  const extra = env.SLUICE_TRUSTED_ORIGINS.split(",")
+    .map((o) => o.trim().replace(/\/$/, ""))
+    .filter(Boolean);
   const own = new URL(publicUrl);
   // Loopback is loopback: a console on 127.0.0.1 is also reached as localhost, and the other way round.
-  const alias = own.hostname === "127.0.0.1" ? "localhost" : own.hostname === "localhost" ? "127.0.0.1" : null;
+  const alias =
+    own.hostname === "127.0.0.1" ? "localhost" : own.hostname === "localhost" ? "127.0.0.1" : null;
   const aliases = alias ? [`${own.protocol}//${alias}${own.port ? `:${own.port}` : ""}`] : [];
   return { publicUrl, trustedOrigins: [...new Set([own.origin, ...aliases, ...extra])] };
 }

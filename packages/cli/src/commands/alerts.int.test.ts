@@ -20,7 +20,10 @@ function sluice(...args: string[]): Promise<{ code: number; stdout: string; stde
     execFile(
       process.execPath,
       ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" } },
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" },
+      },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );
   });
@@ -29,14 +32,23 @@ function sluice(...args: string[]): Promise<{ code: number; stdout: string; stde
 beforeAll(async () => {
   database = await createTestDatabase("cli_alerts");
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const { pipelineVersionId } = await registerPipelineVersion(pool, ledgerSpec("payments", { name: "ledger-alerts" }));
+  const { pipelineVersionId } = await registerPipelineVersion(
+    pool,
+    ledgerSpec("payments", { name: "ledger-alerts" }),
+  );
   await createTestUsers(pool, [
     { email: "oncall@ops.test", role: "operator" },
     { email: "watcher@ops.test", role: "viewer" },
   ]);
-  const p = await pool.query<{ pipeline_id: string }>(`SELECT pipeline_id FROM pipeline_versions WHERE id = $1`, [pipelineVersionId]);
+  const p = await pool.query<{ pipeline_id: string }>(
+    `SELECT pipeline_id FROM pipeline_versions WHERE id = $1`,
+    [pipelineVersionId],
+  );
   const pipelineId = p.rows[0]!.pipeline_id;
-  await pool.query(`INSERT INTO alert_rules (id, pipeline_id, kind, severity, threshold, for_seconds, clear_for_seconds) VALUES ('r1', $1, 'freshness', 'critical', 300, 60, 120)`, [pipelineId]);
+  await pool.query(
+    `INSERT INTO alert_rules (id, pipeline_id, kind, severity, threshold, for_seconds, clear_for_seconds) VALUES ('r1', $1, 'freshness', 'critical', 300, 60, 120)`,
+    [pipelineId],
+  );
   const ep = await pool.query<{ id: string }>(
     `INSERT INTO alert_episodes (rule_id, pipeline_id, pipeline_version, state, severity, started_at, value, threshold, summary) VALUES ('r1', $1, 1, 'firing', 'critical', now() - interval '5 minutes', 412, 300, 'newest committed row arrived 412 s ago') RETURNING id`,
     [pipelineId],
@@ -53,7 +65,9 @@ describe("sluice alerts", () => {
     const r = await sluice("alerts", "list");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`#${episodeId}`);
-    expect(r.stdout).toMatch(/firing\s+critical\s+freshness on ledger-alerts v1 since .*: newest committed row arrived 412 s ago \[value 412 vs 300\]/);
+    expect(r.stdout).toMatch(
+      /firing\s+critical\s+freshness on ledger-alerts v1 since .*: newest committed row arrived 412 s ago \[value 412 vs 300\]/,
+    );
   });
 
   it("a viewer may not acknowledge (exit 5); an operator acknowledges, audited", async () => {
@@ -62,9 +76,19 @@ describe("sluice alerts", () => {
     expect(refused.stderr).toContain("not allowed: watcher@ops.test (viewer)");
     const ok = await sluice("alerts", "ack", episodeId, "looking", "into", "it");
     expect(ok.code).toBe(0);
-    const row = await pool.query(`SELECT state, acknowledged_by, ack_note FROM alert_episodes WHERE id = $1`, [episodeId]);
-    expect(row.rows[0]).toEqual({ state: "acknowledged", acknowledged_by: "oncall@ops.test", ack_note: "looking into it" });
-    const audit = await pool.query(`SELECT origin FROM audit_events WHERE action = 'alert.acknowledge' AND target_id = $1`, [episodeId]);
+    const row = await pool.query(
+      `SELECT state, acknowledged_by, ack_note FROM alert_episodes WHERE id = $1`,
+      [episodeId],
+    );
+    expect(row.rows[0]).toEqual({
+      state: "acknowledged",
+      acknowledged_by: "oncall@ops.test",
+      ack_note: "looking into it",
+    });
+    const audit = await pool.query(
+      `SELECT origin FROM audit_events WHERE action = 'alert.acknowledge' AND target_id = $1`,
+      [episodeId],
+    );
     expect(audit.rows).toEqual([{ origin: "cli" }]);
   });
 
@@ -74,8 +98,12 @@ describe("sluice alerts", () => {
     expect(missing.stderr).toContain("--for: a silence needs an expiry");
     const ok = await sluice("alerts", "silence", "ledger-alerts", "--for", "2h", "source", "maintenance");
     expect(ok.code).toBe(0);
-    const s = await pool.query<{ reason: string; hours: number }>(`SELECT reason, round(extract(epoch FROM expires_at - created_at) / 3600) AS hours FROM alert_silences`);
-    expect(s.rows.map((x) => ({ reason: x.reason, hours: Number(x.hours) }))).toEqual([{ reason: "source maintenance", hours: 2 }]);
+    const s = await pool.query<{ reason: string; hours: number }>(
+      `SELECT reason, round(extract(epoch FROM expires_at - created_at) / 3600) AS hours FROM alert_silences`,
+    );
+    expect(s.rows.map((x) => ({ reason: x.reason, hours: Number(x.hours) }))).toEqual([
+      { reason: "source maintenance", hours: 2 },
+    ]);
     const listed = await sluice("alerts", "list");
     expect(listed.stdout).toContain("silenced; acked by oncall@ops.test");
   });

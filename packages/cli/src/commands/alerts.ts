@@ -6,32 +6,60 @@
 // allowed like the console's (alert.respond) and audited.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { isRetriable } from "@sluice/engine";
-import { acknowledgeAlert, AlertChangeError, findAlerts, resolveAlert, silenceAlerts, type TAlertView } from "@sluice/services";
+import {
+  acknowledgeAlert,
+  AlertChangeError,
+  findAlerts,
+  resolveAlert,
+  silenceAlerts,
+  type TAlertView,
+} from "@sluice/services";
 import { parseDuration } from "@sluice/spec";
 import { authorizeCli, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
 
-export async function alertsListCommand(pipeline: string | undefined, opts: { all: boolean }): Promise<number> {
+export async function alertsListCommand(
+  pipeline: string | undefined,
+  opts: { all: boolean },
+): Promise<number> {
   return withDb(async (db) => {
-    const alerts = await findAlerts(db, { ...(pipeline ? { pipeline } : {}), resolvedWithinHours: opts.all ? 24 : 0 });
+    const alerts = await findAlerts(db, {
+      ...(pipeline ? { pipeline } : {}),
+      resolvedWithinHours: opts.all ? 24 : 0,
+    });
     const shown = opts.all ? alerts : alerts.filter((a) => a.state !== "resolved");
     if (shown.length === 0) {
-      console.log(`no ${opts.all ? "" : "open "}alerts${pipeline ? ` on ${pipeline}` : ""}${opts.all ? " in the last 24 hours" : " (--all adds those resolved in the last 24 hours)"}`);
+      console.log(
+        `no ${opts.all ? "" : "open "}alerts${pipeline ? ` on ${pipeline}` : ""}${opts.all ? " in the last 24 hours" : " (--all adds those resolved in the last 24 hours)"}`,
+      );
       return 0;
     }
     for (const a of shown) console.log(formatAlert(a));
-    if (shown.some((a) => a.state === "firing")) console.log("acknowledge one: npx sluice alerts ack <#> [note]   silence a pipeline: npx sluice alerts silence <pipeline> --for 2h <reason>");
+    if (shown.some((a) => a.state === "firing"))
+      console.log(
+        "acknowledge one: npx sluice alerts ack <#> [note]   silence a pipeline: npx sluice alerts silence <pipeline> --for 2h <reason>",
+      );
     return 0;
   });
 }
 
-export async function alertsRespondCommand(verb: "ack" | "resolve", id: string | undefined, note: string, opts: { as?: string }): Promise<number> {
+export async function alertsRespondCommand(
+  verb: "ack" | "resolve",
+  id: string | undefined,
+  note: string,
+  opts: { as?: string },
+): Promise<number> {
   if (!id || !/^\d+$/.test(id)) {
-    console.error(`which alert? npx sluice alerts ${verb} <alert #> [note] (the # from npx sluice alerts list)`);
+    console.error(
+      `which alert? npx sluice alerts ${verb} <alert #> [note] (the # from npx sluice alerts list)`,
+    );
     return 1;
   }
   return withDb(async (db) => {
-    const ep = await db.alertEpisode.findUnique({ where: { id: BigInt(id) }, select: { rule: { select: { pipeline: { select: { name: true } } } } } });
+    const ep = await db.alertEpisode.findUnique({
+      where: { id: BigInt(id) },
+      select: { rule: { select: { pipeline: { select: { name: true } } } } },
+    });
     if (!ep) {
       console.error(`no alert #${id}: npx sluice alerts list shows the open ones`);
       return 1;
@@ -40,15 +68,27 @@ export async function alertsRespondCommand(verb: "ack" | "resolve", id: string |
     const who = await authorizeCli(db, opts.as, "alert.respond", pipeline ? { pipeline } : null);
     if (!who) return EXIT_NOT_ALLOWED;
     const actor = { userId: who.actor.id, label: who.actor.email, from: { origin: "cli" as const } };
-    const r = await (verb === "ack" ? acknowledgeAlert : resolveAlert)(db, actor, { episodeId: id, pipeline, note });
-    console.log(`alert #${r.episodeId} on ${pipeline ?? "the fleet"}: ${r.state} by ${who.actor.email}${verb === "ack" ? " (no more reminders; it resolves when its condition clears)" : ""}`);
+    const r = await (verb === "ack" ? acknowledgeAlert : resolveAlert)(db, actor, {
+      episodeId: id,
+      pipeline,
+      note,
+    });
+    console.log(
+      `alert #${r.episodeId} on ${pipeline ?? "the fleet"}: ${r.state} by ${who.actor.email}${verb === "ack" ? " (no more reminders; it resolves when its condition clears)" : ""}`,
+    );
     return 0;
   });
 }
 
-export async function alertsSilenceCommand(pipeline: string | undefined, reason: string, opts: { for?: string; rule?: string; as?: string }): Promise<number> {
+export async function alertsSilenceCommand(
+  pipeline: string | undefined,
+  reason: string,
+  opts: { for?: string; rule?: string; as?: string },
+): Promise<number> {
   if (!pipeline) {
-    console.error("which pipeline? npx sluice alerts silence <pipeline> --for <duration, e.g. 2h> [--rule <kind>] <reason>");
+    console.error(
+      "which pipeline? npx sluice alerts silence <pipeline> --for <duration, e.g. 2h> [--rule <kind>] <reason>",
+    );
     return 1;
   }
   let ms: number;
@@ -56,21 +96,41 @@ export async function alertsSilenceCommand(pipeline: string | undefined, reason:
     if (!opts.for) throw new Error("missing");
     ms = parseDuration(opts.for);
   } catch {
-    console.error(`--for: a silence needs an expiry, as a duration such as 30m, 2h or 1d${opts.for ? ` (got "${opts.for}")` : ""}`);
+    console.error(
+      `--for: a silence needs an expiry, as a duration such as 30m, 2h or 1d${opts.for ? ` (got "${opts.for}")` : ""}`,
+    );
     return 1;
   }
   return withDb(async (db) => {
     const who = await authorizeCli(db, opts.as, "alert.respond", { pipeline });
     if (!who) return EXIT_NOT_ALLOWED;
-    const s = await silenceAlerts(db, { userId: who.actor.id, label: who.actor.email, from: { origin: "cli" } }, { pipeline, ...(opts.rule ? { kind: opts.rule as never } : {}), expiresAt: new Date(Date.now() + ms), reason });
-    console.log(`${pipeline}: ${opts.rule ?? "all rules"} silenced until ${s.expiresAt.toISOString()} by ${who.actor.email}: notifications off, alerts still evaluated (silence ${s.id})`);
+    const s = await silenceAlerts(
+      db,
+      { userId: who.actor.id, label: who.actor.email, from: { origin: "cli" } },
+      {
+        pipeline,
+        ...(opts.rule ? { kind: opts.rule as never } : {}),
+        expiresAt: new Date(Date.now() + ms),
+        reason,
+      },
+    );
+    console.log(
+      `${pipeline}: ${opts.rule ?? "all rules"} silenced until ${s.expiresAt.toISOString()} by ${who.actor.email}: notifications off, alerts still evaluated (silence ${s.id})`,
+    );
     return 0;
   });
 }
 
 function formatAlert(a: TAlertView): string {
   const where = a.pipeline ? `${a.pipeline}${a.version !== null ? ` v${a.version}` : ""}` : "the fleet";
-  const extra = [a.silenced ? "silenced" : null, a.acknowledgedBy ? `acked by ${a.acknowledgedBy}` : null, a.resolvedBy ? `resolved by ${a.resolvedBy}` : null, a.delivery ? `${a.delivery.kind} ${a.delivery.status}${a.delivery.lastError && a.delivery.status !== "delivered" ? `: ${a.delivery.lastError}` : ""}` : null]
+  const extra = [
+    a.silenced ? "silenced" : null,
+    a.acknowledgedBy ? `acked by ${a.acknowledgedBy}` : null,
+    a.resolvedBy ? `resolved by ${a.resolvedBy}` : null,
+    a.delivery
+      ? `${a.delivery.kind} ${a.delivery.status}${a.delivery.lastError && a.delivery.status !== "delivered" ? `: ${a.delivery.lastError}` : ""}`
+      : null,
+  ]
     .filter(Boolean)
     .join("; ");
   return `#${a.id.padEnd(5)} ${a.state.padEnd(12)} ${a.severity.padEnd(8)} ${a.kind} on ${where} since ${a.startedAt.toISOString()}: ${a.summary} [value ${a.value ?? "—"} vs ${a.threshold ?? "—"}]${extra ? ` (${extra})` : ""}`;

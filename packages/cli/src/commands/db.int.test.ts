@@ -5,7 +5,14 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerSpec, runSluice, specDir } from "@sluice/engine/testing";
-import { createTestDatabase, databaseUrlFor, freePort, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  databaseUrlFor,
+  freePort,
+  testServices,
+  uniqueName,
+  type TestDatabase,
+} from "@sluice/testing";
 
 let specs: Awaited<ReturnType<typeof specDir>>;
 let specFile: string;
@@ -24,7 +31,9 @@ beforeAll(async () => {
   behind = await createTestDatabase("cli_behind");
   const b = new pg.Client({ connectionString: behind.url });
   await b.connect();
-  await b.query(`DELETE FROM _prisma_migrations WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)`);
+  await b.query(
+    `DELETE FROM _prisma_migrations WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)`,
+  );
   await b.end();
 });
 afterAll(async () => {
@@ -54,7 +63,13 @@ const someCommands = () => [
 /** Runs each command against each database, all at once (CLI start-up is the slow part); the results by database. */
 async function runAll(runs: { databaseUrl: string; commands: string[][] }[]) {
   const results = await Promise.all(
-    runs.flatMap(({ databaseUrl, commands }) => commands.map(async (args) => ({ databaseUrl, command: args.join(" "), ...(await runSluice(args, { databaseUrl })) }))),
+    runs.flatMap(({ databaseUrl, commands }) =>
+      commands.map(async (args) => ({
+        databaseUrl,
+        command: args.join(" "),
+        ...(await runSluice(args, { databaseUrl })),
+      })),
+    ),
   );
   return (databaseUrl: string) => results.filter((r) => r.databaseUrl === databaseUrl);
 }
@@ -65,9 +80,16 @@ function expectExplained(results: Result[], code: number, says: RegExp[]): void 
   expect(results.length).toBeGreaterThan(0);
   for (const r of results) {
     expect({ command: r.command, code: r.code }).toEqual({ command: r.command, code });
-    for (const pattern of says) expect({ command: r.command, stderr: r.stderr }).toEqual({ command: r.command, stderr: expect.stringMatching(pattern) });
+    for (const pattern of says)
+      expect({ command: r.command, stderr: r.stderr }).toEqual({
+        command: r.command,
+        stderr: expect.stringMatching(pattern),
+      });
     // One explanation, not a stack trace.
-    expect({ command: r.command, output: `${r.stdout}\n${r.stderr}` }).toEqual({ command: r.command, output: expect.not.stringMatching(/^\s+at |node_modules|Error:/m) });
+    expect({ command: r.command, output: `${r.stdout}\n${r.stderr}` }).toEqual({
+      command: r.command,
+      output: expect.not.stringMatching(/^\s+at |node_modules|Error:/m),
+    });
   }
 }
 
@@ -83,17 +105,40 @@ describe("sluice commands on a database that is not ready", () => {
       { databaseUrl: behind.url, commands: someCommands() },
       { databaseUrl: downUrl, commands: someCommands() },
     ]);
-    expectExplained(results(missingUrl), 1, [new RegExp(`database "${missing}" on \\S+ \\(DATABASE_URL\\) does not exist`), /npx sluice db migrate/, new RegExp(`createdb -h \\S+ -p \\d+ .*${missing}`)]);
-    expectExplained(results(emptyUrl), 1, [new RegExp(`database "${empty}" .* has no Sluice tables`), /Create them: npx sluice db migrate/]);
-    expectExplained(results(behind.url), 1, [/lacks 1 of this version's migrations \(\d{14}_\w+\)\. Apply them: npx sluice db migrate/]);
-    expectExplained(results(downUrl), 2, [/Postgres at 127\.0\.0\.1:\d+ is not reachable \(connect ECONNREFUSED/, /npm run services:start/]);
+    expectExplained(results(missingUrl), 1, [
+      new RegExp(`database "${missing}" on \\S+ \\(DATABASE_URL\\) does not exist`),
+      /npx sluice db migrate/,
+      new RegExp(`createdb -h \\S+ -p \\d+ .*${missing}`),
+    ]);
+    expectExplained(results(emptyUrl), 1, [
+      new RegExp(`database "${empty}" .* has no Sluice tables`),
+      /Create them: npx sluice db migrate/,
+    ]);
+    expectExplained(results(behind.url), 1, [
+      /lacks 1 of this version's migrations \(\d{14}_\w+\)\. Apply them: npx sluice db migrate/,
+    ]);
+    expectExplained(results(downUrl), 2, [
+      /Postgres at 127\.0\.0\.1:\d+ is not reachable \(connect ECONNREFUSED/,
+      /npm run services:start/,
+    ]);
   }, 240_000);
 
   it("sluice db migrate creates a missing database and migrates it, and migrates an empty one; then the commands work", async () => {
     const [missingUrl, emptyUrl] = [missing, empty].map((db) => databaseUrlFor(testServices.databaseUrl, db));
-    const [created, migrated] = await Promise.all([runSluice(["db", "migrate"], { databaseUrl: missingUrl! }), runSluice(["db", "migrate"], { databaseUrl: emptyUrl! })]);
-    expect({ code: created.code, stdout: created.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(new RegExp(`database "${missing}" on \\S+: created\n.*\n.*: ready \\(\\d+ migrations applied\\)`)) });
-    expect({ code: migrated.code, stdout: migrated.stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/^(?![\s\S]*created)[\s\S]*: ready \(\d+ migrations applied\)/) });
+    const [created, migrated] = await Promise.all([
+      runSluice(["db", "migrate"], { databaseUrl: missingUrl! }),
+      runSluice(["db", "migrate"], { databaseUrl: emptyUrl! }),
+    ]);
+    expect({ code: created.code, stdout: created.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(
+        new RegExp(`database "${missing}" on \\S+: created\n.*\n.*: ready \\(\\d+ migrations applied\\)`),
+      ),
+    });
+    expect({ code: migrated.code, stdout: migrated.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^(?![\s\S]*created)[\s\S]*: ready \(\d+ migrations applied\)/),
+    });
 
     const [status, again, unknown] = await Promise.all([
       runSluice(["db", "status"], { databaseUrl: missingUrl! }),
@@ -101,7 +146,10 @@ describe("sluice commands on a database that is not ready", () => {
       // The tables are there: an unknown pipeline is now the only problem.
       runSluice(["status", "orders"], { databaseUrl: missingUrl! }),
     ]);
-    expect(status).toMatchObject({ code: 0, stdout: expect.stringMatching(/: ready, \d+ migrations applied/) });
+    expect(status).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/: ready, \d+ migrations applied/),
+    });
     expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining("up to date") });
     expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('no pipeline named "orders"') });
   });

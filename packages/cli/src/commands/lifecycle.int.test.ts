@@ -12,7 +12,14 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, createTestUsers, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  createTestUsers,
+  endPool,
+  testServices,
+  uniqueName,
+  type TestDatabase,
+} from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const queueName = uniqueName("cli_lifecycle");
@@ -20,8 +27,16 @@ let database: TestDatabase;
 let pool: pg.Pool;
 let dir: string;
 
-function sluiceAs(actor: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, WORKER_QUEUE: queueName, SLUICE_ACTOR: actor };
+function sluiceAs(
+  actor: string | undefined,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    WORKER_QUEUE: queueName,
+    SLUICE_ACTOR: actor,
+  };
   if (actor === undefined) delete env.SLUICE_ACTOR;
   return new Promise((resolve) => {
     execFile(
@@ -79,39 +94,80 @@ describe("sluice lifecycle commands", () => {
     expect(jobs.map((j) => j.name)).toEqual(["batch.run"]);
 
     expect((await sluice("pause", "orders", "upstream", "incident")).stdout).toContain("pause → paused");
-    expect(await sluice("start", "orders")).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot start: the pipeline version is paused.*use resume/) });
+    expect(await sluice("start", "orders")).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/cannot start: the pipeline version is paused.*use resume/),
+    });
     expect((await sluice("resume", "orders")).stdout).toContain("resume → running");
     // Two workers died running batch 4 (the run row as their claims leave it): status says so.
     await pool.query(`UPDATE pipeline_runs SET attempt_batch_id = 4, unfinished_attempts = 2`);
-    expect((await sluice("status", "orders")).stdout).toContain("batch 4 started 2 times without finishing (workers died running it?)");
+    expect((await sluice("status", "orders")).stdout).toContain(
+      "batch 4 started 2 times without finishing (workers died running it?)",
+    );
     expect((await sluice("stop", "orders")).stdout).toContain("stop → stopped");
     expect((await sluice("status", "orders")).stdout).toContain("run (table pipeline_runs): stopped");
 
-    const history = await pool.query(`SELECT action, reason, actor FROM pipeline_run_transitions ORDER BY id`);
+    const history = await pool.query(
+      `SELECT action, reason, actor FROM pipeline_run_transitions ORDER BY id`,
+    );
     expect(history.rows.map((r) => [r.action, r.reason])).toEqual([
       ["start", "first deploy"],
       ["pause", "upstream incident"],
       ["resume", ""],
       ["stop", ""],
     ]);
-    expect(history.rows.map((r) => r.actor)).toEqual(["cli:owner@shop.test", "cli:owner@shop.test", "cli:owner@shop.test", "cli:owner@shop.test"]);
+    expect(history.rows.map((r) => r.actor)).toEqual([
+      "cli:owner@shop.test",
+      "cli:owner@shop.test",
+      "cli:owner@shop.test",
+      "cli:owner@shop.test",
+    ]);
   });
 
   it("acts only as a known, enabled user whose role and team allow it; a refusal exits 5 and changes nothing", async () => {
     const before = (await pool.query(`SELECT count(*)::int AS n FROM pipeline_run_transitions`)).rows[0].n;
-    expect(await sluiceAs(undefined, "resume", "orders")).toMatchObject({ code: 5, stderr: expect.stringContaining("who is acting? This command changes something: set SLUICE_ACTOR=<your email> or pass --as <email>") });
-    expect(await sluiceAs("nobody@shop.test", "resume", "orders")).toMatchObject({ code: 5, stderr: expect.stringContaining("SLUICE_ACTOR=nobody@shop.test: no Sluice user has this email") });
-    expect(await sluiceAs(undefined, "resume", "orders", "--as", "gone@shop.test")).toMatchObject({ code: 5, stderr: expect.stringContaining("--as=gone@shop.test: this user is disabled") });
-    expect(await sluiceAs("viewer@shop.test", "resume", "orders")).toMatchObject({ code: 5, stderr: expect.stringMatching(/not allowed: viewer@shop.test \(viewer\): Only operator, owner \(of the pipeline's team\) or admin may start, pause/) });
+    expect(await sluiceAs(undefined, "resume", "orders")).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining(
+        "who is acting? This command changes something: set SLUICE_ACTOR=<your email> or pass --as <email>",
+      ),
+    });
+    expect(await sluiceAs("nobody@shop.test", "resume", "orders")).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining("SLUICE_ACTOR=nobody@shop.test: no Sluice user has this email"),
+    });
+    expect(await sluiceAs(undefined, "resume", "orders", "--as", "gone@shop.test")).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining("--as=gone@shop.test: this user is disabled"),
+    });
+    expect(await sluiceAs("viewer@shop.test", "resume", "orders")).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(
+        /not allowed: viewer@shop.test \(viewer\): Only operator, owner \(of the pipeline's team\) or admin may start, pause/,
+      ),
+    });
     const otherTeam = await sluiceAs("owner@elsewhere.test", "resume", "orders");
-    expect(otherTeam).toMatchObject({ code: 5, stderr: expect.stringContaining('"orders" — it belongs to shop; your teams: elsewhere') });
-    expect((await pool.query(`SELECT count(*)::int AS n FROM pipeline_run_transitions`)).rows[0].n).toBe(before);
+    expect(otherTeam).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining('"orders" — it belongs to shop; your teams: elsewhere'),
+    });
+    expect((await pool.query(`SELECT count(*)::int AS n FROM pipeline_run_transitions`)).rows[0].n).toBe(
+      before,
+    );
 
     // An operator runs the whole fleet (but registers no specs); --as wins over SLUICE_ACTOR.
-    expect((await sluiceAs("viewer@shop.test", "start", "orders", "--as", "operator@ops.test")).stdout).toContain("start → running");
+    expect(
+      (await sluiceAs("viewer@shop.test", "start", "orders", "--as", "operator@ops.test")).stdout,
+    ).toContain("start → running");
     const spec = path.join(dir, "orders-v2.yaml");
-    await writeFile(spec, `name: orders\nowner: shop\nsource: { kafka: { topic: orders } }\nformat: json\ncontract: { fields: { id: string, note: string? } }\nsink: { postgres: { table: orders } }\ntrigger: { every: 5s }\n`);
-    expect(await sluiceAs("operator@ops.test", "start", spec)).toMatchObject({ code: 5, stderr: expect.stringContaining("may register a pipeline or a new version") });
+    await writeFile(
+      spec,
+      `name: orders\nowner: shop\nsource: { kafka: { topic: orders } }\nformat: json\ncontract: { fields: { id: string, note: string? } }\nsink: { postgres: { table: orders } }\ntrigger: { every: 5s }\n`,
+    );
+    expect(await sluiceAs("operator@ops.test", "start", spec)).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining("may register a pipeline or a new version"),
+    });
     expect((await pool.query(`SELECT count(*)::int AS n FROM pipeline_versions`)).rows[0].n).toBe(1);
   });
 

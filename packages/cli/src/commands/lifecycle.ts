@@ -7,17 +7,36 @@ import { Redis } from "ioredis";
 import { loadEnv, ZWorkerEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { isRetriable, registerPipelineVersion } from "@sluice/engine";
-import { getPipelineRun, RunCommandError, runPipelineCommand, stopPipelineRun, type TBatchScheduler, type TRunCommand } from "@sluice/services";
+import {
+  getPipelineRun,
+  RunCommandError,
+  runPipelineCommand,
+  stopPipelineRun,
+  type TBatchScheduler,
+  type TRunCommand,
+} from "@sluice/services";
 import { formatSpecErrors } from "@sluice/spec";
 import { BatchQueue } from "@sluice/workers";
-import { auditRegistration, authorizeCli, authorizeSpecCli, cliAuditWho, EXIT_NOT_ALLOWED, type TCliActor } from "../actor";
+import {
+  auditRegistration,
+  authorizeCli,
+  authorizeSpecCli,
+  cliAuditWho,
+  EXIT_NOT_ALLOWED,
+  type TCliActor,
+} from "../actor";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
 
 const isSpecFile = (t: string) => /\.(ya?ml|json)$/.test(t);
 
-export async function lifecycleCommand(command: TRunCommand, target: string, reason: string, opts: { freshState?: boolean; as?: string } = {}): Promise<number> {
+export async function lifecycleCommand(
+  command: TRunCommand,
+  target: string,
+  reason: string,
+  opts: { freshState?: boolean; as?: string } = {},
+): Promise<number> {
   const services = await connect();
   const db = createPrismaClient(services.pool);
   const scheduler = wakeWorkers();
@@ -36,23 +55,39 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
       who = await authorizeSpecCli(db, opts.as, loaded.spec, opts);
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
-      const reg = await registerPipelineVersion(services.pool, loaded.spec, { continueFromPrevious: !opts.freshState, registeredBy: who.label, reason });
+      const reg = await registerPipelineVersion(services.pool, loaded.spec, {
+        continueFromPrevious: !opts.freshState,
+        registeredBy: who.label,
+        reason,
+      });
       pipelineId = reg.pipelineId;
       await auditRegistration(db, who, loaded.spec.name, reg, reason);
       pipelineVersionId = reg.pipelineVersionId;
       label = `${loaded.spec.name} version ${reg.version}`;
       if (reg.created) console.log(describeRegistration(loaded.spec.name, reg).join("\n"));
       if (reg.replaced && command === "start") {
-        await stopPipelineRun(db, { pipelineVersionId: reg.replaced.pipelineVersionId, actor, reason: `superseded by version ${reg.version}` }).catch(() => undefined);
-        console.log(`${loaded.spec.name}: version ${reg.version} replaces version ${reg.replaced.version}, which is stopped`);
+        await stopPipelineRun(db, {
+          pipelineVersionId: reg.replaced.pipelineVersionId,
+          actor,
+          reason: `superseded by version ${reg.version}`,
+        }).catch(() => undefined);
+        console.log(
+          `${loaded.spec.name}: version ${reg.version} replaces version ${reg.replaced.version}, which is stopped`,
+        );
       }
     } else {
       who = await authorizeCli(db, opts.as, "pipeline.lifecycle", { pipeline: target });
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
-      const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name: target } }, orderBy: { version: "desc" }, select: { id: true, version: true, pipelineId: true } });
+      const v = await db.pipelineVersion.findFirst({
+        where: { pipeline: { name: target } },
+        orderBy: { version: "desc" },
+        select: { id: true, version: true, pipelineId: true },
+      });
       if (!v) {
-        console.error(`no pipeline named "${target}" — start one from its spec: npx sluice start <spec.yaml>`);
+        console.error(
+          `no pipeline named "${target}" — start one from its spec: npx sluice start <spec.yaml>`,
+        );
         return 1;
       }
       pipelineVersionId = v.id;
@@ -61,10 +96,15 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
     }
     const name = isSpecFile(target) ? label.replace(/ version \d+$/, "") : target;
     const audit = { ...cliAuditWho(who), target: { type: "pipeline", id: pipelineId, label: name } };
-    const result = await runPipelineCommand(db, { pipelineVersionId, command, actor, reason }, { scheduler: scheduler.scheduler, audit });
+    const result = await runPipelineCommand(
+      db,
+      { pipelineVersionId, command, actor, reason },
+      { scheduler: scheduler.scheduler, audit },
+    );
     console.log(`${label}: ${result.changed ? `${command} → ${result.phase}` : `already ${result.phase}`}`);
     const run = await getPipelineRun(db, pipelineVersionId, { transitions: 1 });
-    if (run?.phase === "pausing" || run?.phase === "stopping") console.log(`  a batch is in flight; it commits first, then the version is ${run.desiredState}`);
+    if (run?.phase === "pausing" || run?.phase === "stopping")
+      console.log(`  a batch is in flight; it commits first, then the version is ${run.desiredState}`);
     return 0;
   } catch (err) {
     if (err instanceof RunCommandError) {
@@ -86,13 +126,23 @@ export async function lifecycleCommand(command: TRunCommand, target: string, rea
  */
 function wakeWorkers(): { scheduler: TBatchScheduler; close(): Promise<void> } {
   const env = loadEnv(ZWorkerEnv);
-  const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  const connection = new Redis(env.REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    lazyConnect: true,
+  });
   connection.on("error", () => undefined);
   const queue = new BatchQueue(env.WORKER_QUEUE, connection);
   return {
     scheduler: {
       scheduleTurn: (turn) =>
-        queue.scheduleTurn(turn).catch((err: Error) => console.error(`  (could not reach Redis: ${err.message}; the workers will queue it within seconds)`)),
+        queue
+          .scheduleTurn(turn)
+          .catch((err: Error) =>
+            console.error(
+              `  (could not reach Redis: ${err.message}; the workers will queue it within seconds)`,
+            ),
+          ),
     },
     async close() {
       await queue.close().catch(() => undefined);

@@ -4,7 +4,16 @@
 // down, and on a partition added to the topic later (read from its beginning) — and nothing from before.
 import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEngineFixture, ledgerSpec, runSluice, sendLedgerEvents, sinkEventIds, spawnSluice, specDir, type EngineFixture } from "@sluice/engine/testing";
+import {
+  createEngineFixture,
+  ledgerSpec,
+  runSluice,
+  sendLedgerEvents,
+  sinkEventIds,
+  spawnSluice,
+  specDir,
+  type EngineFixture,
+} from "@sluice/engine/testing";
 import { waitFor } from "@sluice/testing";
 
 let fx: EngineFixture;
@@ -24,7 +33,10 @@ afterAll(async () => {
   await fx?.close();
 });
 
-const topicEnds = async () => Object.fromEntries((await admin.fetchTopicOffsets(fx.topic)).map((o) => [String(o.partition), Number(o.high)]));
+const topicEnds = async () =>
+  Object.fromEntries(
+    (await admin.fetchTopicOffsets(fx.topic)).map((o) => [String(o.partition), Number(o.high)]),
+  );
 const sorted = (ids: Iterable<string>) => [...ids].sort();
 
 describe("sluice run with startingOffsets: latest", () => {
@@ -48,38 +60,67 @@ describe("sluice run with startingOffsets: latest", () => {
     expect(cp.rows).toEqual([{ last_batch_id: "-1", end_offsets: start }]);
 
     // 2. Sent before the first batch: a restart must still read it (not start at the new end).
-    const beforeFirstBatch = await sendLedgerEvents(fx.kafka, fx.topic, { prefix: "before-first-batch", count: 60, partitions: [0, 1, 2] });
+    const beforeFirstBatch = await sendLedgerEvents(fx.kafka, fx.topic, {
+      prefix: "before-first-batch",
+      count: 60,
+      partitions: [0, 1, 2],
+    });
     const expected = new Set(beforeFirstBatch.ids);
     const running = spawnSluice(["run", file], env);
     try {
-      await waitFor("the records sent before the first batch in the sink", async () => (await sinkEventIds(fx.pool, "from_now")).length >= expected.size, 60_000, 250);
+      await waitFor(
+        "the records sent before the first batch in the sink",
+        async () => (await sinkEventIds(fx.pool, "from_now")).length >= expected.size,
+        60_000,
+        250,
+      );
 
       // 3. While it runs: into the existing partitions, then into a partition added to the topic.
-      const whileRunning = await sendLedgerEvents(fx.kafka, fx.topic, { prefix: "while-running", count: 30, partitions: [0, 1, 2] });
+      const whileRunning = await sendLedgerEvents(fx.kafka, fx.topic, {
+        prefix: "while-running",
+        count: 30,
+        partitions: [0, 1, 2],
+      });
       await admin.createPartitions({ topicPartitions: [{ topic: fx.topic, count: 4 }] });
-      const newPartition = await sendLedgerEvents(fx.kafka, fx.topic, { prefix: "new-partition", count: 30, partitions: [3, 0] });
+      const newPartition = await sendLedgerEvents(fx.kafka, fx.topic, {
+        prefix: "new-partition",
+        count: 30,
+        partitions: [3, 0],
+      });
       for (const id of [...whileRunning.ids, ...newPartition.ids]) expected.add(id);
-      await waitFor("the new partition's records in the sink", async () => (await sinkEventIds(fx.pool, "from_now")).length >= expected.size, 90_000, 250);
+      await waitFor(
+        "the new partition's records in the sink",
+        async () => (await sinkEventIds(fx.pool, "from_now")).length >= expected.size,
+        90_000,
+        250,
+      );
     } finally {
       running.child.kill("SIGTERM");
     }
     expect((await running.exited).code).toBe(0);
 
     // 4. While it is down; then one run to the end.
-    const whileDown = await sendLedgerEvents(fx.kafka, fx.topic, { prefix: "while-down", count: 40, partitions: [0, 1, 2, 3] });
+    const whileDown = await sendLedgerEvents(fx.kafka, fx.topic, {
+      prefix: "while-down",
+      count: 40,
+      partitions: [0, 1, 2, 3],
+    });
     for (const id of whileDown.ids) expected.add(id);
     const last = await runSluice(["run", file, "--until-caught-up"], env);
     expect({ code: last.code, stderr: last.stderr.slice(-2000) }).toEqual({ code: 0, stderr: "" });
 
     expect(sorted(await sinkEventIds(fx.pool, "from_now"))).toEqual(sorted(expected));
     // The committed batches tile the topic from the recorded start (partition 3 from its beginning) to its end.
-    const batches = await fx.pool.query<{ progress: { sources: { partition: number; startOffset: number; endOffset: number }[] } }>(
-      `SELECT progress FROM batch_log ORDER BY batch_id`,
-    );
+    const batches = await fx.pool.query<{
+      progress: { sources: { partition: number; startOffset: number; endOffset: number }[] };
+    }>(`SELECT progress FROM batch_log ORDER BY batch_id`);
     const next = new Map(Object.entries(start).map(([p, o]) => [Number(p), o]));
     for (const b of batches.rows) {
       for (const s of b.progress.sources) {
-        expect({ partition: s.partition, start: s.startOffset }).toEqual({ partition: s.partition, start: next.get(s.partition) ?? 0 });
+        expect({ partition: s.partition, start: s.startOffset }).toEqual({
+          partition: s.partition,
+          start: next.get(s.partition) ?? 0,
+        });
         next.set(s.partition, s.endOffset);
       }
     }

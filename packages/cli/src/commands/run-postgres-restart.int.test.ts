@@ -7,7 +7,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments } from "@sluice/producer";
-import { createEngineFixture, expectBatchesCoverTopic, loadReferenceBatches, loadReferenceEvents, settlementsSpec, settlementsWorkload, SINK_COLUMNS, spawnSluice, specDir, tumbling5mLateness3mSql, type EngineFixture, type SluiceProcess } from "@sluice/engine/testing";
+import {
+  createEngineFixture,
+  expectBatchesCoverTopic,
+  loadReferenceBatches,
+  loadReferenceEvents,
+  settlementsSpec,
+  settlementsWorkload,
+  SINK_COLUMNS,
+  spawnSluice,
+  specDir,
+  tumbling5mLateness3mSql,
+  type EngineFixture,
+  type SluiceProcess,
+} from "@sluice/engine/testing";
 import { startPrivatePostgres, type PrivatePostgres } from "@sluice/testing";
 
 const PROGRESS = /^batch \d+/;
@@ -48,39 +61,56 @@ afterAll(async () => {
 });
 
 describe("sluice run while Postgres restarts", () => {
-  it("waits for Postgres, retries, exits 0, and the windows equal the recomputation exactly", { timeout: 300_000 }, async () => {
-    const spec = settlementsSpec(fx.topic, "restart-windows", "restart_windows", { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" }, {
-      source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 100 } },
-    });
-    const file = await specs.write("restart-windows", spec);
-    run = spawnSluice(["run", file, "--until-caught-up"], { databaseUrl });
-    const { child } = run;
-    try {
-      expect(await run.waitForLines(PROGRESS, 2)).toBe(true);
-      await cluster.stop();
-      // The outage itself: Postgres is down this long while the run goes on.
-      await sleep(8000);
-      await cluster.start();
-      const { code } = await run.exited;
-      expect({ code, stderr: run.stderr.slice(-10) }).toEqual({ code: 0, stderr: expect.anything() });
-    } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
-    }
-    // It saw the outage, said so in a line a person reads, and carried on.
-    const retries = run.stderr.filter((l) => /^Postgres at 127\.0\.0\.1:\d+ unreachable \(.+\), retrying in \d+ s \(attempt \d+ of \d+\)$/.test(l));
-    console.log(`Postgres restart under sluice run: ${retries.length} retry line(s), e.g. "${retries[0]}"`);
-    expect(retries.length).toBeGreaterThan(0);
-    expect(run.stderr.filter((l) => !retries.includes(l))).toEqual([]);
-    expect(run.stdout.at(-1)).toBe("caught up: no new offsets");
+  it(
+    "waits for Postgres, retries, exits 0, and the windows equal the recomputation exactly",
+    { timeout: 300_000 },
+    async () => {
+      const spec = settlementsSpec(
+        fx.topic,
+        "restart-windows",
+        "restart_windows",
+        { window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" },
+        {
+          source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 100 } },
+        },
+      );
+      const file = await specs.write("restart-windows", spec);
+      run = spawnSluice(["run", file, "--until-caught-up"], { databaseUrl });
+      const { child } = run;
+      try {
+        expect(await run.waitForLines(PROGRESS, 2)).toBe(true);
+        await cluster.stop();
+        // The outage itself: Postgres is down this long while the run goes on.
+        await sleep(8000);
+        await cluster.start();
+        const { code } = await run.exited;
+        expect({ code, stderr: run.stderr.slice(-10) }).toEqual({ code: 0, stderr: expect.anything() });
+      } finally {
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+      // It saw the outage, said so in a line a person reads, and carried on.
+      const retries = run.stderr.filter((l) =>
+        /^Postgres at 127\.0\.0\.1:\d+ unreachable \(.+\), retrying in \d+ s \(attempt \d+ of \d+\)$/.test(l),
+      );
+      console.log(`Postgres restart under sluice run: ${retries.length} retry line(s), e.g. "${retries[0]}"`);
+      expect(retries.length).toBeGreaterThan(0);
+      expect(run.stderr.filter((l) => !retries.includes(l))).toEqual([]);
+      expect(run.stdout.at(-1)).toBe("caught up: no new offsets");
 
-    await loadReferenceEvents(pool, fx.kafka, fx.topic);
-    const versions = await pool.query<{ id: string }>(`SELECT id FROM pipeline_versions`);
-    await loadReferenceBatches(pool, versions.rows.map((v) => v.id));
-    const expected = await pool.query(tumbling5mLateness3mSql());
-    const actual = await pool.query(`SELECT ${SINK_COLUMNS} FROM restart_windows ORDER BY window_start, merchant_id`);
-    expect(actual.rows.length).toBeGreaterThan(50);
-    expect(actual.rows).toEqual(expected.rows);
-    // The committed batches read the whole topic, each offset once.
-    await expectBatchesCoverTopic(pool, fx.kafka, fx.topic);
-  });
+      await loadReferenceEvents(pool, fx.kafka, fx.topic);
+      const versions = await pool.query<{ id: string }>(`SELECT id FROM pipeline_versions`);
+      await loadReferenceBatches(
+        pool,
+        versions.rows.map((v) => v.id),
+      );
+      const expected = await pool.query(tumbling5mLateness3mSql());
+      const actual = await pool.query(
+        `SELECT ${SINK_COLUMNS} FROM restart_windows ORDER BY window_start, merchant_id`,
+      );
+      expect(actual.rows.length).toBeGreaterThan(50);
+      expect(actual.rows).toEqual(expected.rows);
+      // The committed batches read the whole topic, each offset once.
+      await expectBatchesCoverTopic(pool, fx.kafka, fx.topic);
+    },
+  );
 });

@@ -4,7 +4,16 @@
 // they outlast the retries.
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ExpectationFailedError, FencedError, formatProgressLine, isRetriable, openRequeuedDeliveries, PipelineRunner, registerPipelineVersion, type RegisteredVersion } from "@sluice/engine";
+import {
+  ExpectationFailedError,
+  FencedError,
+  formatProgressLine,
+  isRetriable,
+  openRequeuedDeliveries,
+  PipelineRunner,
+  registerPipelineVersion,
+  type RegisteredVersion,
+} from "@sluice/engine";
 import { formatSpecErrors, specTiming } from "@sluice/spec";
 import { loadEnv, pipelineEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
@@ -18,7 +27,11 @@ import { describeFailure, RUN_RETRIES, waitBeforeRetry, withRetries } from "../r
 
 export type RunMode = "once" | "until-caught-up" | "continuous";
 
-export async function runCommand(file: string, mode: RunMode, opts: { freshState?: boolean; as?: string } = {}): Promise<number> {
+export async function runCommand(
+  file: string,
+  mode: RunMode,
+  opts: { freshState?: boolean; as?: string } = {},
+): Promise<number> {
   const loaded = await loadSpecFile(file);
   if (!loaded.ok) {
     console.error(formatSpecErrors(loaded.errors, file));
@@ -53,13 +66,24 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
         }
         if (!allowed || !who) return null;
         if (!reg) {
-          reg = await registerPipelineVersion(services.pool, spec, { continueFromPrevious: !opts.freshState, registeredBy: who.label, reason: `sluice run ${file}` });
+          reg = await registerPipelineVersion(services.pool, spec, {
+            continueFromPrevious: !opts.freshState,
+            registeredBy: who.label,
+            reason: `sluice run ${file}`,
+          });
           const db = createPrismaClient(services.pool);
-          await auditRegistration(db, who, spec.name, reg, `sluice run ${file}`).finally(() => db.$disconnect());
+          await auditRegistration(db, who, spec.name, reg, `sluice run ${file}`).finally(() =>
+            db.$disconnect(),
+          );
         }
         const opened = await PipelineRunner.open(
           { pool: services.pool, kafka: services.kafka, logger: services.logger },
-          { pipelineVersionId: reg.pipelineVersionId, spec, owner: `${hostname()}:${process.pid}`, env: pipelineEnv() },
+          {
+            pipelineVersionId: reg.pipelineVersionId,
+            spec,
+            owner: `${hostname()}:${process.pid}`,
+            env: pipelineEnv(),
+          },
         );
         return { runner: opened, pool: services.pool, reg };
       },
@@ -72,7 +96,10 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
     // A warning, on stderr: stdout's lines starting "batch N" announce commits.
     if (unfinished) console.error(`${spec.name}: ${unfinished}`);
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.
-    const requeued = await openRequeuedDeliveries({ pool: started.pool, pipelineVersionId: started.reg.pipelineVersionId, env: pipelineEnv() }, spec);
+    const requeued = await openRequeuedDeliveries(
+      { pool: started.pool, pipelineVersionId: started.reg.pipelineVersionId, env: pipelineEnv() },
+      spec,
+    );
 
     let failures = 0;
     while (!stopping.signal.aborted) {
@@ -84,7 +111,9 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
         else if (effectiveMode !== "continuous") console.log("caught up: no new offsets");
         const resent = await requeued?.send(runner.leaseEpoch);
         if (resent && resent.found > 0) {
-          console.log(`re-queued webhook deliveries: ${resent.found} found, ${resent.sent} sent, ${resent.alreadyDelivered} already delivered, ${resent.failed} failed again`);
+          console.log(
+            `re-queued webhook deliveries: ${resent.found} found, ${resent.sent} sent, ${resent.alreadyDelivered} already delivered, ${resent.failed} failed again`,
+          );
         }
         if (effectiveMode === "once") break;
         if (result.kind === "empty" && effectiveMode === "until-caught-up") break;
@@ -94,7 +123,9 @@ export async function runCommand(file: string, mode: RunMode, opts: { freshState
         await waitBeforeRetry(err, at, failures, stopping.signal);
         continue;
       }
-      await sleep(Math.max(0, (everyMs ?? 0) - (Date.now() - startedAt)), undefined, { signal: stopping.signal }).catch(() => undefined);
+      await sleep(Math.max(0, (everyMs ?? 0) - (Date.now() - startedAt)), undefined, {
+        signal: stopping.signal,
+      }).catch(() => undefined);
     }
     return 0;
   } catch (err) {

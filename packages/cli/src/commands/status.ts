@@ -45,19 +45,35 @@ export async function statusCommand(name: string): Promise<number> {
     );
     console.log(batches.rowCount ? "recent batches (table batch_log):" : "no committed batches yet");
     for (const b of batches.rows) {
-      console.log(`  batch ${b.batch_id} at ${b.committed_at.toISOString()}: ${b.input_rows} rows in ${b.ms} ms, backlog ${b.backlog}, outcomes ${JSON.stringify(b.outcomes)}`);
+      console.log(
+        `  batch ${b.batch_id} at ${b.committed_at.toISOString()}: ${b.input_rows} rows in ${b.ms} ms, backlog ${b.backlog}, outcomes ${JSON.stringify(b.outcomes)}`,
+      );
     }
-    const failure = await pool.query(`SELECT batch_id, message, samples, created_at FROM batch_failures WHERE pipeline_version_id = $1 ORDER BY id DESC LIMIT 1`, [latest]);
+    const failure = await pool.query(
+      `SELECT batch_id, message, samples, created_at FROM batch_failures WHERE pipeline_version_id = $1 ORDER BY id DESC LIMIT 1`,
+      [latest],
+    );
     const f = failure.rows[0];
-    if (f) console.log(`last failure (table batch_failures): batch ${f.batch_id} at ${f.created_at.toISOString()}: ${f.message}; sample ${JSON.stringify(f.samples[0] ?? null)}`);
+    if (f)
+      console.log(
+        `last failure (table batch_failures): batch ${f.batch_id} at ${f.created_at.toISOString()}: ${f.message}; sample ${JSON.stringify(f.samples[0] ?? null)}`,
+      );
     // The same summary as the console's pipeline page: counts, and the reasons a person acts on.
     const db = createPrismaClient(pool);
     try {
       const dl = await summarizeDeadLetters(db, { pipeline: name, reasons: 5, rows: 1 });
       if (dl && dl.counts.total > 0) {
-        console.log(`dead letters (table dead_letters): ${DEAD_LETTER_OUTCOMES.filter((o) => dl.counts[o] > 0).map((o) => `${o} ${dl.counts[o]}`).join(", ")}`);
-        for (const g of dl.reasons) console.log(`  ${String(g.count).padStart(6)} × ${g.outcome}: ${g.reason}`);
-        if (dl.reasonGroups > dl.reasons.length) console.log(`  … and ${dl.reasonGroups - dl.reasons.length} more reason(s): see the console's page for this pipeline`);
+        console.log(
+          `dead letters (table dead_letters): ${DEAD_LETTER_OUTCOMES.filter((o) => dl.counts[o] > 0)
+            .map((o) => `${o} ${dl.counts[o]}`)
+            .join(", ")}`,
+        );
+        for (const g of dl.reasons)
+          console.log(`  ${String(g.count).padStart(6)} × ${g.outcome}: ${g.reason}`);
+        if (dl.reasonGroups > dl.reasons.length)
+          console.log(
+            `  … and ${dl.reasonGroups - dl.reasons.length} more reason(s): see the console's page for this pipeline`,
+          );
       }
     } finally {
       await db.$disconnect();

@@ -21,19 +21,30 @@ function sluice(...args: string[]): Promise<{ code: number; stdout: string; stde
     execFile(
       process.execPath,
       ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" } },
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" },
+      },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );
   });
 }
 
 const status = async (key: string) =>
-  (await pool.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM webhook_deliveries WHERE idempotency_key = $1`, [key])).rows[0];
+  (
+    await pool.query<{ status: string; attempts: number }>(
+      `SELECT status, attempts FROM webhook_deliveries WHERE idempotency_key = $1`,
+      [key],
+    )
+  ).rows[0];
 
 beforeAll(async () => {
   database = await createTestDatabase("cli_webhooks");
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const spec = ledgerSpec("alerts", { name: "alerts", sink: { webhook: { url: "http://127.0.0.1:9/hooks", idempotencyKey: ["event_id"] } } });
+  const spec = ledgerSpec("alerts", {
+    name: "alerts",
+    sink: { webhook: { url: "http://127.0.0.1:9/hooks", idempotencyKey: ["event_id"] } },
+  });
   const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
   await createTestUsers(pool, [{ email: "oncall@ops.test", role: "operator" }]);
   // The ledger as the engine leaves it after a receiver outage: one key delivered, two given up.
@@ -56,13 +67,18 @@ describe("sluice webhooks", () => {
   it("lists the failed deliveries with their errors and how to retry them", async () => {
     const listed = await sluice("webhooks", "alerts", "--failed");
     expect(listed).toMatchObject({ code: 0, stderr: "" });
-    expect(listed.stdout).toContain("alerts: webhook deliveries (table webhook_deliveries): delivered 1, pending 0, failed 2");
+    expect(listed.stdout).toContain(
+      "alerts: webhook deliveries (table webhook_deliveries): delivered 1, pending 0, failed 2",
+    );
     expect(listed.stdout).toMatch(/failed {4}alerts:e2 {2}10 attempt\(s\).*HTTP 500: down/);
     expect(listed.stdout).toMatch(/failed {4}alerts:e3 {2}10 attempt\(s\).*HTTP 503: down/);
     expect(listed.stdout).not.toContain("alerts:e1");
     expect(listed.stdout).toContain("npx sluice webhooks retry alerts");
     expect((await sluice("webhooks", "alerts")).stdout).toContain("delivered alerts:e1");
-    expect(await sluice("webhooks", "nope")).toMatchObject({ code: 1, stderr: expect.stringContaining('no pipeline named "nope"') });
+    expect(await sluice("webhooks", "nope")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no pipeline named "nope"'),
+    });
   });
 
   it("retry re-queues one key or every failed one, recorded with who and why; a delivered key is refused", async () => {
@@ -71,8 +87,14 @@ describe("sluice webhooks", () => {
       stderr: expect.stringContaining('"alerts:e1" was delivered at'),
     });
     expect(await status("alerts:e1")).toEqual({ status: "delivered", attempts: 1 });
-    expect(await sluice("webhooks", "retry", "alerts", "--key")).toMatchObject({ code: 1, stderr: expect.stringContaining("--key needs a value") });
-    expect(await sluice("webhooks", "retry")).toMatchObject({ code: 1, stderr: expect.stringContaining("which pipeline?") });
+    expect(await sluice("webhooks", "retry", "alerts", "--key")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("--key needs a value"),
+    });
+    expect(await sluice("webhooks", "retry")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("which pipeline?"),
+    });
 
     const one = await sluice("webhooks", "retry", "alerts", "--key", "alerts:e2", "receiver", "fixed");
     expect(one).toMatchObject({ code: 0 });
@@ -81,13 +103,20 @@ describe("sluice webhooks", () => {
     expect(await status("alerts:e2")).toEqual({ status: "pending", attempts: 0 });
     expect(await status("alerts:e3")).toEqual({ status: "failed", attempts: 10 });
     // Already re-queued: not failed any more.
-    expect(await sluice("webhooks", "retry", "alerts", "--key=alerts:e2")).toMatchObject({ code: 1, stderr: expect.stringContaining('"alerts:e2" is pending, not failed') });
+    expect(await sluice("webhooks", "retry", "alerts", "--key=alerts:e2")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('"alerts:e2" is pending, not failed'),
+    });
 
     expect((await sluice("webhooks", "retry", "alerts")).stdout).toContain("re-queued 1 failed");
     expect(await status("alerts:e3")).toEqual({ status: "pending", attempts: 0 });
-    expect((await sluice("webhooks", "retry", "alerts")).stdout).toContain("no failed webhook deliveries: nothing to retry");
+    expect((await sluice("webhooks", "retry", "alerts")).stdout).toContain(
+      "no failed webhook deliveries: nothing to retry",
+    );
 
-    const audit = await pool.query(`SELECT idempotency_key, deliveries, actor, reason FROM webhook_requeues ORDER BY id`);
+    const audit = await pool.query(
+      `SELECT idempotency_key, deliveries, actor, reason FROM webhook_requeues ORDER BY id`,
+    );
     expect(audit.rows.map((r) => [r.idempotency_key, r.deliveries, r.reason])).toEqual([
       ["alerts:e2", 1, "receiver fixed"],
       [null, 1, ""],

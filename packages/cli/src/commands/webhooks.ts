@@ -4,7 +4,12 @@
 // running the pipeline send the deliveries, so this command needs no webhook URL or secret.
 import { createPrismaClient } from "@sluice/db";
 import { isRetriable } from "@sluice/engine";
-import { findWebhookDeliveries, requeueFailedWebhookDeliveries, WebhookRequeueError, type TWebhookDeliveryView } from "@sluice/services";
+import {
+  findWebhookDeliveries,
+  requeueFailedWebhookDeliveries,
+  WebhookRequeueError,
+  type TWebhookDeliveryView,
+} from "@sluice/services";
 import { authorizeCli, cliAuditWho, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
 
@@ -13,36 +18,58 @@ const MAX_LISTED = 1000;
 
 export async function webhooksCommand(pipeline: string, opts: { failedOnly: boolean }): Promise<number> {
   return withDb(pipeline, async (db) => {
-    const found = await findWebhookDeliveries(db, { pipeline, ...(opts.failedOnly ? { status: "failed" as const } : {}), limit: opts.failedOnly ? MAX_LISTED : RECENT });
+    const found = await findWebhookDeliveries(db, {
+      pipeline,
+      ...(opts.failedOnly ? { status: "failed" as const } : {}),
+      limit: opts.failedOnly ? MAX_LISTED : RECENT,
+    });
     if (!found) {
       console.error(`no pipeline named "${pipeline}"`);
       return 1;
     }
     const { counts, deliveries } = found;
     const total = counts.pending + counts.delivered + counts.failed;
-    console.log(`${pipeline}: webhook deliveries (table webhook_deliveries): delivered ${counts.delivered}, pending ${counts.pending}, failed ${counts.failed}`);
+    console.log(
+      `${pipeline}: webhook deliveries (table webhook_deliveries): delivered ${counts.delivered}, pending ${counts.pending}, failed ${counts.failed}`,
+    );
     for (const d of deliveries) console.log(`  ${formatDelivery(d)}`);
     const listed = opts.failedOnly ? counts.failed : total;
-    if (deliveries.length < listed) console.log(`  (the newest ${deliveries.length} of ${listed}${opts.failedOnly ? "" : "; --failed lists the failed ones"})`);
-    if (counts.failed > 0) console.log(`retry the failed ones once the receiver is fixed: npx sluice webhooks retry ${pipeline} [--key <key>] [reason]`);
+    if (deliveries.length < listed)
+      console.log(
+        `  (the newest ${deliveries.length} of ${listed}${opts.failedOnly ? "" : "; --failed lists the failed ones"})`,
+      );
+    if (counts.failed > 0)
+      console.log(
+        `retry the failed ones once the receiver is fixed: npx sluice webhooks retry ${pipeline} [--key <key>] [reason]`,
+      );
     return 0;
   });
 }
 
-export async function webhooksRetryCommand(pipeline: string, opts: { key?: string; reason: string; as?: string }): Promise<number> {
+export async function webhooksRetryCommand(
+  pipeline: string,
+  opts: { key?: string; reason: string; as?: string },
+): Promise<number> {
   return withDb(pipeline, async (db) => {
     const who = await authorizeCli(db, opts.as, "webhook.requeue", { pipeline });
     if (!who) return EXIT_NOT_ALLOWED;
     try {
-      const r = await requeueFailedWebhookDeliveries(db, { pipeline, ...(opts.key ? { key: opts.key } : {}), actor: who.label, reason: opts.reason }, { audit: cliAuditWho(who) });
+      const r = await requeueFailedWebhookDeliveries(
+        db,
+        { pipeline, ...(opts.key ? { key: opts.key } : {}), actor: who.label, reason: opts.reason },
+        { audit: cliAuditWho(who) },
+      );
       if (r.requeued === 0) {
         console.log(`${pipeline}: no failed webhook deliveries: nothing to retry`);
         return 0;
       }
-      console.log(`${pipeline}: re-queued ${r.requeued} failed webhook deliveries with their idempotency keys (table webhook_requeues, #${r.requeueId})`);
+      console.log(
+        `${pipeline}: re-queued ${r.requeued} failed webhook deliveries with their idempotency keys (table webhook_requeues, #${r.requeueId})`,
+      );
       console.log(
         r.runningOnWorkers
-          ? "  the workers send them at the pipeline's next batch turn; watch: npx sluice webhooks " + pipeline
+          ? "  the workers send them at the pipeline's next batch turn; watch: npx sluice webhooks " +
+              pipeline
           : `  ${pipeline} is not running on the workers: they are sent once it runs (npx sluice resume|start ${pipeline}, or npx sluice run <spec>)`,
       );
       return 0;
@@ -63,7 +90,10 @@ function formatDelivery(d: TWebhookDeliveryView): string {
   return `${d.status.padEnd(9)} ${d.key}  ${d.attempts} attempt(s), ${when}, batch ${d.batchId}${requeued}${error}`;
 }
 
-async function withDb(pipeline: string, fn: (db: ReturnType<typeof createPrismaClient>) => Promise<number>): Promise<number> {
+async function withDb(
+  pipeline: string,
+  fn: (db: ReturnType<typeof createPrismaClient>) => Promise<number>,
+): Promise<number> {
   const services = await connect();
   const db = createPrismaClient(services.pool);
   try {

@@ -62,7 +62,10 @@ export function contractChecker(spec: Pick<TPipelineSpec, "contract">, columns: 
   const declared = new Set(columns.map((c) => c.name));
   const coercers = columns.map((c) => COERCE[c.type]);
   const { onUnknownField, onTypeMismatch } = spec.contract;
-  const mismatch = (reason: string, m?: Mismatch): ContractResult => (onTypeMismatch === "reject" ? { kind: "reject", reason } : { kind: "quarantine", reason, ...(m ? { mismatch: m } : {}) });
+  const mismatch = (reason: string, m?: Mismatch): ContractResult =>
+    onTypeMismatch === "reject"
+      ? { kind: "reject", reason }
+      : { kind: "quarantine", reason, ...(m ? { mismatch: m } : {}) };
 
   return {
     check(value) {
@@ -76,14 +79,25 @@ export function contractChecker(spec: Pick<TPipelineSpec, "contract">, columns: 
           continue;
         }
         const coerced = coercers[i]!(raw);
-        if (coerced === BAD) return mismatch(`field "${col.name}" should be ${col.type}, got ${show(raw)}`, { field: col.name, declared: col.type, raw });
+        if (coerced === BAD)
+          return mismatch(`field "${col.name}" should be ${col.type}, got ${show(raw)}`, {
+            field: col.name,
+            declared: col.type,
+            raw,
+          });
         row[col.name] = coerced;
       }
       let rescued: Record<string, unknown> | null = null;
       for (const key in value) {
         if (declared.has(key) || !Object.hasOwn(value, key)) continue;
-        if (onUnknownField === "quarantine") return { kind: "quarantine", reason: `unknown field "${key}" (contract has no such field)`, mismatch: { field: key, raw: value[key] } };
-        if (onUnknownField === "reject") return { kind: "reject", reason: `unknown field "${key}" (contract has no such field)` };
+        if (onUnknownField === "quarantine")
+          return {
+            kind: "quarantine",
+            reason: `unknown field "${key}" (contract has no such field)`,
+            mismatch: { field: key, raw: value[key] },
+          };
+        if (onUnknownField === "reject")
+          return { kind: "reject", reason: `unknown field "${key}" (contract has no such field)` };
         (rescued ??= {})[key] = value[key];
       }
       return { kind: "row", row, rescued };

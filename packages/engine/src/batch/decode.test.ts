@@ -4,11 +4,20 @@
 import { describe, expect, it } from "vitest";
 import { decodeJson } from "./decode";
 
-const rec = (text: string) => ({ partition: 0, offset: 0, key: null, value: Buffer.from(text, "utf8"), timestamp: 0 });
+const rec = (text: string) => ({
+  partition: 0,
+  offset: 0,
+  key: null,
+  value: Buffer.from(text, "utf8"),
+  timestamp: 0,
+});
 
 describe("decodeJson", () => {
   it("decodes a JSON object, surrogate pairs and literal backslash-u text included", () => {
-    expect(decodeJson(rec('{"a":"\\ud83d\\ude00","b":"\\\\ud800","c":1}'))).toEqual({ ok: true, value: { a: "😀", b: "\\ud800", c: 1 } });
+    expect(decodeJson(rec('{"a":"\\ud83d\\ude00","b":"\\\\ud800","c":1}'))).toEqual({
+      ok: true,
+      value: { a: "😀", b: "\\ud800", c: 1 },
+    });
   });
 
   it("turns an unpaired surrogate into a dead letter with the reason", () => {
@@ -20,9 +29,18 @@ describe("decodeJson", () => {
   });
 
   it("turns NUL, non-objects and invalid JSON into dead letters", () => {
-    expect(decodeJson(rec('{"a":"\\u0000"}'))).toMatchObject({ ok: false, reason: expect.stringContaining("NUL") });
+    expect(decodeJson(rec('{"a":"\\u0000"}'))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("NUL"),
+    });
     expect(decodeJson(rec("[1]"))).toMatchObject({ ok: false, reason: expect.stringContaining("an array") });
-    expect(decodeJson(rec("{"))).toMatchObject({ ok: false, reason: expect.stringContaining("not valid JSON") });
-    expect(decodeJson({ ...rec(""), value: null })).toMatchObject({ ok: false, reason: expect.stringContaining("empty payload") });
+    expect(decodeJson(rec("{"))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("not valid JSON"),
+    });
+    expect(decodeJson({ ...rec(""), value: null })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("empty payload"),
+    });
   });
 });

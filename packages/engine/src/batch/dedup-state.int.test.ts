@@ -5,7 +5,12 @@
 // size the engine reports is the size of the table.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock, type Manifest } from "@sluice/producer";
-import { createEngineFixture, drainPipeline, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  drainPipeline,
+  ledgerSpec,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 
 const MESSAGES = 20_000;
 const STEP_MS = 100; // simulated time between events: one minute = 600 events

@@ -8,14 +8,20 @@ export function dedupKey(row: Record<string, unknown>, columns: readonly string[
     const v = row[columns[0]!];
     return typeof v === "string" ? v : JSON.stringify(v instanceof Date ? v.toISOString() : v);
   }
-  return JSON.stringify(columns.map((c) => {
-    const v = row[c];
-    return v instanceof Date ? v.toISOString() : v;
-  }));
+  return JSON.stringify(
+    columns.map((c) => {
+      const v = row[c];
+      return v instanceof Date ? v.toISOString() : v;
+    }),
+  );
 }
 
 /** Where dedup state may be evicted: keys with an event time before this can no longer be duplicates. */
-export function dedupHorizon(opts: { watermark: Date | null; maxSeen: Date | null; withinMs?: number }): Date | null {
+export function dedupHorizon(opts: {
+  watermark: Date | null;
+  maxSeen: Date | null;
+  withinMs?: number;
+}): Date | null {
   if (opts.withinMs === undefined) return opts.watermark;
   return opts.maxSeen ? new Date(opts.maxSeen.getTime() - opts.withinMs) : null;
 }

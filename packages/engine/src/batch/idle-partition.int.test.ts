@@ -28,7 +28,18 @@ async function send(partition: number, eventTimes: string[], topic = fx.topic) {
     topic,
     messages: eventTimes.map((t) => ({
       partition,
-      value: JSON.stringify({ event_id: `evt_${++n}`, type: "settlement", merchant_id: `mer_${partition}`, customer_id: "c", payment_id: "p", seq: n, amount: "1.00", currency: "EUR", card_country: "FR", event_time: `2025-06-01T${t}Z` }),
+      value: JSON.stringify({
+        event_id: `evt_${++n}`,
+        type: "settlement",
+        merchant_id: `mer_${partition}`,
+        customer_id: "c",
+        payment_id: "p",
+        seq: n,
+        amount: "1.00",
+        currency: "EUR",
+        card_country: "FR",
+        event_time: `2025-06-01T${t}Z`,
+      }),
     })),
   });
   await producer.disconnect();
@@ -37,9 +48,15 @@ async function send(partition: number, eventTimes: string[], topic = fx.topic) {
 describe("per-partition watermark", () => {
   it("an idle partition stops holding the watermark back after idleTimeout; its later rows behind it are late", async () => {
     let clock = Date.parse("2026-01-01T12:00:00Z");
-    const spec = ledgerSpec(fx.topic, { eventTime: { column: "event_time", watermarkDelay: "1m", idleTimeout: "30s" }, expectations: [] });
+    const spec = ledgerSpec(fx.topic, {
+      eventTime: { column: "event_time", watermarkDelay: "1m", idleTimeout: "30s" },
+      expectations: [],
+    });
     const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-    const runner = await PipelineRunner.open({ ...fx.resources, now: () => new Date(clock) }, { pipelineVersionId, spec, owner: "test" });
+    const runner = await PipelineRunner.open(
+      { ...fx.resources, now: () => new Date(clock) },
+      { pipelineVersionId, spec, owner: "test" },
+    );
     const batch = async (): Promise<BatchProgress> => {
       const r = await runner.runBatch();
       if (r.kind !== "committed") throw new Error("expected a batch");
@@ -58,14 +75,20 @@ describe("per-partition watermark", () => {
       await send(0, ["10:30:00"]);
       const released = await batch();
       expect(released.watermark).toBe("2025-06-01T10:29:00.000Z");
-      expect(released.partitionEventTime?.map((p) => [p.partition, p.idle])).toEqual([[0, false], [1, true]]);
+      expect(released.partitionEventTime?.map((p) => [p.partition, p.idle])).toEqual([
+        [0, false],
+        [1, true],
+      ]);
 
       clock += 1_000;
       await send(1, ["10:05:00", "10:40:00"]); // partition 1 wakes up: its old event is late now
       const woke = await batch();
       expect(woke.outcomes.late).toBe(1);
       expect(woke.outcomes.sink).toBe(1);
-      expect(woke.partitionEventTime?.map((p) => [p.partition, p.idle])).toEqual([[0, false], [1, false]]);
+      expect(woke.partitionEventTime?.map((p) => [p.partition, p.idle])).toEqual([
+        [0, false],
+        [1, false],
+      ]);
       expect(woke.watermark).toBe("2025-06-01T10:29:00.000Z"); // min(10:30, 10:40) − 1m: never moves back
     } finally {
       await runner.close();
@@ -85,12 +108,25 @@ describe("a topic that goes quiet", () => {
       name: "quiet-windows",
       eventTime: { column: "event_time", watermarkDelay: "1m", idleTimeout: "30s" },
       expectations: [],
-      aggregate: { groupBy: ["merchant_id"], window: { tumbling: "5m" }, outputMode: "append", measures: { events: "count()" } },
+      aggregate: {
+        groupBy: ["merchant_id"],
+        window: { tumbling: "5m" },
+        outputMode: "append",
+        measures: { events: "count()" },
+      },
       sink: { postgres: { table: "quiet_windows" } },
     });
     const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-    const runner = await PipelineRunner.open({ ...fx.resources, now: () => new Date(clock) }, { pipelineVersionId, spec, owner: "test" });
-    const windows = async () => (await fx.pool.query(`SELECT merchant_id, window_start, events FROM quiet_windows ORDER BY merchant_id`)).rows;
+    const runner = await PipelineRunner.open(
+      { ...fx.resources, now: () => new Date(clock) },
+      { pipelineVersionId, spec, owner: "test" },
+    );
+    const windows = async () =>
+      (
+        await fx.pool.query(
+          `SELECT merchant_id, window_start, events FROM quiet_windows ORDER BY merchant_id`,
+        )
+      ).rows;
     try {
       await send(0, ["10:01:00", "10:04:00", "10:08:00"], topic);
       await send(1, ["10:02:00", "10:03:00"], topic);

@@ -5,7 +5,12 @@
 // Real Kafka and Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
-import { createEngineFixture, drainPipeline, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  drainPipeline,
+  ledgerSpec,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 import { judgedEventsSql, loadReferenceBatches, loadReferenceEvents } from "../testing/reference-events";
 import { totalOutcomes } from "./outcomes";
 
@@ -55,15 +60,24 @@ describe("lateData: drop", () => {
     );
 
     // Counted: per batch, the engine's late outcomes are the recomputed late rows.
-    const expectedPerBatch = await fx.pool.query<{ batch_id: string; n: number }>(`SELECT batch_id, count(*) FILTER (WHERE late)::int AS n FROM ref_late GROUP BY 1 ORDER BY 1`);
-    expect(progress.map((p) => [p.batchId, p.outcomes.late])).toEqual(expectedPerBatch.rows.map((r) => [Number(r.batch_id), r.n]));
+    const expectedPerBatch = await fx.pool.query<{ batch_id: string; n: number }>(
+      `SELECT batch_id, count(*) FILTER (WHERE late)::int AS n FROM ref_late GROUP BY 1 ORDER BY 1`,
+    );
+    expect(progress.map((p) => [p.batchId, p.outcomes.late])).toEqual(
+      expectedPerBatch.rows.map((r) => [Number(r.batch_id), r.n]),
+    );
     const late = progress.reduce((s, p) => s + p.outcomes.late, 0);
     expect(late).toBeGreaterThan(50);
 
     // Not written anywhere: no dead letter at all (nothing else is malformed here), no late position in the sink.
-    const deadLetters = await fx.pool.query(`SELECT outcome, count(*)::int AS n FROM dead_letters WHERE pipeline_version_id = $1 GROUP BY 1`, [pipelineVersionId]);
+    const deadLetters = await fx.pool.query(
+      `SELECT outcome, count(*)::int AS n FROM dead_letters WHERE pipeline_version_id = $1 GROUP BY 1`,
+      [pipelineVersionId],
+    );
     expect(deadLetters.rows).toEqual([]);
-    const lateInSink = await fx.pool.query(`SELECT count(*)::int AS n FROM late_drop s JOIN ref_late r ON r.late AND r.partition = s._partition AND r."offset" = s._offset`);
+    const lateInSink = await fx.pool.query(
+      `SELECT count(*)::int AS n FROM late_drop s JOIN ref_late r ON r.late AND r.partition = s._partition AND r."offset" = s._offset`,
+    );
     expect(lateInSink.rows[0].n).toBe(0);
     // The sink holds exactly the distinct events that arrived on time at least once.
     const missingOrExtra = await fx.pool.query(
@@ -74,7 +88,8 @@ describe("lateData: drop", () => {
 
     // Accounting balances per batch and in total: every message is sink, duplicate or late.
     for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
-    const sum = (f: (o: (typeof progress)[number]["outcomes"]) => number) => progress.reduce((s, p) => s + f(p.outcomes), 0);
+    const sum = (f: (o: (typeof progress)[number]["outcomes"]) => number) =>
+      progress.reduce((s, p) => s + f(p.outcomes), 0);
     const sinkRows = (await fx.pool.query(`SELECT count(*)::int AS n FROM late_drop`)).rows[0].n as number;
     expect(sum((o) => o.sink)).toBe(sinkRows);
     expect(sum((o) => o.sink) + sum((o) => o.duplicate) + late).toBe(messages);

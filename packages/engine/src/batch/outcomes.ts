@@ -17,16 +17,36 @@ export interface OutcomeCounts {
 }
 
 export function emptyOutcomes(): OutcomeCounts {
-  return { sink: 0, duplicate: 0, filtered: 0, quarantined: 0, deadLetter: 0, late: 0, stale: 0, dropped: {} };
+  return {
+    sink: 0,
+    duplicate: 0,
+    filtered: 0,
+    quarantined: 0,
+    deadLetter: 0,
+    late: 0,
+    stale: 0,
+    dropped: {},
+  };
 }
 
 export function totalOutcomes(o: OutcomeCounts): number {
-  return o.sink + o.duplicate + o.filtered + o.quarantined + o.deadLetter + o.late + (o.stale ?? 0) + Object.values(o.dropped).reduce((a, b) => a + b, 0);
+  return (
+    o.sink +
+    o.duplicate +
+    o.filtered +
+    o.quarantined +
+    o.deadLetter +
+    o.late +
+    (o.stale ?? 0) +
+    Object.values(o.dropped).reduce((a, b) => a + b, 0)
+  );
 }
 
 export function assertBalanced(input: number, o: OutcomeCounts): void {
   const total = totalOutcomes(o);
   if (total !== input) {
-    throw new InvariantError(`batch accounting does not balance: ${input} input rows but ${total} outcomes ${JSON.stringify(o)}`);
+    throw new InvariantError(
+      `batch accounting does not balance: ${input} input rows but ${total} outcomes ${JSON.stringify(o)}`,
+    );
   }
 }

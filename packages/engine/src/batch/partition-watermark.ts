@@ -42,9 +42,18 @@ export function advancePartitionClocks(
 }
 
 /** The event time the watermark follows: min over active partitions, or max over all when all are idle. */
-export function combinedEventTime(clocks: PartitionClocks, now: Date, idleTimeoutMs: number): { eventTime: Date | null; partitions: PartitionEventTime[] } {
+export function combinedEventTime(
+  clocks: PartitionClocks,
+  now: Date,
+  idleTimeoutMs: number,
+): { eventTime: Date | null; partitions: PartitionEventTime[] } {
   const partitions = Object.entries(clocks)
-    .map(([p, c]) => ({ partition: Number(p), eventTimeMax: c.max, lastDataAt: c.lastDataAt, idle: now.getTime() - new Date(c.lastDataAt).getTime() > idleTimeoutMs }))
+    .map(([p, c]) => ({
+      partition: Number(p),
+      eventTimeMax: c.max,
+      lastDataAt: c.lastDataAt,
+      idle: now.getTime() - new Date(c.lastDataAt).getTime() > idleTimeoutMs,
+    }))
     .sort((a, b) => a.partition - b.partition);
   if (partitions.length === 0) return { eventTime: null, partitions };
   const active = partitions.filter((p) => !p.idle);

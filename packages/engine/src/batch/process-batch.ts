@@ -100,7 +100,14 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   const warnings: Record<string, number> = {};
   const failures = new Map<string, ExpectationFailure>();
   const deadLetters: DeadLetterRow[] = [];
-  const candidates: { record: SourceRecord; seen: Partial<RowVerdict> | undefined; row: SinkRow; key: string | undefined; time: Date; behindWatermark: boolean }[] = [];
+  const candidates: {
+    record: SourceRecord;
+    seen: Partial<RowVerdict> | undefined;
+    row: SinkRow;
+    key: string | undefined;
+    time: Date;
+    behindWatermark: boolean;
+  }[] = [];
   // Times as epoch ms: comparing Date objects with < converts both to numbers on every comparison.
   const maxEventMsByPartition = new Map<number, number>();
   const partitionsWithData = new Set<number>();
@@ -125,7 +132,14 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     const checked = contract.check(decoded.value);
     if (checked.kind !== "row") {
       const outcome = checked.kind === "quarantine" ? "quarantined" : "dead_letter";
-      if (checked.kind === "quarantine" && checked.mismatch) drift.mismatch(checked.mismatch.field, checked.mismatch.declared, checked.mismatch.raw, decoded.value, record);
+      if (checked.kind === "quarantine" && checked.mismatch)
+        drift.mismatch(
+          checked.mismatch.field,
+          checked.mismatch.declared,
+          checked.mismatch.raw,
+          decoded.value,
+          record,
+        );
       outcomes[checked.kind === "quarantine" ? "quarantined" : "deadLetter"]++;
       deadLetters.push({ outcome, reason: checked.reason, record, payload: decoded.value });
       trace?.(record, { outcome, reason: checked.reason, values: decoded.value });
@@ -138,7 +152,8 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     if (eventTime) {
       if (eventMs > maxEventMs) maxEventMs = eventMs;
       const partitionMax = maxEventMsByPartition.get(record.partition);
-      if (partitionMax === undefined || eventMs > partitionMax) maxEventMsByPartition.set(record.partition, eventMs);
+      if (partitionMax === undefined || eventMs > partitionMax)
+        maxEventMsByPartition.set(record.partition, eventMs);
     }
 
     const cel = compiled.expectations.length > 0 || compiled.filter ? compiled.toCelRow(row) : undefined;
@@ -152,14 +167,26 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
       else if (e.action === "fail") {
         const f = failures.get(e.name) ?? { rule: e.name, rowCount: 0, samples: [] };
         f.rowCount++;
-        if (f.samples.length < MAX_FAILURE_SAMPLES) f.samples.push({ ...decoded.value, _partition: record.partition, _offset: record.offset });
+        if (f.samples.length < MAX_FAILURE_SAMPLES)
+          f.samples.push({ ...decoded.value, _partition: record.partition, _offset: record.offset });
         failures.set(e.name, f);
       } else droppedBy ??= e.name;
     }
-    const seen = trace ? { values: row, rescued: checked.rescued, ...(verdicts && verdicts.length > 0 ? { expectations: verdicts } : {}) } : undefined;
+    const seen = trace
+      ? {
+          values: row,
+          rescued: checked.rescued,
+          ...(verdicts && verdicts.length > 0 ? { expectations: verdicts } : {}),
+        }
+      : undefined;
     if (droppedBy) {
       outcomes.dropped[droppedBy] = (outcomes.dropped[droppedBy] ?? 0) + 1;
-      trace?.(record, { ...seen, outcome: "dropped", droppedBy, reason: `dropped by expectation "${droppedBy}"` });
+      trace?.(record, {
+        ...seen,
+        outcome: "dropped",
+        droppedBy,
+        reason: `dropped by expectation "${droppedBy}"`,
+      });
       continue;
     }
     if (compiled.filter && !compiled.filter.test(cel!)) {
@@ -170,11 +197,18 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     if (eventTime && eventMs < lateBeforeMs) {
       outcomes.late++;
       if (spec.lateData === "deadLetter") {
-        const lateness = lateBefore && watermark && lateBefore < watermark ? ` minus allowedLateness (${lateBefore.toISOString()})` : "";
+        const lateness =
+          lateBefore && watermark && lateBefore < watermark
+            ? ` minus allowedLateness (${lateBefore.toISOString()})`
+            : "";
         const reason = `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}${lateness}`;
         deadLetters.push({ outcome: "late", reason, record, payload: decoded.value });
       }
-      trace?.(record, { ...seen, outcome: "late", reason: `event time ${eventTime.toISOString()} is behind the watermark${spec.lateData === "deadLetter" ? " (dead letter)" : " (dropped, counted)"}` });
+      trace?.(record, {
+        ...seen,
+        outcome: "late",
+        reason: `event time ${eventTime.toISOString()} is behind the watermark${spec.lateData === "deadLetter" ? " (dead letter)" : " (dropped, counted)"}`,
+      });
       continue;
     }
     const timeMs = eventTime ? eventMs : record.timestamp;
@@ -182,7 +216,13 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     candidates.push({
       record,
       seen,
-      row: { values: row, rescued: checked.rescued, partition: record.partition, offset: record.offset, ingestTimeMs: record.timestamp },
+      row: {
+        values: row,
+        rescued: checked.rescued,
+        partition: record.partition,
+        offset: record.offset,
+        ingestTimeMs: record.timestamp,
+      },
       key: dedupColumns ? dedupKey(row, dedupColumns) : undefined,
       time: eventTime ?? new Date(record.timestamp),
       behindWatermark: eventTime !== null && eventMs < watermarkMs,
@@ -197,14 +237,24 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     for (const c of candidates) {
       if (seen.has(c.key!)) {
         outcomes.duplicate++;
-        trace?.(c.record, { ...c.seen, outcome: "duplicate", dedupKey: c.key!, reason: `dedupe key ${c.key} was seen before` });
+        trace?.(c.record, {
+          ...c.seen,
+          outcome: "duplicate",
+          dedupKey: c.key!,
+          reason: `dedupe key ${c.key} was seen before`,
+        });
         continue;
       }
       seen.add(c.key!);
       dedupInserts.push({ key: c.key!, time: c.time });
       sinkRows.push(c.row);
       if (c.behindWatermark) lateAccepted++;
-      trace?.(c.record, { ...c.seen, outcome: "sink", dedupKey: c.key!, ...(c.behindWatermark ? { lateAccepted: true } : {}) });
+      trace?.(c.record, {
+        ...c.seen,
+        outcome: "sink",
+        dedupKey: c.key!,
+        ...(c.behindWatermark ? { lateAccepted: true } : {}),
+      });
     }
   } else {
     for (const c of candidates) {
@@ -218,5 +268,18 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   const maxEventTimeByPartition = new Map([...maxEventMsByPartition].map(([p, ms]) => [p, new Date(ms)]));
   const maxEventTime = maxEventMs > -Infinity ? new Date(maxEventMs) : null;
   const maxDedupTime = maxDedupMs > -Infinity ? new Date(maxDedupMs) : null;
-  return { sinkRows, deadLetters, dedupInserts, outcomes, warnings, failures: [...failures.values()], maxEventTime, maxDedupTime, maxEventTimeByPartition, partitionsWithData, lateAccepted, ...(drift.size > 0 ? { drift: drift.result()! } : {}) };
+  return {
+    sinkRows,
+    deadLetters,
+    dedupInserts,
+    outcomes,
+    warnings,
+    failures: [...failures.values()],
+    maxEventTime,
+    maxDedupTime,
+    maxEventTimeByPartition,
+    partitionsWithData,
+    lateAccepted,
+    ...(drift.size > 0 ? { drift: drift.result()! } : {}),
+  };
 }

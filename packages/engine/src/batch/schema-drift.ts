@@ -34,12 +34,16 @@ export function inferFieldType(v: unknown): TFieldType | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === "boolean") return "boolean";
   if (typeof v === "number") return Number.isSafeInteger(v) ? "int" : "double";
-  if (typeof v === "string") return ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v)) ? "timestamp" : "string";
+  if (typeof v === "string")
+    return ISO_TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v)) ? "timestamp" : "string";
   return "json";
 }
 
 /** One type for values seen as `a` and `b`: numbers widen (int < double), anything else that disagrees is json. */
-export function mergeFieldTypes(a: TFieldType | undefined, b: TFieldType | undefined): TFieldType | undefined {
+export function mergeFieldTypes(
+  a: TFieldType | undefined,
+  b: TFieldType | undefined,
+): TFieldType | undefined {
   if (a === undefined) return b;
   if (b === undefined || a === b) return a;
   const numbers = new Set<TFieldType>(["int", "double", "decimal"]);
@@ -60,26 +64,53 @@ export class DriftCollector {
   }
 
   /** A declared field with a value of another type, or (no declared type) an unknown field quarantined. */
-  mismatch(field: string, declaredType: TFieldType | undefined, raw: unknown, value: Record<string, unknown>, record: SourceRecord): void {
+  mismatch(
+    field: string,
+    declaredType: TFieldType | undefined,
+    raw: unknown,
+    value: Record<string, unknown>,
+    record: SourceRecord,
+  ): void {
     this.observe(field, "quarantined", raw, value, record, declaredType);
   }
 
   result(): SchemaDrift | undefined {
     if (this.byKey.size === 0) return undefined;
-    return [...this.byKey.values()].map(({ typeSoFar, ...f }) => ({ ...f, inferredType: typeSoFar ?? "json" }));
+    return [...this.byKey.values()].map(({ typeSoFar, ...f }) => ({
+      ...f,
+      inferredType: typeSoFar ?? "json",
+    }));
   }
 
-  private observe(field: string, outcome: DriftField["outcome"], v: unknown, value: Record<string, unknown>, record: SourceRecord, declaredType: TFieldType | undefined): void {
+  private observe(
+    field: string,
+    outcome: DriftField["outcome"],
+    v: unknown,
+    value: Record<string, unknown>,
+    record: SourceRecord,
+    declaredType: TFieldType | undefined,
+  ): void {
     const key = `${outcome}:${field}`;
     let f = this.byKey.get(key);
     if (!f) {
-      f = { field, outcome, inferredType: "json", typeSoFar: undefined, count: 0, firstSeenMs: record.timestamp, lastSeenMs: record.timestamp, samples: [], ...(declaredType ? { declaredType } : {}) };
+      f = {
+        field,
+        outcome,
+        inferredType: "json",
+        typeSoFar: undefined,
+        count: 0,
+        firstSeenMs: record.timestamp,
+        lastSeenMs: record.timestamp,
+        samples: [],
+        ...(declaredType ? { declaredType } : {}),
+      };
       this.byKey.set(key, f);
     }
     f.count++;
     f.typeSoFar = mergeFieldTypes(f.typeSoFar, inferFieldType(v));
     if (record.timestamp < f.firstSeenMs) f.firstSeenMs = record.timestamp;
     if (record.timestamp > f.lastSeenMs) f.lastSeenMs = record.timestamp;
-    if (f.samples.length < DRIFT_SAMPLES) f.samples.push({ ...value, _partition: record.partition, _offset: record.offset });
+    if (f.samples.length < DRIFT_SAMPLES)
+      f.samples.push({ ...value, _partition: record.partition, _offset: record.offset });
   }
 }

@@ -2,7 +2,11 @@
 // moves forward. The watermark a batch uses is the one committed by the batch before it, so re-running
 // a batch over the same offsets gives the same result (deterministic replay).
 
-export function nextWatermark(previous: Date | null, maxEventTime: Date | null, delayMs: number): Date | null {
+export function nextWatermark(
+  previous: Date | null,
+  maxEventTime: Date | null,
+  delayMs: number,
+): Date | null {
   if (!maxEventTime) return previous;
   const candidate = new Date(maxEventTime.getTime() - delayMs);
   return previous && previous >= candidate ? previous : candidate;

@@ -12,8 +12,23 @@ import type { SinkRow } from "../batch/process-batch";
 import { lateHorizon } from "../batch/watermark";
 import type { OperatorInput, PreparedResult, ResultOperator, StateDelta } from "../operator/result-operator";
 import type { SinkTable } from "../store/sink-table";
-import { deleteResultRows, insertResultRows, updateResultColumns, upsertResultRows, type ResultRow } from "../store/write-result";
-import { applyScd1, applyScd2, orderViolations, placePoints, type Change, type Point, type StoredPoint, type TimedPoint } from "./change-points";
+import {
+  deleteResultRows,
+  insertResultRows,
+  updateResultColumns,
+  upsertResultRows,
+  type ResultRow,
+} from "../store/write-result";
+import {
+  applyScd1,
+  applyScd2,
+  orderViolations,
+  placePoints,
+  type Change,
+  type Point,
+  type StoredPoint,
+  type TimedPoint,
+} from "./change-points";
 import { evictPoints, loadPoints, writePoints } from "./cdc-store";
 import { sequenceType, type SequenceType } from "./sequence";
 
@@ -37,7 +52,11 @@ export class CdcOperator implements ResultOperator {
 
   private timed(change: Change<SinkRow>): TimedPoint {
     const time = this.eventColumn ? change.row.values[this.eventColumn] : undefined;
-    return { sequence: change.sequence, deleted: change.deleted, eventTime: time instanceof Date ? time.getTime() : null };
+    return {
+      sequence: change.sequence,
+      deleted: change.deleted,
+      eventTime: time instanceof Date ? time.getTime() : null,
+    };
   }
 
   async prepare(input: OperatorInput): Promise<PreparedResult> {
@@ -76,7 +95,12 @@ export class CdcOperator implements ResultOperator {
     const closes: ResultRow[] = [];
     for (const [key, changes] of byKey) {
       const points = stored.get(key) ?? [];
-      if (this.eventColumn) violations += orderViolations(points, changes.map((c) => this.timed(c)), seq);
+      if (this.eventColumn)
+        violations += orderViolations(
+          points,
+          changes.map((c) => this.timed(c)),
+          seq,
+        );
       if (cdc.scdType === 1) {
         const previous = points[0];
         const out = applyScd1(previous, changes, seq);
@@ -84,28 +108,57 @@ export class CdcOperator implements ResultOperator {
         if (!out.winner) continue;
         const { row, deleted } = out.winner;
         // One point per key: the winner replaces the previous one.
-        for (const point of placePoints([], [this.timed(out.winner)], seq).insert) added.push({ entityKey: key, point });
+        for (const point of placePoints([], [this.timed(out.winner)], seq).insert)
+          added.push({ entityKey: key, point });
         if (previous) replaced.push({ entityKey: key, point: previous });
         if (deleted) deletes.push(Object.fromEntries(cdc.key.map((k) => [k, row.values[k]])));
         else upserts.push({ ...row.values, ...meta(row) });
       } else {
         const out = applyScd2(points, changes, seq);
         stale += out.stale;
-        const placed = placePoints(points, out.added.map((c) => this.timed(c)), seq);
+        const placed = placePoints(
+          points,
+          out.added.map((c) => this.timed(c)),
+          seq,
+        );
         for (const point of placed.insert) added.push({ entityKey: key, point });
         for (const point of placed.rewrite) {
           replaced.push({ entityKey: key, point });
           added.push({ entityKey: key, point });
         }
-        for (const v of out.inserts) inserts.push({ ...v.row.values, valid_from: v.sequence, valid_to: v.validTo, is_current: v.validTo === null, ...meta(v.row) });
+        for (const v of out.inserts)
+          inserts.push({
+            ...v.row.values,
+            valid_from: v.sequence,
+            valid_to: v.validTo,
+            is_current: v.validTo === null,
+            ...meta(v.row),
+          });
         const keyValues = parseEntityKey(key);
-        for (const v of out.updates) closes.push({ ...Object.fromEntries(cdc.key.map((k, i) => [k, keyValues[i]])), valid_from: v.sequence, valid_to: v.validTo, is_current: v.validTo === null });
+        for (const v of out.updates)
+          closes.push({
+            ...Object.fromEntries(cdc.key.map((k, i) => [k, keyValues[i]])),
+            valid_from: v.sequence,
+            valid_to: v.validTo,
+            is_current: v.validTo === null,
+          });
       }
     }
 
-    const horizon = cdc.stateEviction === "watermark" && this.eventColumn ? lateHorizon(input.watermark, compiled.timing.allowedLatenessMs) : null;
+    const horizon =
+      cdc.stateEviction === "watermark" && this.eventColumn
+        ? lateHorizon(input.watermark, compiled.timing.allowedLatenessMs)
+        : null;
     let evicted = 0;
-    const counts = { keys: byKey.size, applied: input.rows.length - stale, stale, upserted: upserts.length + inserts.length, deleted: deletes.length, historyUpdated: closes.length, orderViolations: violations };
+    const counts = {
+      keys: byKey.size,
+      applied: input.rows.length - stale,
+      stale,
+      upserted: upserts.length + inserts.length,
+      deleted: deletes.length,
+      historyUpdated: closes.length,
+      orderViolations: violations,
+    };
     return {
       stale,
       failed: [],

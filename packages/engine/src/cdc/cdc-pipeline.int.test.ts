@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { produceCustomerChanges, type CustomerChange } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
 import type { BatchProgress } from "../runner/progress";
-import { customerStatusSpec, expectedScd1, expectedScd2, SCD1_COLUMNS, SCD2_COLUMNS } from "../testing/cdc-fixture";
+import {
+  customerStatusSpec,
+  expectedScd1,
+  expectedScd2,
+  SCD1_COLUMNS,
+  SCD2_COLUMNS,
+} from "../testing/cdc-fixture";
 import { createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 
 let fx: EngineFixture;
@@ -37,26 +43,46 @@ async function drain(spec: ReturnType<typeof customerStatusSpec>): Promise<Batch
 
 describe("CDC apply-changes", () => {
   it("SCD1: shuffled updates and deletes across partitions and batches end in the same table as in-order application; older sequences are stale", async () => {
-    const progress = await drain(customerStatusSpec(fx.topic, { name: "customer-status-scd1", table: "customer_status_scd1", scdType: 1 }));
-    const actual = await fx.pool.query(`SELECT ${SCD1_COLUMNS} FROM customer_status_scd1 ORDER BY customer_id`);
+    const progress = await drain(
+      customerStatusSpec(fx.topic, {
+        name: "customer-status-scd1",
+        table: "customer_status_scd1",
+        scdType: 1,
+      }),
+    );
+    const actual = await fx.pool.query(
+      `SELECT ${SCD1_COLUMNS} FROM customer_status_scd1 ORDER BY customer_id`,
+    );
     expect(actual.rows).toEqual(expectedScd1(feed));
     const stale = progress.reduce((s, p) => s + p.outcomes.stale, 0);
     const duplicates = progress.reduce((s, p) => s + p.outcomes.duplicate, 0);
     expect(stale).toBeGreaterThan(50);
     expect(duplicates).toBe(feed.length - new Set(feed.map((c) => c.change_id)).size);
     for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
-    console.log(`cdc scd1: ${progress.length} batches, ${actual.rows.length} customers, stale ${stale}, duplicates ${duplicates}`);
+    console.log(
+      `cdc scd1: ${progress.length} batches, ${actual.rows.length} customers, stale ${stale}, duplicates ${duplicates}`,
+    );
   });
 
   it("SCD2: the history is complete — every version, valid_from / valid_to / is_current as in sequence order", async () => {
-    const progress = await drain(customerStatusSpec(fx.topic, { name: "customer-status-scd2", table: "customer_status_scd2", scdType: 2 }));
-    const actual = await fx.pool.query(`SELECT ${SCD2_COLUMNS} FROM customer_status_scd2 ORDER BY customer_id, valid_from`);
+    const progress = await drain(
+      customerStatusSpec(fx.topic, {
+        name: "customer-status-scd2",
+        table: "customer_status_scd2",
+        scdType: 2,
+      }),
+    );
+    const actual = await fx.pool.query(
+      `SELECT ${SCD2_COLUMNS} FROM customer_status_scd2 ORDER BY customer_id, valid_from`,
+    );
     expect(actual.rows).toEqual(expectedScd2(feed));
     // Late versions were slotted into history (a closed version's valid_to rewritten), not dropped.
     const historyUpdated = progress.reduce((s, p) => s + Number(p.operator?.historyUpdated ?? 0), 0);
     expect(historyUpdated).toBeGreaterThan(50);
     expect(progress.reduce((s, p) => s + p.outcomes.stale, 0)).toBe(0);
-    const current = await fx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM customer_status_scd2 GROUP BY customer_id HAVING count(*) FILTER (WHERE is_current) > 1`);
+    const current = await fx.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM customer_status_scd2 GROUP BY customer_id HAVING count(*) FILTER (WHERE is_current) > 1`,
+    );
     expect(current.rows).toEqual([]);
   });
 });

@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { produceCustomerChanges } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
 import type { BatchProgress } from "../runner/progress";
-import { customerStatusSpec, SCD1_COLUMNS, SCD2_COLUMNS, type CustomerStatusOptions } from "../testing/cdc-fixture";
+import {
+  customerStatusSpec,
+  SCD1_COLUMNS,
+  SCD2_COLUMNS,
+  type CustomerStatusOptions,
+} from "../testing/cdc-fixture";
 import { createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 
 let fx: EngineFixture;
@@ -43,11 +48,18 @@ interface Run {
   progress: BatchProgress[];
 }
 
-const sum = (progress: BatchProgress[], f: (p: BatchProgress) => number) => progress.reduce((s, p) => s + f(p), 0);
+const sum = (progress: BatchProgress[], f: (p: BatchProgress) => number) =>
+  progress.reduce((s, p) => s + f(p), 0);
 const operatorCount = (name: string) => (p: BatchProgress) => Number(p.operator?.[name] ?? 0);
 
 async function cdcState(pv: string) {
-  const res = await fx.pool.query<{ entity_key: string; sequence: string; deleted: boolean; event_time: Date; evict_after: Date | null }>(
+  const res = await fx.pool.query<{
+    entity_key: string;
+    sequence: string;
+    deleted: boolean;
+    event_time: Date;
+    evict_after: Date | null;
+  }>(
     `SELECT entity_key, sequence, deleted, event_time, evict_after FROM cdc_state WHERE pipeline_version_id = $1 ORDER BY entity_key, sequence::int`,
     [pv],
   );
@@ -55,7 +67,12 @@ async function cdcState(pv: string) {
 }
 
 async function checkpoint(pv: string) {
-  const res = await fx.pool.query<{ watermark: Date; state_rows: string; state_bytes: string; event_time_max: { eventTime: string } }>(
+  const res = await fx.pool.query<{
+    watermark: Date;
+    state_rows: string;
+    state_bytes: string;
+    event_time_max: { eventTime: string };
+  }>(
     `SELECT watermark, state_rows, state_bytes, event_time_max FROM checkpoints WHERE pipeline_version_id = $1`,
     [pv],
   );
@@ -75,10 +92,22 @@ async function expectExactStateSize(pv: string): Promise<void> {
 }
 
 /** Drains `topic` with and without eviction: the same outcomes in every batch, the same table. */
-async function drainBoth(opts: Omit<CustomerStatusOptions, "stateEviction" | "watermarkDelay">, columns: string): Promise<{ keep: Run; evict: Run }> {
+async function drainBoth(
+  opts: Omit<CustomerStatusOptions, "stateEviction" | "watermarkDelay">,
+  columns: string,
+): Promise<{ keep: Run; evict: Run }> {
   const topic = topics[opts.scdType === 1 ? "scd1" : "scd2"];
   const run = (evict: boolean) =>
-    drainPipeline(fx, customerStatusSpec(topic, { ...opts, name: `${opts.name}-${evict ? "evict" : "keep"}`, table: `${opts.table}_${evict ? "evict" : "keep"}`, watermarkDelay: "2m", stateEviction: evict }));
+    drainPipeline(
+      fx,
+      customerStatusSpec(topic, {
+        ...opts,
+        name: `${opts.name}-${evict ? "evict" : "keep"}`,
+        table: `${opts.table}_${evict ? "evict" : "keep"}`,
+        watermarkDelay: "2m",
+        stateEviction: evict,
+      }),
+    );
   const keep = await run(false);
   const evict = await run(true);
   expect(evict.progress.map((p) => p.outcomes)).toEqual(keep.progress.map((p) => p.outcomes));
@@ -93,18 +122,26 @@ async function drainBoth(opts: Omit<CustomerStatusOptions, "stateEviction" | "wa
  * the feed: eviction is invisible throughout, the state shrinks in that batch by exactly the points
  * the watermark passed, and its size stays exact.
  */
-async function feedThenAnHourLater(opts: Omit<CustomerStatusOptions, "stateEviction" | "watermarkDelay">, columns: string): Promise<{ keep: Run; evict: Run }> {
+async function feedThenAnHourLater(
+  opts: Omit<CustomerStatusOptions, "stateEviction" | "watermarkDelay">,
+  columns: string,
+): Promise<{ keep: Run; evict: Run }> {
   const runs = await drainBoth(opts, columns);
   const last = Date.parse((await checkpoint(runs.evict.pipelineVersionId)).event_time_max.eventTime);
   const topic = topics[opts.scdType === 1 ? "scd1" : "scd2"];
-  const later = [0, 1, 2].map((partition) => ({ partition, ...change(`cus_later_${partition}`, 1, "I", new Date(last + 3_600_000), `chg_later_${partition}`) }));
+  const later = [0, 1, 2].map((partition) => ({
+    partition,
+    ...change(`cus_later_${partition}`, 1, "I", new Date(last + 3_600_000), `chg_later_${partition}`),
+  }));
   await send(topic, later);
   const { keep, evict } = await drainBoth(opts, columns);
   expect(sum(evict.progress, (p) => p.inputRows)).toBe(3);
 
   const watermark = (await checkpoint(evict.pipelineVersionId)).watermark;
   expect(watermark.getTime()).toBeGreaterThan(last);
-  const kept = (await cdcState(keep.pipelineVersionId)).filter((p) => !(p.evict_after && p.evict_after < watermark));
+  const kept = (await cdcState(keep.pipelineVersionId)).filter(
+    (p) => !(p.evict_after && p.evict_after < watermark),
+  );
   const all = await cdcState(keep.pipelineVersionId);
   expect(await cdcState(evict.pipelineVersionId)).toEqual(kept);
   expect(kept.length).toBeLessThan(all.length);
@@ -120,14 +157,24 @@ async function feedThenAnHourLater(opts: Omit<CustomerStatusOptions, "stateEvict
   console.log(
     `cdc scd${opts.scdType}: ${runs.evict.progress.length} batches; cdc state ${all.length} points kept vs ${kept.length} with eviction; state rows ${before} → ${evict.progress.at(-1)!.stateRows} in the batch an hour later (without eviction ${keep.progress.at(-1)!.stateRows}); late ${sum(runs.evict.progress, (p) => p.outcomes.late)}, stale ${sum(runs.evict.progress, (p) => p.outcomes.stale)}`,
   );
-  return { keep: { ...keep, progress: [...runs.keep.progress, ...keep.progress] }, evict: { ...evict, progress: [...runs.evict.progress, ...evict.progress] } };
+  return {
+    keep: { ...keep, progress: [...runs.keep.progress, ...keep.progress] },
+    evict: { ...evict, progress: [...runs.evict.progress, ...evict.progress] },
+  };
 }
 
 /** Appends changes to a topic (keyed by change id, as the feed is). */
-async function send(topic: string, changes: ({ partition?: number } & Record<string, unknown>)[]): Promise<void> {
+async function send(
+  topic: string,
+  changes: ({ partition?: number } & Record<string, unknown>)[],
+): Promise<void> {
   const producer = fx.kafka.producer();
   await producer.connect();
-  const messages = changes.map(({ partition, ...c }) => ({ key: String(c.change_id), value: JSON.stringify(c), ...(partition !== undefined ? { partition } : {}) }));
+  const messages = changes.map(({ partition, ...c }) => ({
+    key: String(c.change_id),
+    value: JSON.stringify(c),
+    ...(partition !== undefined ? { partition } : {}),
+  }));
   await producer.send({ topic, acks: -1, messages });
   await producer.disconnect();
 }
@@ -150,7 +197,12 @@ async function evictedTombstones(keep: Run, evict: Run) {
   const evictedKeys = new Set((await cdcState(evict.pipelineVersionId)).map((p) => p.entity_key));
   return [...newest.values()]
     .filter((p) => p.deleted && p.event_time < watermark)
-    .map((p) => ({ customer: (JSON.parse(p.entity_key) as string[])[0]!, version: Number(p.sequence), at: p.event_time, inState: evictedKeys.has(p.entity_key) }));
+    .map((p) => ({
+      customer: (JSON.parse(p.entity_key) as string[])[0]!,
+      version: Number(p.sequence),
+      at: p.event_time,
+      inState: evictedKeys.has(p.entity_key),
+    }));
 }
 
 describe("CDC state eviction behind the watermark", () => {
@@ -161,15 +213,29 @@ describe("CDC state eviction behind the watermark", () => {
     expect(tombstones.length).toBeGreaterThanOrEqual(2);
     expect(tombstones.every((t) => !t.inState)).toBe(true);
     // SCD1 evicts deleted keys only: a live customer keeps its point (the table row's sequence).
-    const live = (await cdcState(runs.evict.pipelineVersionId)).find((p) => !p.deleted && Number(p.sequence) > 1)!;
+    const live = (await cdcState(runs.evict.pipelineVersionId)).find(
+      (p) => !p.deleted && Number(p.sequence) > 1,
+    )!;
     const cp = await checkpoint(runs.evict.pipelineVersionId);
     const [a, b] = tombstones;
     const liveCustomer = (JSON.parse(live.entity_key) as string[])[0]!;
     await send(topics.scd1, [
       change(a!.customer, a!.version - 1, "U", new Date(a!.at.getTime() - 1000), "chg_after_eviction_older"),
-      change(b!.customer, b!.version + 1, "I", new Date(cp.watermark.getTime() + 60_000), "chg_after_eviction_newer"),
+      change(
+        b!.customer,
+        b!.version + 1,
+        "I",
+        new Date(cp.watermark.getTime() + 60_000),
+        "chg_after_eviction_newer",
+      ),
       // An older version stamped after everything: contradicts the precondition, and is reported.
-      change(liveCustomer, Number(live.sequence) - 1, "U", new Date(Date.parse(cp.event_time_max.eventTime) + 1000), "chg_against_order"),
+      change(
+        liveCustomer,
+        Number(live.sequence) - 1,
+        "U",
+        new Date(Date.parse(cp.event_time_max.eventTime) + 1000),
+        "chg_against_order",
+      ),
     ]);
     const after = await drainBoth(scd1, SCD1_COLUMNS);
     for (const { progress } of [after.keep, after.evict]) {
@@ -179,9 +245,17 @@ describe("CDC state eviction behind the watermark", () => {
       expect(sum(progress, (p) => p.outcomes.sink)).toBe(1);
       expect(sum(progress, operatorCount("orderViolations"))).toBe(1);
     }
-    const late = await fx.pool.query(`SELECT outcome, reason FROM dead_letters WHERE pipeline_version_id = $1 AND payload->>'change_id' = 'chg_after_eviction_older'`, [runs.evict.pipelineVersionId]);
-    expect(late.rows).toEqual([{ outcome: "late", reason: expect.stringMatching(/is behind the watermark/) }]);
-    const rows = await fx.pool.query(`SELECT customer_id, version::int FROM status_scd1_evict WHERE customer_id = ANY($1) ORDER BY 1`, [[a!.customer, b!.customer]]);
+    const late = await fx.pool.query(
+      `SELECT outcome, reason FROM dead_letters WHERE pipeline_version_id = $1 AND payload->>'change_id' = 'chg_after_eviction_older'`,
+      [runs.evict.pipelineVersionId],
+    );
+    expect(late.rows).toEqual([
+      { outcome: "late", reason: expect.stringMatching(/is behind the watermark/) },
+    ]);
+    const rows = await fx.pool.query(
+      `SELECT customer_id, version::int FROM status_scd1_evict WHERE customer_id = ANY($1) ORDER BY 1`,
+      [[a!.customer, b!.customer]],
+    );
     expect(rows.rows).toEqual([{ customer_id: b!.customer, version: b!.version + 1 }]);
     await expectExactStateSize(runs.evict.pipelineVersionId);
   });
@@ -207,16 +281,33 @@ describe("CDC state eviction behind the watermark", () => {
     const cp = await checkpoint(runs.evict.pipelineVersionId);
     await send(topics.scd2, [
       change(a!.customer, a!.version - 1, "U", new Date(a!.at.getTime() - 1000), "chg_after_eviction_older"),
-      change(b!.customer, b!.version + 1, "I", new Date(cp.watermark.getTime() + 60_000), "chg_after_eviction_newer"),
+      change(
+        b!.customer,
+        b!.version + 1,
+        "I",
+        new Date(cp.watermark.getTime() + 60_000),
+        "chg_after_eviction_newer",
+      ),
     ]);
     const after = await drainBoth(scd2, SCD2_COLUMNS);
     for (const { progress } of [after.keep, after.evict]) {
       expect(sum(progress, (p) => p.outcomes.late)).toBe(1);
       expect(sum(progress, (p) => p.outcomes.sink)).toBe(1);
     }
-    const history = await fx.pool.query(`SELECT customer_id, valid_from::int, is_current FROM status_scd2_evict WHERE customer_id = ANY($1) AND valid_from >= $2`, [[a!.customer, b!.customer], Math.min(a!.version, b!.version) - 1]);
-    expect(history.rows.filter((r) => r.customer_id === a!.customer && r.valid_from === a!.version - 1 && r.is_current)).toEqual([]);
-    expect(history.rows).toContainEqual({ customer_id: b!.customer, valid_from: b!.version + 1, is_current: true });
+    const history = await fx.pool.query(
+      `SELECT customer_id, valid_from::int, is_current FROM status_scd2_evict WHERE customer_id = ANY($1) AND valid_from >= $2`,
+      [[a!.customer, b!.customer], Math.min(a!.version, b!.version) - 1],
+    );
+    expect(
+      history.rows.filter(
+        (r) => r.customer_id === a!.customer && r.valid_from === a!.version - 1 && r.is_current,
+      ),
+    ).toEqual([]);
+    expect(history.rows).toContainEqual({
+      customer_id: b!.customer,
+      valid_from: b!.version + 1,
+      is_current: true,
+    });
     await expectExactStateSize(runs.evict.pipelineVersionId);
   });
 });

@@ -7,28 +7,49 @@ import type { StateDelta } from "../operator/result-operator";
 import type { Point, StoredPoint } from "./change-points";
 
 // State size counts the key, the sequence and the delete flag (what the point says, not its times).
-const pointBytes = (entityKey: string, p: Point) => Buffer.byteLength(entityKey) + Buffer.byteLength(p.sequence) + 1;
+const pointBytes = (entityKey: string, p: Point) =>
+  Buffer.byteLength(entityKey) + Buffer.byteLength(p.sequence) + 1;
 const POINT_BYTES_SQL = "octet_length(entity_key) + octet_length(sequence) + 1";
 
 const toDate = (ms: number | null) => (ms === null ? null : new Date(ms));
 
-export async function loadPoints(db: pg.Pool, pv: string, keys: string[]): Promise<Map<string, StoredPoint[]>> {
+export async function loadPoints(
+  db: pg.Pool,
+  pv: string,
+  keys: string[],
+): Promise<Map<string, StoredPoint[]>> {
   const out = new Map<string, StoredPoint[]>();
   if (keys.length === 0) return out;
-  const res = await db.query<{ entity_key: string; sequence: string; deleted: boolean; event_time: Date | null; evict_after: Date | null }>(
+  const res = await db.query<{
+    entity_key: string;
+    sequence: string;
+    deleted: boolean;
+    event_time: Date | null;
+    evict_after: Date | null;
+  }>(
     `SELECT entity_key, sequence, deleted, event_time, evict_after FROM cdc_state WHERE pipeline_version_id = $1 AND entity_key = ANY($2::text[])`,
     [pv, keys],
   );
   for (const r of res.rows) {
     let points = out.get(r.entity_key);
     if (!points) out.set(r.entity_key, (points = []));
-    points.push({ sequence: r.sequence, deleted: r.deleted, eventTime: r.event_time?.getTime() ?? null, evictAfter: r.evict_after?.getTime() ?? null });
+    points.push({
+      sequence: r.sequence,
+      deleted: r.deleted,
+      eventTime: r.event_time?.getTime() ?? null,
+      evictAfter: r.evict_after?.getTime() ?? null,
+    });
   }
   return out;
 }
 
 /** Adds points after removing `replaced` (SCD1 keeps only the newest; a point whose eviction time changed is re-added). */
-export async function writePoints(client: pg.PoolClient, pv: string, points: { entityKey: string; point: StoredPoint }[], replaced: { entityKey: string; point: Point }[]): Promise<StateDelta> {
+export async function writePoints(
+  client: pg.PoolClient,
+  pv: string,
+  points: { entityKey: string; point: StoredPoint }[],
+  replaced: { entityKey: string; point: Point }[],
+): Promise<StateDelta> {
   const delta: StateDelta = { rows: points.length - replaced.length, bytes: 0 };
   for (const p of points) delta.bytes += pointBytes(p.entityKey, p.point);
   for (const p of replaced) delta.bytes -= pointBytes(p.entityKey, p.point);
@@ -40,7 +61,10 @@ export async function writePoints(client: pg.PoolClient, pv: string, points: { e
       ],
       2,
     );
-    await client.query(`DELETE FROM cdc_state s USING (${sql}) AS d (entity_key, sequence) WHERE s.pipeline_version_id = $1 AND s.entity_key = d.entity_key AND s.sequence = d.sequence`, [pv, ...params]);
+    await client.query(
+      `DELETE FROM cdc_state s USING (${sql}) AS d (entity_key, sequence) WHERE s.pipeline_version_id = $1 AND s.entity_key = d.entity_key AND s.sequence = d.sequence`,
+      [pv, ...params],
+    );
   }
   if (points.length > 0) {
     const { sql, params } = bulkSelect(
@@ -49,11 +73,18 @@ export async function writePoints(client: pg.PoolClient, pv: string, points: { e
         { name: "sequence", sqlType: "text", values: points.map((p) => p.point.sequence) },
         { name: "deleted", sqlType: "boolean", values: points.map((p) => p.point.deleted) },
         { name: "event_time", sqlType: "timestamptz", values: points.map((p) => toDate(p.point.eventTime)) },
-        { name: "evict_after", sqlType: "timestamptz", values: points.map((p) => toDate(p.point.evictAfter)) },
+        {
+          name: "evict_after",
+          sqlType: "timestamptz",
+          values: points.map((p) => toDate(p.point.evictAfter)),
+        },
       ],
       2,
     );
-    await client.query(`INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted, event_time, evict_after) SELECT $1, * FROM (${sql}) AS u`, [pv, ...params]);
+    await client.query(
+      `INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted, event_time, evict_after) SELECT $1, * FROM (${sql}) AS u`,
+      [pv, ...params],
+    );
   }
   return delta;
 }

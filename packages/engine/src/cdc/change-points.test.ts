@@ -1,9 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { applyScd1, applyScd2, evictionTimes, orderViolations, placePoints, type Change, type Point, type TimedPoint } from "./change-points";
+import {
+  applyScd1,
+  applyScd2,
+  evictionTimes,
+  orderViolations,
+  placePoints,
+  type Change,
+  type Point,
+  type TimedPoint,
+} from "./change-points";
 import { sequenceType } from "./sequence";
 
 const seq = sequenceType("int");
-const ch = (sequence: number, deleted = false): Change<string> => ({ sequence: String(sequence), deleted, row: `v${sequence}` });
+const ch = (sequence: number, deleted = false): Change<string> => ({
+  sequence: String(sequence),
+  deleted,
+  row: `v${sequence}`,
+});
 const pt = (sequence: number, deleted = false): Point => ({ sequence: String(sequence), deleted });
 
 /** Apply batches of SCD2 changes one after another, as the operator does, and return the history. */
@@ -34,7 +47,12 @@ describe("SCD1: an older sequence never overwrites a newer one", () => {
 
 describe("SCD2: history is complete whatever the arrival order", () => {
   const inOrder = [ch(1), ch(2), ch(3, true), ch(4), ch(5)];
-  const expected = new Map<string, string | null>([["1", "2"], ["2", "3"], ["4", "5"], ["5", null]]);
+  const expected = new Map<string, string | null>([
+    ["1", "2"],
+    ["2", "3"],
+    ["4", "5"],
+    ["5", null],
+  ]);
 
   it("in sequence order", () => {
     expect(scd2([inOrder]).versions).toEqual(expected);
@@ -61,26 +79,41 @@ describe("sequence order follows the column type", () => {
 });
 
 describe("state eviction: when a point may leave the state", () => {
-  const at = (sequence: number, eventTime: number | null, deleted = false): TimedPoint => ({ sequence: String(sequence), deleted, eventTime });
+  const at = (sequence: number, eventTime: number | null, deleted = false): TimedPoint => ({
+    sequence: String(sequence),
+    deleted,
+    eventTime,
+  });
 
   it("a deleted key's point once the horizon passes the delete; a live key's newest point never", () => {
     expect(evictionTimes([at(3, 300, true)])).toEqual([300]);
     expect(evictionTimes([at(3, 300)])).toEqual([null]);
   });
   it("SCD2 history: a version once it and the point after it are behind; the current version never", () => {
-    expect(evictionTimes([at(1, 100), at(2, 250), at(3, 200, true), at(4, 400)])).toEqual([250, 250, 200, null]);
+    expect(evictionTimes([at(1, 100), at(2, 250), at(3, 200, true), at(4, 400)])).toEqual([
+      250,
+      250,
+      200,
+      null,
+    ]);
   });
   it("without event times nothing is ever evicted", () => {
     expect(evictionTimes([at(1, null), at(2, 200, true)])).toEqual([null, 200]);
     expect(evictionTimes([at(1, 100), at(2, null)])).toEqual([null, null]);
   });
   it("placing a batch's points: new ones get their eviction time, stored ones a point now follows are rewritten", () => {
-    const stored = [{ ...at(1, 100), evictAfter: 250 }, { ...at(2, 250), evictAfter: null }];
+    const stored = [
+      { ...at(1, 100), evictAfter: 250 },
+      { ...at(2, 250), evictAfter: null },
+    ];
     expect(placePoints(stored, [at(4, 400, true)], seq)).toEqual({
       insert: [{ ...at(4, 400, true), evictAfter: 400 }],
       rewrite: [{ ...at(2, 250), evictAfter: 400 }],
     });
-    expect(placePoints([], [at(7, 700)], seq)).toEqual({ insert: [{ ...at(7, 700), evictAfter: null }], rewrite: [] });
+    expect(placePoints([], [at(7, 700)], seq)).toEqual({
+      insert: [{ ...at(7, 700), evictAfter: null }],
+      rewrite: [],
+    });
   });
   it("counts this batch's changes whose event time disagrees with their sequence", () => {
     const stored = [at(1, 100), at(5, 500)];

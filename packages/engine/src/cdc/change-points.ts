@@ -22,13 +22,19 @@ export interface Scd1Outcome<R> {
   stale: number;
 }
 
-export function applyScd1<R>(stored: Point | undefined, changes: Change<R>[], seq: SequenceType): Scd1Outcome<R> {
+export function applyScd1<R>(
+  stored: Point | undefined,
+  changes: Change<R>[],
+  seq: SequenceType,
+): Scd1Outcome<R> {
   let winner: Change<R> | undefined;
   let stale = 0;
   // In sequence order (a stable sort: of two changes with one sequence, the first to arrive counts).
   // Changes older than the batch's winner are applied in order and superseded — not stale.
   for (const c of [...changes].sort((a, b) => seq.compare(a.sequence, b.sequence))) {
-    const notNewer = (stored && seq.compare(c.sequence, stored.sequence) <= 0) || (winner && seq.compare(c.sequence, winner.sequence) === 0);
+    const notNewer =
+      (stored && seq.compare(c.sequence, stored.sequence) <= 0) ||
+      (winner && seq.compare(c.sequence, winner.sequence) === 0);
     if (notNewer) stale++;
     else winner = c;
   }
@@ -123,13 +129,25 @@ export interface StoredPoint extends TimedPoint {
  * A key's points once a batch applied `fresh` ones, with their eviction times: the points to insert,
  * and the stored points to rewrite because their eviction time changed (a point now follows them).
  */
-export function placePoints(stored: readonly StoredPoint[], fresh: readonly TimedPoint[], seq: SequenceType): { insert: StoredPoint[]; rewrite: StoredPoint[] } {
-  const all = [...stored.map((point) => ({ point, stored: true })), ...fresh.map((point) => ({ point, stored: false }))].sort((a, b) => seq.compare(a.point.sequence, b.point.sequence));
+export function placePoints(
+  stored: readonly StoredPoint[],
+  fresh: readonly TimedPoint[],
+  seq: SequenceType,
+): { insert: StoredPoint[]; rewrite: StoredPoint[] } {
+  const all = [
+    ...stored.map((point) => ({ point, stored: true })),
+    ...fresh.map((point) => ({ point, stored: false })),
+  ].sort((a, b) => seq.compare(a.point.sequence, b.point.sequence));
   const times = evictionTimes(all.map((x) => x.point));
   const insert: StoredPoint[] = [];
   const rewrite: StoredPoint[] = [];
   all.forEach(({ point, stored: wasStored }, i) => {
-    const placed = { sequence: point.sequence, deleted: point.deleted, eventTime: point.eventTime, evictAfter: times[i]! };
+    const placed = {
+      sequence: point.sequence,
+      deleted: point.deleted,
+      eventTime: point.eventTime,
+      evictAfter: times[i]!,
+    };
     if (!wasStored) insert.push(placed);
     else if ((point as StoredPoint).evictAfter !== placed.evictAfter) rewrite.push(placed);
   });
@@ -141,8 +159,14 @@ export function placePoints(stored: readonly StoredPoint[], fresh: readonly Time
  * or changes (a newer sequence with an older event time, or the reverse): evidence that the eviction
  * precondition does not hold for this feed.
  */
-export function orderViolations(stored: readonly TimedPoint[], changes: readonly TimedPoint[], seq: SequenceType): number {
-  const all = [...stored.map((p) => ({ p, mine: false })), ...changes.map((p) => ({ p, mine: true }))].filter((x) => x.p.eventTime !== null);
+export function orderViolations(
+  stored: readonly TimedPoint[],
+  changes: readonly TimedPoint[],
+  seq: SequenceType,
+): number {
+  const all = [...stored.map((p) => ({ p, mine: false })), ...changes.map((p) => ({ p, mine: true }))].filter(
+    (x) => x.p.eventTime !== null,
+  );
   let count = 0;
   for (const c of all) {
     if (!c.mine) continue;

@@ -9,7 +9,13 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { changesInOrder, DEMO_CHANGE_FEED, produceCustomerChanges, simulatedClock, type CustomerChange } from "@sluice/producer";
+import {
+  changesInOrder,
+  DEMO_CHANGE_FEED,
+  produceCustomerChanges,
+  simulatedClock,
+  type CustomerChange,
+} from "@sluice/producer";
 import { parseSpecOrThrow } from "@sluice/spec";
 import { expectedScd2, SCD2_COLUMNS } from "../testing/cdc-fixture";
 import { createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
@@ -36,39 +42,57 @@ beforeAll(async () => {
 afterAll(() => fx?.close());
 
 describe("the demo's customer-status pipeline", () => {
-  it("keeps cdc_state bounded by the watermark over hours of the demo feed, with no late changes and the exact history", { timeout: 300_000 }, async () => {
-    const shipped = parseSpecOrThrow(await readFile(path.join(REPO_ROOT, "demo/pipelines/customer-status.yaml"), "utf8"));
-    expect(shipped.cdc).toMatchObject({ stateEviction: "watermark" });
-    expect(shipped.eventTime).toMatchObject({ column: "changed_at" });
-    const spec = { ...shipped, source: { kafka: { ...shipped.source.kafka, topic: fx.topic } } };
+  it(
+    "keeps cdc_state bounded by the watermark over hours of the demo feed, with no late changes and the exact history",
+    { timeout: 300_000 },
+    async () => {
+      const shipped = parseSpecOrThrow(
+        await readFile(path.join(REPO_ROOT, "demo/pipelines/customer-status.yaml"), "utf8"),
+      );
+      expect(shipped.cdc).toMatchObject({ stateEviction: "watermark" });
+      expect(shipped.eventTime).toMatchObject({ column: "changed_at" });
+      const spec = { ...shipped, source: { kafka: { ...shipped.source.kafka, topic: fx.topic } } };
 
-    const { pipelineVersionId, progress } = await drainPipeline(fx, spec);
-    const late = progress.reduce((n, p) => n + p.outcomes.late, 0);
-    expect(late).toBe(0);
-    const table = await fx.pool.query(`SELECT ${SCD2_COLUMNS} FROM customer_status ORDER BY customer_id, valid_from`);
-    expect(table.rows).toEqual(expectedScd2(feed));
+      const { pipelineVersionId, progress } = await drainPipeline(fx, spec);
+      const late = progress.reduce((n, p) => n + p.outcomes.late, 0);
+      expect(late).toBe(0);
+      const table = await fx.pool.query(
+        `SELECT ${SCD2_COLUMNS} FROM customer_status ORDER BY customer_id, valid_from`,
+      );
+      expect(table.rows).toEqual(expectedScd2(feed));
 
-    const evicted = progress.map((p) => Number(p.operator?.evicted ?? 0));
-    expect(evicted.slice(-3).every((n) => n > 0)).toBe(true);
-    const cp = await fx.pool.query<{ watermark: Date }>(`SELECT watermark FROM checkpoints WHERE pipeline_version_id = $1`, [pipelineVersionId]);
-    const watermark = cp.rows[0]!.watermark;
-    const points = Number((await fx.pool.query(`SELECT count(*) FROM cdc_state WHERE pipeline_version_id = $1`, [pipelineVersionId])).rows[0].count);
+      const evicted = progress.map((p) => Number(p.operator?.evicted ?? 0));
+      expect(evicted.slice(-3).every((n) => n > 0)).toBe(true);
+      const cp = await fx.pool.query<{ watermark: Date }>(
+        `SELECT watermark FROM checkpoints WHERE pipeline_version_id = $1`,
+        [pipelineVersionId],
+      );
+      const watermark = cp.rows[0]!.watermark;
+      const points = Number(
+        (
+          await fx.pool.query(`SELECT count(*) FROM cdc_state WHERE pipeline_version_id = $1`, [
+            pipelineVersionId,
+          ])
+        ).rows[0].count,
+      );
 
-    // Without eviction every applied change would be a point. With it: at most one per customer
-    // (its current version) plus two per change not yet behind the watermark (the change, and the
-    // point it closed).
-    const applied = changesInOrder(feed).length;
-    const recent = changesInOrder(feed).filter((c) => new Date(c.changed_at) >= watermark).length;
-    expect(points).toBeLessThanOrEqual(DEMO_CHANGE_FEED.customers + 2 * recent);
-    expect(points).toBeLessThan(applied / 2);
-    // Bounded, not merely smaller: it grows for the first hour, then stays where it was when eviction began.
-    const stateRows = progress.map((p) => p.stateRows);
-    const firstEviction = evicted.findIndex((n) => n > 0);
-    expect(firstEviction).toBeGreaterThan(0);
-    expect(firstEviction).toBeLessThan(progress.length - 2);
-    for (const rows of stateRows.slice(firstEviction)) expect(rows).toBeLessThanOrEqual(stateRows[firstEviction]! * 1.1);
-    console.log(
-      `demo customer-status: ${applied} changes applied in ${progress.length} batches; cdc_state ${points} points (${recent} changes within the watermark), state rows per batch ${stateRows.join(", ")}`,
-    );
-  });
+      // Without eviction every applied change would be a point. With it: at most one per customer
+      // (its current version) plus two per change not yet behind the watermark (the change, and the
+      // point it closed).
+      const applied = changesInOrder(feed).length;
+      const recent = changesInOrder(feed).filter((c) => new Date(c.changed_at) >= watermark).length;
+      expect(points).toBeLessThanOrEqual(DEMO_CHANGE_FEED.customers + 2 * recent);
+      expect(points).toBeLessThan(applied / 2);
+      // Bounded, not merely smaller: it grows for the first hour, then stays where it was when eviction began.
+      const stateRows = progress.map((p) => p.stateRows);
+      const firstEviction = evicted.findIndex((n) => n > 0);
+      expect(firstEviction).toBeGreaterThan(0);
+      expect(firstEviction).toBeLessThan(progress.length - 2);
+      for (const rows of stateRows.slice(firstEviction))
+        expect(rows).toBeLessThanOrEqual(stateRows[firstEviction]! * 1.1);
+      console.log(
+        `demo customer-status: ${applied} changes applied in ${progress.length} batches; cdc_state ${points} points (${recent} changes within the watermark), state rows per batch ${stateRows.join(", ")}`,
+      );
+    },
+  );
 });

@@ -16,7 +16,10 @@ export function sequenceType(type: TFieldType): SequenceType {
         compare: (a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0),
       };
     case "decimal":
-      return { canonical: (v) => canonicalDecimal(v), compare: (a, b) => compareDecimal(parseDecimal(a), parseDecimal(b)) };
+      return {
+        canonical: (v) => canonicalDecimal(v),
+        compare: (a, b) => compareDecimal(parseDecimal(a), parseDecimal(b)),
+      };
     case "double":
       return { canonical: (v) => String(Number(v)), compare: (a, b) => Math.sign(Number(a) - Number(b)) };
     case "timestamp":

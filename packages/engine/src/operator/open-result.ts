@@ -35,17 +35,32 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
   if (spec.aggregate) {
     if (!pgSink) {
       const hook = await openWebhook(ctx, compiled, spec.sink.webhook!);
-      return { operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "webhook", deliver: async (rows, input) => countsOf(await hook.deliverRows(rows, input)) }) };
+      return {
+        operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, {
+          kind: "webhook",
+          deliver: async (rows, input) => countsOf(await hook.deliverRows(rows, input)),
+        }),
+      };
     }
-    const table: SinkTable = { ...sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode), metadata: RESULT_METADATA_COLUMNS };
+    const table: SinkTable = {
+      ...sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode),
+      metadata: RESULT_METADATA_COLUMNS,
+    };
     await ensureSinkTable(ctx.pool, table);
-    return { operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "table", table }) };
+    return {
+      operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "table", table }),
+    };
   }
   if (spec.cdc) {
-    if (!pgSink) throw new ConfigurationError(`pipeline "${spec.name}": cdc applies changes to a table: use a postgres sink`);
+    if (!pgSink)
+      throw new ConfigurationError(
+        `pipeline "${spec.name}": cdc applies changes to a table: use a postgres sink`,
+      );
     const table = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
     await ensureSinkTable(ctx.pool, table);
-    return { operator: new CdcOperator(ctx.pool, ctx.pipelineVersionId, compiled, table, spec.source.kafka.topic) };
+    return {
+      operator: new CdcOperator(ctx.pool, ctx.pipelineVersionId, compiled, table, spec.source.kafka.topic),
+    };
   }
   if (!pgSink) return { operator: await openWebhook(ctx, compiled, spec.sink.webhook!) };
   const sink = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
@@ -54,18 +69,29 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
 }
 
 /** The webhook operator of a spec with a webhook sink: its target resolved (env), its ledger scope found. */
-export async function openWebhook(ctx: ResultContext, compiled: TCompiledSpec, hook: TResolvedWebhookSink): Promise<WebhookOperator> {
+export async function openWebhook(
+  ctx: ResultContext,
+  compiled: TCompiledSpec,
+  hook: TResolvedWebhookSink,
+): Promise<WebhookOperator> {
   const name = compiled.spec.name;
   const fromEnv = (variable: string, what: string) => {
     const value = ctx.env?.(variable);
-    if (value === undefined || value === "") throw new ConfigurationError(`pipeline "${name}": ${what} comes from the environment variable ${variable}, which is not set: set it for the worker`);
+    if (value === undefined || value === "")
+      throw new ConfigurationError(
+        `pipeline "${name}": ${what} comes from the environment variable ${variable}, which is not set: set it for the worker`,
+      );
     return value;
   };
   const url = hook.url ?? fromEnv(hook.urlFromEnv!, "the webhook URL");
   const headers = { ...hook.headers };
-  for (const [header, variable] of Object.entries(hook.headersFromEnv)) headers[header] = fromEnv(variable, `header ${header}`);
+  for (const [header, variable] of Object.entries(hook.headersFromEnv))
+    headers[header] = fromEnv(variable, `header ${header}`);
   const pipelineId = await findPipelineId(ctx.pool, ctx.pipelineVersionId);
-  if (!pipelineId) throw new ConfigurationError(`pipeline version ${ctx.pipelineVersionId} is not registered: register it before running (the webhook ledger is kept per pipeline)`);
+  if (!pipelineId)
+    throw new ConfigurationError(
+      `pipeline version ${ctx.pipelineVersionId} is not registered: register it before running (the webhook ledger is kept per pipeline)`,
+    );
   const delivery = new WebhookDelivery(ctx.pool, {
     target: { url, method: hook.method, headers, timeoutMs: parseDuration(hook.timeout) },
     idempotencyHeader: hook.idempotencyHeader,
@@ -75,7 +101,12 @@ export async function openWebhook(ctx: ResultContext, compiled: TCompiledSpec, h
   return new WebhookOperator(compiled, pipelineId, ctx.pipelineVersionId, delivery);
 }
 
-const countsOf = (r: { sent: number; alreadyDelivered: number; retries: number; failedKeys: Map<string, string> }) => ({
+const countsOf = (r: {
+  sent: number;
+  alreadyDelivered: number;
+  retries: number;
+  failedKeys: Map<string, string>;
+}) => ({
   sent: r.sent,
   alreadyDelivered: r.alreadyDelivered,
   retries: r.retries,

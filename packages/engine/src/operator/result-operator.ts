@@ -48,7 +48,12 @@ export function applyPrepared(processed: ProcessedBatch, prepared: PreparedResul
   outcomes.deadLetter += prepared.failed.length;
   const deadLetters: DeadLetterRow[] = prepared.failed.map(({ row, reason }) => {
     const value = Buffer.from(JSON.stringify(row.values));
-    return { outcome: "dead_letter", reason, record: { partition: row.partition, offset: row.offset, key: null, value, timestamp: row.ingestTimeMs }, payload: JSON.parse(value.toString("utf8")) };
+    return {
+      outcome: "dead_letter",
+      reason,
+      record: { partition: row.partition, offset: row.offset, key: null, value, timestamp: row.ingestTimeMs },
+      payload: JSON.parse(value.toString("utf8")),
+    };
   });
   return { ...processed, outcomes, deadLetters: [...processed.deadLetters, ...deadLetters] };
 }

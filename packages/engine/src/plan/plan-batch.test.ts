@@ -6,13 +6,21 @@ const size = (ranges: { from: number; to: number }[]) => ranges.reduce((s, r) =>
 
 describe("planning a batch", () => {
   it("never plans more than maxOffsetsPerTrigger, spread over partitions by backlog", () => {
-    const { ranges } = planBatch({ committedEnd: {}, partitions: parts(100_000, 50_000, 50_000), maxOffsetsPerTrigger: 20_000 });
+    const { ranges } = planBatch({
+      committedEnd: {},
+      partitions: parts(100_000, 50_000, 50_000),
+      maxOffsetsPerTrigger: 20_000,
+    });
     expect(size(ranges)).toBe(20_000);
     expect(ranges.map((r) => r.to - r.from)).toEqual([10_000, 5_000, 5_000]);
   });
 
   it("resumes each partition where the last committed batch ended", () => {
-    const { ranges } = planBatch({ committedEnd: { "0": 40, "1": 7 }, partitions: parts(50, 10), maxOffsetsPerTrigger: 1000 });
+    const { ranges } = planBatch({
+      committedEnd: { "0": 40, "1": 7 },
+      partitions: parts(50, 10),
+      maxOffsetsPerTrigger: 1000,
+    });
     expect(ranges).toEqual([
       { partition: 0, from: 40, to: 50 },
       { partition: 1, from: 7, to: 10 },
@@ -40,19 +48,31 @@ describe("planning a batch", () => {
   });
 
   it("reports offsets that retention deleted before they were read instead of hiding them", () => {
-    const plan = planBatch({ committedEnd: { "0": 3 }, partitions: [{ partition: 0, low: 10, high: 12 }], maxOffsetsPerTrigger: 100 });
+    const plan = planBatch({
+      committedEnd: { "0": 3 },
+      partitions: [{ partition: 0, low: 10, high: 12 }],
+      maxOffsetsPerTrigger: 100,
+    });
     expect(plan.skipped).toEqual({ "0": 7 });
     expect(plan.ranges[0]).toEqual({ partition: 0, from: 10, to: 12 });
   });
 
   it("hands the rounding remainder out so the cap is used exactly", () => {
-    const { ranges } = planBatch({ committedEnd: {}, partitions: parts(10, 10, 10), maxOffsetsPerTrigger: 10 });
+    const { ranges } = planBatch({
+      committedEnd: {},
+      partitions: parts(10, 10, 10),
+      maxOffsetsPerTrigger: 10,
+    });
     expect(size(ranges)).toBe(10);
     expect(backlogAfter(ranges, parts(10, 10, 10))).toBe(20);
   });
 
   it("plans an empty batch when caught up", () => {
-    const { ranges } = planBatch({ committedEnd: { "0": 10 }, partitions: parts(10), maxOffsetsPerTrigger: 10 });
+    const { ranges } = planBatch({
+      committedEnd: { "0": 10 },
+      partitions: parts(10),
+      maxOffsetsPerTrigger: 10,
+    });
     expect(size(ranges)).toBe(0);
   });
 });

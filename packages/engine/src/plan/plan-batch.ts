@@ -29,11 +29,19 @@ export interface BatchPlan {
  * starts there (and reads what arrived in between). `earliest` needs no record: a partition the
  * checkpoint does not name starts at its earliest offset.
  */
-export function startingOffsets(starting: StartingOffsets, partitions: PartitionOffsets[]): Record<string, number> | undefined {
-  return starting === "latest" ? Object.fromEntries(partitions.map((p) => [String(p.partition), p.high])) : undefined;
+export function startingOffsets(
+  starting: StartingOffsets,
+  partitions: PartitionOffsets[],
+): Record<string, number> | undefined {
+  return starting === "latest"
+    ? Object.fromEntries(partitions.map((p) => [String(p.partition), p.high]))
+    : undefined;
 }
 
-export function startOffsetFor(p: PartitionOffsets, committedEnd: Record<string, number>): { from: number; skipped: number } {
+export function startOffsetFor(
+  p: PartitionOffsets,
+  committedEnd: Record<string, number>,
+): { from: number; skipped: number } {
   const committed = committedEnd[String(p.partition)];
   if (committed === undefined) return { from: p.low, skipped: 0 };
   if (committed < p.low) return { from: p.low, skipped: p.low - committed };

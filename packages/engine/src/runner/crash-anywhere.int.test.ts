@@ -10,7 +10,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng, producePayments, type Manifest } from "@sluice/producer";
 import { auditExactlyOnce } from "../testing/exactly-once-audit";
-import { createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  ledgerSpec,
+  pipelineVersionIds,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 import { PROGRESS_LINE, runSluice, specDir, spawnSluice } from "../testing/sluice-process";
 
 // The backlog must outlast the kills: on a quiet machine a batch takes ~30 ms and a process commits

@@ -13,19 +13,41 @@ describe("end-to-end latency percentiles", () => {
   });
 
   it("a single row is every percentile; a batch without rows has none", () => {
-    expect(latencyPercentiles(sortedIngestTimes([900]), 1000)).toEqual({ p50: 100, p95: 100, p99: 100, max: 100 });
+    expect(latencyPercentiles(sortedIngestTimes([900]), 1000)).toEqual({
+      p50: 100,
+      p95: 100,
+      p99: 100,
+      max: 100,
+    });
     expect(latencyPercentiles(sortedIngestTimes([]), 1000)).toBeNull();
   });
 
   it("a producer clock ahead of the committer never gives negative latency", () => {
-    expect(latencyPercentiles(sortedIngestTimes([1500, 1200]), 1000)).toEqual({ p50: 0, p95: 0, p99: 0, max: 0 });
+    expect(latencyPercentiles(sortedIngestTimes([1500, 1200]), 1000)).toEqual({
+      p50: 0,
+      p95: 0,
+      p99: 0,
+      max: 0,
+    });
   });
 
   it("the progress record carries them with the newest ingest time, and omits them for an empty batch", () => {
     const base = {
-      batchId: 3, pipelineVersionId: "v", ranges: [], partitions: [], skippedOffsets: {}, inputRows: 2,
-      phases: { plan: 1, read: 1, process: 1, commit: 1 }, sincePreviousTriggerMs: undefined, watermark: null, eventTimeMax: null,
-      state: { rows: 0, bytes: 0 }, outcomes: emptyOutcomes(), warnings: {}, replayed: false, now: new Date(10_000),
+      batchId: 3,
+      pipelineVersionId: "v",
+      ranges: [],
+      partitions: [],
+      skippedOffsets: {},
+      inputRows: 2,
+      phases: { plan: 1, read: 1, process: 1, commit: 1 },
+      sincePreviousTriggerMs: undefined,
+      watermark: null,
+      eventTimeMax: null,
+      state: { rows: 0, bytes: 0 },
+      outcomes: emptyOutcomes(),
+      warnings: {},
+      replayed: false,
+      now: new Date(10_000),
     };
     const p = buildProgress({ ...base, sortedIngest: sortedIngestTimes([9_000, 7_000]) });
     expect(p.latencyMs).toEqual({ p50: 1000, p95: 3000, p99: 3000, max: 3000 });

@@ -25,6 +25,12 @@ export function latencyPercentiles(sortedIngest: Float64Array, commitAt: number)
   const n = sortedIngest.length;
   if (n === 0) return null;
   // The p-th latency by nearest rank is the ceil(p·n)-th smallest, i.e. ingest index n − ceil(p·n).
-  const waited = (p: number) => Math.max(0, Math.round(commitAt - sortedIngest[Math.max(0, n - Math.ceil(p * n))]!));
-  return { p50: waited(0.5), p95: waited(0.95), p99: waited(0.99), max: Math.max(0, Math.round(commitAt - sortedIngest[0]!)) };
+  const waited = (p: number) =>
+    Math.max(0, Math.round(commitAt - sortedIngest[Math.max(0, n - Math.ceil(p * n))]!));
+  return {
+    p50: waited(0.5),
+    p95: waited(0.95),
+    p99: waited(0.99),
+    max: Math.max(0, Math.round(commitAt - sortedIngest[0]!)),
+  };
 }

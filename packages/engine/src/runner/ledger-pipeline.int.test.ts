@@ -7,7 +7,13 @@ import { producePayments, type ProduceResult } from "@sluice/producer";
 import { totalOutcomes, type OutcomeCounts } from "../batch/outcomes";
 import { FencedError } from "../errors";
 import { registerPipelineVersion } from "../store/register-version";
-import { batchLog, createEngineFixture, ledgerSpec, sinkEventIds, type EngineFixture } from "../testing/engine-fixture";
+import {
+  batchLog,
+  createEngineFixture,
+  ledgerSpec,
+  sinkEventIds,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 import { PipelineRunner } from "./pipeline-runner";
 
 let fx: EngineFixture;
@@ -51,7 +57,8 @@ describe("ledger pipeline on real Kafka and Postgres", () => {
     const batches = await batchLog(fx.pool, pipelineVersionId);
     expect(batches.map((b) => b.batchId)).toEqual(batches.map((_, i) => i));
     for (const b of batches) expect(totalOutcomes(b.outcomes as unknown as OutcomeCounts)).toBe(b.input_rows);
-    const sum = (k: keyof OutcomeCounts) => batches.reduce((s, b) => s + Number((b.outcomes as Record<string, unknown>)[k]), 0);
+    const sum = (k: keyof OutcomeCounts) =>
+      batches.reduce((s, b) => s + Number((b.outcomes as Record<string, unknown>)[k]), 0);
     expect(batches.reduce((s, b) => s + b.input_rows, 0)).toBe(m.counts.messages);
     expect(sum("duplicate")).toBe(m.counts.duplicates);
     expect(sum("deadLetter") + sum("quarantined")).toBe(m.counts.malformed);
@@ -65,7 +72,10 @@ describe("ledger pipeline on real Kafka and Postgres", () => {
   });
 
   it("a runner fenced off by a newer one cannot commit, and nothing is written twice", async () => {
-    const spec = ledgerSpec(fx.topic, { name: "ledger-fencing", sink: { postgres: { table: "ledger_fencing" } } });
+    const spec = ledgerSpec(fx.topic, {
+      name: "ledger-fencing",
+      sink: { postgres: { table: "ledger_fencing" } },
+    });
     const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
     const expectedIds = [...produced.manifest.eventIds!];
     const first = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "first" });
@@ -74,7 +84,14 @@ describe("ledger pipeline on real Kafka and Postgres", () => {
       await expect(first.runBatch()).rejects.toBeInstanceOf(FencedError);
       for (;;) if ((await second.runBatch()).kind === "empty") break;
       // New input, so the stale runner has a batch to try: it still cannot plan or commit.
-      const more = await producePayments({ topic: fx.topic, kafka: fx.kafka, count: 50, seed: 8, idPrefix: "more", log: () => undefined });
+      const more = await producePayments({
+        topic: fx.topic,
+        kafka: fx.kafka,
+        count: 50,
+        seed: 8,
+        idPrefix: "more",
+        log: () => undefined,
+      });
       await expect(first.runBatch()).rejects.toBeInstanceOf(FencedError);
       for (;;) if ((await second.runBatch()).kind === "empty") break;
       expectedIds.push(...more.manifest.eventIds!);

@@ -15,10 +15,29 @@ import { openResult, type OpenedResult, type WebhookTuning } from "../operator/o
 import { applyPrepared } from "../operator/result-operator";
 import { planBatch, startingOffsets } from "../plan/plan-batch";
 import { KafkaSource } from "../source/kafka-source";
-import { endOffsetsOf, sameRanges, type OffsetRange, type PartitionOffsets, type RecordSource } from "../source/source";
-import { acquireLease, ensureCheckpoint, findPlannedBatch, loadCheckpoint, recordPlan, recordStartingOffsets, type Checkpoint } from "../store/checkpoint-store";
+import {
+  endOffsetsOf,
+  sameRanges,
+  type OffsetRange,
+  type PartitionOffsets,
+  type RecordSource,
+} from "../source/source";
+import {
+  acquireLease,
+  ensureCheckpoint,
+  findPlannedBatch,
+  loadCheckpoint,
+  recordPlan,
+  recordStartingOffsets,
+  type Checkpoint,
+} from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
-import { loadReplayItems, MAX_REPLAY_ROWS, pendingReplayItems, type ReplayItemResult } from "../store/replay-store";
+import {
+  loadReplayItems,
+  MAX_REPLAY_ROWS,
+  pendingReplayItems,
+  type ReplayItemResult,
+} from "../store/replay-store";
 import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
@@ -55,7 +74,10 @@ export interface RunnerOptions {
 }
 
 /** A batch that read nothing: what the watermark is advanced with when every partition is idle. */
-const NO_INPUT: Pick<ProcessedBatch, "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData"> = {
+const NO_INPUT: Pick<
+  ProcessedBatch,
+  "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData"
+> = {
   maxEventTime: null,
   maxDedupTime: null,
   maxEventTimeByPartition: new Map(),
@@ -63,7 +85,8 @@ const NO_INPUT: Pick<ProcessedBatch, "maxEventTime" | "maxDedupTime" | "maxEvent
 };
 
 /** `drift`: unknown fields rescued / type mismatches quarantined in the committed batch (batch/schema-drift.ts). */
-export type BatchResult = { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress; drift?: SchemaDrift };
+export type BatchResult =
+  { kind: "empty"; backlog: 0 } | { kind: "committed"; progress: BatchProgress; drift?: SchemaDrift };
 
 export class PipelineRunner {
   private lastTriggerAt: number | undefined;
@@ -84,12 +107,23 @@ export class PipelineRunner {
     const { spec } = opts;
     const compiled = compileSpec(spec);
     const result = await openResult(
-      { pool: res.pool, pipelineVersionId: opts.pipelineVersionId, ...(opts.env ? { env: opts.env } : {}), ...(opts.webhook ? { webhook: opts.webhook } : {}) },
+      {
+        pool: res.pool,
+        pipelineVersionId: opts.pipelineVersionId,
+        ...(opts.env ? { env: opts.env } : {}),
+        ...(opts.webhook ? { webhook: opts.webhook } : {}),
+      },
       compiled,
     );
     await ensureCheckpoint(res.pool, opts.pipelineVersionId);
     const epoch = await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
-    const source = opts.source ?? new KafkaSource({ kafka: res.kafka, topic: spec.source.kafka.topic, groupPrefix: opts.pipelineVersionId });
+    const source =
+      opts.source ??
+      new KafkaSource({
+        kafka: res.kafka,
+        topic: spec.source.kafka.topic,
+        groupPrefix: opts.pipelineVersionId,
+      });
     return new PipelineRunner(res, opts, compiled, result, source, epoch);
   }
 
@@ -114,7 +148,8 @@ export class PipelineRunner {
     // (re-using a planned-but-uncommitted range), read and process it now.
     const cp = await loadCheckpoint(pool, pipelineVersionId);
     // Dead letters someone asked to replay go first, in a batch of their own.
-    const batch = (await this.prepareReplay(cp)) ?? (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
+    const batch =
+      (await this.prepareReplay(cp)) ?? (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
     if (!batch) return { kind: "empty", backlog: 0 };
     const { batchId, ranges, records, processed } = batch;
     if (processed.failures.length > 0) {
@@ -135,7 +170,9 @@ export class PipelineRunner {
       : this.advanceTime(cp, processed, now());
     // Windows, CDC or a webhook: prepared before the transaction, written inside it.
     const { operator } = this.result;
-    const prepared = operator ? await operator.prepare({ batchId, epoch: this.epoch, rows: processed.sinkRows, watermark }) : undefined;
+    const prepared = operator
+      ? await operator.prepare({ batchId, epoch: this.epoch, rows: processed.sinkRows, watermark })
+      : undefined;
     const outcome = prepared ? applyPrepared(processed, prepared) : processed;
     const processMs = batch.phases.process + (Date.now() - t);
 
@@ -166,7 +203,12 @@ export class PipelineRunner {
           partitions: batch.partitions,
           skippedOffsets: batch.skipped,
           inputRows: records.length,
-          phases: { plan: batch.phases.plan, read: batch.phases.read, process: processMs, commit: Date.now() - t },
+          phases: {
+            plan: batch.phases.plan,
+            read: batch.phases.read,
+            process: processMs,
+            commit: Date.now() - t,
+          },
           wallMs: Date.now() - triggerAt,
           sincePreviousTriggerMs: sincePrevious,
           watermark,
@@ -175,7 +217,9 @@ export class PipelineRunner {
           outcomes,
           warnings: processed.warnings,
           replayed: batch.replayed,
-          ...(batch.deadLetterReplay ? { deadLetterReplay: { replayIds: batch.deadLetterReplay.plan.replayIds, rows: records.length } } : {}),
+          ...(batch.deadLetterReplay
+            ? { deadLetterReplay: { replayIds: batch.deadLetterReplay.plan.replayIds, rows: records.length } }
+            : {}),
           preparedAhead: batch.preparedAhead,
           now: now(),
           lateAccepted: processed.lateAccepted,
@@ -186,7 +230,14 @@ export class PipelineRunner {
     });
     // While Postgres commits this batch, read and process the next one (when a full batch is waiting).
     // Its operator step (windows, CDC, webhook) waits for its turn: that reads the committed state.
-    if (this.opts.readAhead !== false) this.ahead = readAhead(this.aheadInput(batch, { endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) }, watermark, evictBefore }));
+    if (this.opts.readAhead !== false)
+      this.ahead = readAhead(
+        this.aheadInput(batch, {
+          endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) },
+          watermark,
+          evictBefore,
+        }),
+      );
     let committed;
     try {
       committed = await commit;
@@ -196,7 +247,11 @@ export class PipelineRunner {
     }
     prepared?.onCommitted?.();
     this.lastTriggerAt = triggerAt;
-    return { kind: "committed", progress: committed.progress as unknown as BatchProgress, ...(processed.drift ? { drift: processed.drift } : {}) };
+    return {
+      kind: "committed",
+      progress: committed.progress as unknown as BatchProgress,
+      ...(processed.drift ? { drift: processed.drift } : {}),
+    };
   }
 
   /** Plan (or re-use the recorded plan of) the batch after the checkpoint, read it and process it. */
@@ -220,7 +275,8 @@ export class PipelineRunner {
         partitions,
         maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
       });
-      if (plan.ranges.every((r) => r.to === r.from) && !(await this.idleReleasesWatermark(cp))) return undefined;
+      if (plan.ranges.every((r) => r.to === r.from) && !(await this.idleReleasesWatermark(cp)))
+        return undefined;
       skipped = plan.skipped;
       const recorded = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
       if (recorded.replay) return undefined;
@@ -239,7 +295,17 @@ export class PipelineRunner {
       watermark: cp.watermark,
       lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
     });
-    return { batchId, ranges, skipped, partitions, records, processed, replayed: replan !== undefined, preparedAhead: false, phases: { plan, read, process: Date.now() - t } };
+    return {
+      batchId,
+      ranges,
+      skipped,
+      partitions,
+      records,
+      processed,
+      replayed: replan !== undefined,
+      preparedAhead: false,
+      phases: { plan, read, process: Date.now() - t },
+    };
   }
 
   /**
@@ -283,7 +349,13 @@ export class PipelineRunner {
             const item = itemOf.get(record)!;
             verdicts.set(item.itemId, { outcome: verdict.outcome, detail: verdict.reason ?? null });
             const stop = verdict.expectations?.find((e) => e.action === "fail" && !e.passed);
-            if (stop) failing.push({ itemId: item.itemId, outcome: "refused", detail: `violates expectation "${stop.name}" (action: fail): not replayed`, againDeadLetterId: null });
+            if (stop)
+              failing.push({
+                itemId: item.itemId,
+                outcome: "refused",
+                detail: `violates expectation "${stop.name}" (action: fail): not replayed`,
+                againDeadLetterId: null,
+              });
           },
         },
       );
@@ -339,9 +411,18 @@ export class PipelineRunner {
     if (!ahead || !ahead.matches(cp)) return undefined;
     const t = Date.now();
     const { pool } = this.res;
-    const recorded = await recordPlan(pool, this.opts.pipelineVersionId, ahead.batch.batchId, this.epoch, ahead.batch.ranges);
+    const recorded = await recordPlan(
+      pool,
+      this.opts.pipelineVersionId,
+      ahead.batch.batchId,
+      this.epoch,
+      ahead.batch.ranges,
+    );
     if (recorded.replay || !sameRanges(recorded.ranges, ahead.batch.ranges)) return undefined;
-    return { ...ahead.batch, phases: { ...ahead.batch.phases, plan: ahead.batch.phases.plan + (Date.now() - t) } };
+    return {
+      ...ahead.batch,
+      phases: { ...ahead.batch.phases, plan: ahead.batch.phases.plan + (Date.now() - t) },
+    };
   }
 
   private async dropAhead(): Promise<void> {
@@ -366,10 +447,15 @@ export class PipelineRunner {
    * its start first when the spec says `latest` (the log end now), so it starts "from now" once — a
    * restart before its first batch still starts there — and reads every new record from then on.
    */
-  private async startingPoint(cp: Checkpoint, partitions: PartitionOffsets[]): Promise<Record<string, number>> {
+  private async startingPoint(
+    cp: Checkpoint,
+    partitions: PartitionOffsets[],
+  ): Promise<Record<string, number>> {
     if (cp.lastBatchId >= 0 || Object.keys(cp.endOffsets).length > 0) return cp.endOffsets;
     const start = startingOffsets(this.compiled.spec.source.kafka.startingOffsets, partitions);
-    return start ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.epoch, start) : cp.endOffsets;
+    return start
+      ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.epoch, start)
+      : cp.endOffsets;
   }
 
   private advanceTime(cp: Checkpoint, processed: TimedBatch, now: Date) {

@@ -85,7 +85,8 @@ export function buildProgress(p: ProgressInput): BatchProgress {
   const latest = new Map(p.partitions.map((x) => [x.partition, x.high]));
   const total = p.wallMs ?? p.phases.plan + p.phases.read + p.phases.process + p.phases.commit;
   const expectations: Record<string, number> = { ...p.warnings };
-  for (const [name, n] of Object.entries(p.outcomes.dropped)) expectations[name] = (expectations[name] ?? 0) + n;
+  for (const [name, n] of Object.entries(p.outcomes.dropped))
+    expectations[name] = (expectations[name] ?? 0) + n;
   const latency = p.sortedIngest ? latencyPercentiles(p.sortedIngest, p.now.getTime()) : null;
   return {
     batchId: p.batchId,
@@ -95,7 +96,12 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     inputRowsPerSecond: perSecond(p.inputRows, p.sincePreviousTriggerMs ?? total),
     processedRowsPerSecond: perSecond(p.inputRows, total),
     durationMs: { ...p.phases, total },
-    sources: p.ranges.map((r) => ({ partition: r.partition, startOffset: r.from, endOffset: r.to, latestOffset: latest.get(r.partition) ?? r.to })),
+    sources: p.ranges.map((r) => ({
+      partition: r.partition,
+      startOffset: r.from,
+      endOffset: r.to,
+      latestOffset: latest.get(r.partition) ?? r.to,
+    })),
     backlog: p.ranges.reduce((sum, r) => sum + Math.max(0, (latest.get(r.partition) ?? r.to) - r.to), 0),
     skippedOffsets: p.skippedOffsets,
     watermark: p.watermark?.toISOString() ?? null,
@@ -108,9 +114,16 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     ...(p.deadLetterReplay ? { deadLetterReplay: p.deadLetterReplay } : {}),
     ...(p.preparedAhead ? { preparedAhead: true } : {}),
     ...(p.lateAccepted ? { lateAccepted: p.lateAccepted } : {}),
-    ...(p.partitionEventTime && p.partitionEventTime.length > 0 ? { partitionEventTime: p.partitionEventTime } : {}),
+    ...(p.partitionEventTime && p.partitionEventTime.length > 0
+      ? { partitionEventTime: p.partitionEventTime }
+      : {}),
     ...(p.operator ? { operator: p.operator } : {}),
-    ...(latency ? { latencyMs: latency, ingestTimeMax: new Date(p.sortedIngest![p.sortedIngest!.length - 1]!).toISOString() } : {}),
+    ...(latency
+      ? {
+          latencyMs: latency,
+          ingestTimeMax: new Date(p.sortedIngest![p.sortedIngest!.length - 1]!).toISOString(),
+        }
+      : {}),
   };
 }
 

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import { FencedError } from "../errors";
 import { registerPipelineVersion } from "../store/register-version";
-import { createEngineFixture, drainPipeline, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  drainPipeline,
+  ledgerSpec,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 import { PipelineRunner } from "./pipeline-runner";
 
 let fx: EngineFixture;
@@ -48,9 +53,15 @@ const spec = (name: string) =>
 async function stored(pipelineVersionId: string, table: string) {
   const q = async (sql: string) => (await fx.pool.query(sql, [pipelineVersionId])).rows;
   return {
-    sink: await q(`SELECT event_id, amount::text, event_time, _rescued, _partition, _offset, _batch_id FROM "${table}" WHERE $1::text IS NOT NULL ORDER BY event_id`),
-    deadLetters: await q(`SELECT batch_id, outcome, reason, partition, "offset" FROM dead_letters WHERE pipeline_version_id = $1 ORDER BY partition, "offset"`),
-    dedupState: await q(`SELECT key, event_time FROM dedup_state WHERE pipeline_version_id = $1 ORDER BY key`),
+    sink: await q(
+      `SELECT event_id, amount::text, event_time, _rescued, _partition, _offset, _batch_id FROM "${table}" WHERE $1::text IS NOT NULL ORDER BY event_id`,
+    ),
+    deadLetters: await q(
+      `SELECT batch_id, outcome, reason, partition, "offset" FROM dead_letters WHERE pipeline_version_id = $1 ORDER BY partition, "offset"`,
+    ),
+    dedupState: await q(
+      `SELECT key, event_time FROM dedup_state WHERE pipeline_version_id = $1 ORDER BY key`,
+    ),
   };
 }
 
@@ -71,15 +82,20 @@ describe("read-ahead", () => {
 
     expect(plain.progress.some((p) => p.preparedAhead)).toBe(false);
     // All but the first batch (and a final partial one) were read while the previous one committed.
-    expect(ahead.progress.filter((p) => p.preparedAhead).length).toBeGreaterThanOrEqual(ahead.progress.length - 2);
+    expect(ahead.progress.filter((p) => p.preparedAhead).length).toBeGreaterThanOrEqual(
+      ahead.progress.length - 2,
+    );
     // The stream exercises what read-ahead must get right: duplicates across batches, after eviction, late rows.
-    const total = (k: "duplicate" | "late" | "deadLetter") => ahead.progress.reduce((n, p) => n + p.outcomes[k], 0);
+    const total = (k: "duplicate" | "late" | "deadLetter") =>
+      ahead.progress.reduce((n, p) => n + p.outcomes[k], 0);
     expect(total("duplicate")).toBeGreaterThan(500);
     expect(total("late")).toBeGreaterThan(50);
     expect(total("deadLetter")).toBeGreaterThan(50);
 
     expect(ahead.progress.map(comparable)).toEqual(plain.progress.map(comparable));
-    expect(await stored(ahead.pipelineVersionId, "ahead_ledger")).toEqual(await stored(plain.pipelineVersionId, "plain_ledger"));
+    expect(await stored(ahead.pipelineVersionId, "ahead_ledger")).toEqual(
+      await stored(plain.pipelineVersionId, "plain_ledger"),
+    );
   });
 
   it("a read-ahead batch overtaken by another runner is dropped: the first runner is fenced off, nothing is written twice", async () => {
@@ -101,9 +117,16 @@ describe("read-ahead", () => {
       await first.close();
       await second?.close();
     }
-    const log = await fx.pool.query<{ batch_id: string }>(`SELECT batch_id FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id`, [pipelineVersionId]);
+    const log = await fx.pool.query<{ batch_id: string }>(
+      `SELECT batch_id FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id`,
+      [pipelineVersionId],
+    );
     expect(log.rows.map((r) => Number(r.batch_id))).toEqual(log.rows.map((_, i) => i)); // gap-free
-    const plainId = (await fx.pool.query<{ id: string }>(`SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'plain-ledger'`)).rows[0]!.id;
+    const plainId = (
+      await fx.pool.query<{ id: string }>(
+        `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'plain-ledger'`,
+      )
+    ).rows[0]!.id;
     const a = await stored(plainId, "plain_ledger");
     const b = await stored(pipelineVersionId, "fenced_ledger");
     expect(b.sink.map((r) => r.event_id)).toEqual(a.sink.map((r) => r.event_id));

@@ -66,7 +66,8 @@ export async function readAhead(input: AheadInput): Promise<ReadAhead | undefine
     });
     // Only a full batch (catching up on a backlog). With less waiting, the next trigger should take
     // whatever arrives until then rather than a range fixed now.
-    if (plan.ranges.reduce((n, r) => n + r.to - r.from, 0) < spec.source.kafka.maxOffsetsPerTrigger) return undefined;
+    if (plan.ranges.reduce((n, r) => n + r.to - r.from, 0) < spec.source.kafka.maxOffsetsPerTrigger)
+      return undefined;
     const planMs = Date.now() - t;
 
     t = Date.now();
@@ -75,7 +76,9 @@ export async function readAhead(input: AheadInput): Promise<ReadAhead | undefine
 
     t = Date.now();
     const { evictBefore } = input.after;
-    const pending = new Set(input.pendingKeys.filter((k) => !evictBefore || k.time >= evictBefore).map((k) => k.key));
+    const pending = new Set(
+      input.pendingKeys.filter((k) => !evictBefore || k.time >= evictBefore).map((k) => k.key),
+    );
     const processed = await processBatch(records, {
       compiled: input.compiled,
       columns: contractColumns(spec),
@@ -103,11 +106,16 @@ export async function readAhead(input: AheadInput): Promise<ReadAhead | undefine
     return {
       batch,
       matches: (cp) =>
-        cp.lastBatchId === input.batchId - 1 && sameOffsets(cp.endOffsets, after.endOffsets) && (cp.watermark?.getTime() ?? null) === (after.watermark?.getTime() ?? null),
+        cp.lastBatchId === input.batchId - 1 &&
+        sameOffsets(cp.endOffsets, after.endOffsets) &&
+        (cp.watermark?.getTime() ?? null) === (after.watermark?.getTime() ?? null),
     };
   } catch (err) {
     // Harmless (the batch is read on its turn, and fails there if something is really wrong): debug only.
-    input.logger.debug?.({ err: (err as Error).message, batchId: input.batchId }, "reading the next batch ahead failed; it is read on its turn");
+    input.logger.debug?.(
+      { err: (err as Error).message, batchId: input.batchId },
+      "reading the next batch ahead failed; it is read on its turn",
+    );
     return undefined;
   }
 }

@@ -8,7 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, type Manifest } from "@sluice/producer";
 import { auditExactlyOnce } from "../testing/exactly-once-audit";
-import { createEngineFixture, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  ledgerSpec,
+  pipelineVersionIds,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 import { committedBatchIds, specDir, spawnSluice } from "../testing/sluice-process";
 
 let fx: EngineFixture;

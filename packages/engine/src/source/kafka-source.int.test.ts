@@ -7,7 +7,11 @@ import { testServices, uniqueName } from "@sluice/testing";
 import { KafkaSource } from "./kafka-source";
 
 const topic = uniqueName("source_it");
-const kafka = new Kafka({ brokers: testServices.kafkaBrokers, clientId: "source-it", logLevel: logLevel.NOTHING });
+const kafka = new Kafka({
+  brokers: testServices.kafkaBrokers,
+  clientId: "source-it",
+  logLevel: logLevel.NOTHING,
+});
 const admin = kafka.admin();
 let source: KafkaSource;
 
@@ -17,7 +21,11 @@ beforeAll(async () => {
   const producer = kafka.producer();
   await producer.connect();
   for (const partition of [0, 1, 2]) {
-    const messages = Array.from({ length: 100 }, (_, i) => ({ partition, key: `k${i}`, value: `p${partition}-o${i}` }));
+    const messages = Array.from({ length: 100 }, (_, i) => ({
+      partition,
+      key: `k${i}`,
+      value: `p${partition}-o${i}`,
+    }));
     await producer.send({ topic, messages, acks: -1 });
   }
   await producer.disconnect();
@@ -34,7 +42,9 @@ const values = (records: { value: Buffer | null }[]) => records.map((r) => r.val
 
 describe("KafkaSource on a real broker", () => {
   it("reports the retained offsets of every partition", async () => {
-    expect(await source.partitionOffsets()).toEqual([0, 1, 2].map((partition) => ({ partition, low: 0, high: 100 })));
+    expect(await source.partitionOffsets()).toEqual(
+      [0, 1, 2].map((partition) => ({ partition, low: 0, high: 100 })),
+    );
   });
 
   it("reads exactly the planned ranges of several partitions", async () => {
@@ -43,7 +53,10 @@ describe("KafkaSource on a real broker", () => {
       { partition: 2, from: 95, to: 100 },
       { partition: 1, from: 3, to: 3 },
     ]);
-    expect(values(records)).toEqual([...[10, 11, 12, 13, 14].map((o) => `p0-o${o}`), ...[95, 96, 97, 98, 99].map((o) => `p2-o${o}`)]);
+    expect(values(records)).toEqual([
+      ...[10, 11, 12, 13, 14].map((o) => `p0-o${o}`),
+      ...[95, 96, 97, 98, 99].map((o) => `p2-o${o}`),
+    ]);
     expect(records.every((r) => r.timestamp > 0)).toBe(true);
   });
 
@@ -64,14 +77,22 @@ describe("KafkaSource on a real broker", () => {
   it("a range that starts inside the read-ahead but ends past it gets the buffered records and then fresh ones", async () => {
     const own = new KafkaSource({ kafka, topic, groupPrefix: uniqueName("grp"), readTimeoutMs: 20_000 });
     try {
-      expect(values(await own.read([{ partition: 2, from: 0, to: 40 }]))).toEqual(Array.from({ length: 40 }, (_, i) => `p2-o${i}`));
+      expect(values(await own.read([{ partition: 2, from: 0, to: 40 }]))).toEqual(
+        Array.from({ length: 40 }, (_, i) => `p2-o${i}`),
+      );
       // Give the read-ahead time to buffer the rest of the partition, then append to it.
       await new Promise((r) => setTimeout(r, 500));
       const producer = kafka.producer();
       await producer.connect();
-      await producer.send({ topic, messages: Array.from({ length: 20 }, (_, i) => ({ partition: 2, value: `p2-o${100 + i}` })), acks: -1 });
+      await producer.send({
+        topic,
+        messages: Array.from({ length: 20 }, (_, i) => ({ partition: 2, value: `p2-o${100 + i}` })),
+        acks: -1,
+      });
       await producer.disconnect();
-      expect(values(await own.read([{ partition: 2, from: 40, to: 120 }]))).toEqual(Array.from({ length: 80 }, (_, i) => `p2-o${40 + i}`));
+      expect(values(await own.read([{ partition: 2, from: 40, to: 120 }]))).toEqual(
+        Array.from({ length: 80 }, (_, i) => `p2-o${40 + i}`),
+      );
     } finally {
       await own.close();
     }
@@ -82,7 +103,13 @@ describe("KafkaSource on a real broker", () => {
     try {
       await own.read([{ partition: 1, from: 0, to: 10 }]);
       await new Promise((r) => setTimeout(r, 300));
-      expect(values(await own.read([{ partition: 1, from: 20, to: 25 }]))).toEqual(["p1-o20", "p1-o21", "p1-o22", "p1-o23", "p1-o24"]);
+      expect(values(await own.read([{ partition: 1, from: 20, to: 25 }]))).toEqual([
+        "p1-o20",
+        "p1-o21",
+        "p1-o22",
+        "p1-o23",
+        "p1-o24",
+      ]);
       expect(values(await own.read([{ partition: 1, from: 5, to: 8 }]))).toEqual(["p1-o5", "p1-o6", "p1-o7"]);
     } finally {
       await own.close();

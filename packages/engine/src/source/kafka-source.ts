@@ -95,7 +95,10 @@ export class KafkaSource implements RecordSource {
     } catch (err) {
       await this.admin?.disconnect().catch(() => undefined);
       this.admin = undefined;
-      throw new RetriableError(`could not fetch offsets of topic "${this.topic}": ${(err as Error).message}`, err);
+      throw new RetriableError(
+        `could not fetch offsets of topic "${this.topic}": ${(err as Error).message}`,
+        err,
+      );
     }
   }
 
@@ -135,14 +138,20 @@ export class KafkaSource implements RecordSource {
       const upTo = buffered.records.findIndex((rec) => rec.offset >= r.to);
       state.records = upTo === -1 ? buffered.records : buffered.records.slice(0, upTo);
       state.next = buffered.next;
-      if (state.next >= r.to) this.ahead.set(r.partition, { ...buffered, from: r.to, records: upTo === -1 ? [] : buffered.records.slice(upTo) });
+      if (state.next >= r.to)
+        this.ahead.set(r.partition, {
+          ...buffered,
+          from: r.to,
+          records: upTo === -1 ? [] : buffered.records.slice(upTo),
+        });
     }
     const remaining = new Set([...partitions].filter(([, st]) => st.next < st.to).map(([p]) => p));
     const done = new Promise<void>((resolve, reject) => {
       this.pending = { partitions, remaining, resolve, reject };
       if (remaining.size === 0) resolve();
     });
-    for (const p of seek) consumer.seek({ topic: this.topic, partition: p, offset: String(partitions.get(p)!.next) });
+    for (const p of seek)
+      consumer.seek({ topic: this.topic, partition: p, offset: String(partitions.get(p)!.next) });
     if (remaining.size > 0) consumer.resume([{ topic: this.topic, partitions: [...remaining] }]);
 
     let timer: NodeJS.Timeout | undefined;
@@ -152,7 +161,11 @@ export class KafkaSource implements RecordSource {
           const s = partitions.get(p)!;
           return `partition ${p} at ${s.next} of ${s.to}`;
         });
-        reject(new RetriableError(`Kafka read of "${this.topic}" timed out after ${this.readTimeoutMs} ms (${missing.join(", ")})`));
+        reject(
+          new RetriableError(
+            `Kafka read of "${this.topic}" timed out after ${this.readTimeoutMs} ms (${missing.join(", ")})`,
+          ),
+        );
       }, this.readTimeoutMs);
     });
     try {
@@ -199,7 +212,8 @@ export class KafkaSource implements RecordSource {
       await this.closeConsumer();
       throw err;
     }
-    if (!this.consumer) throw new RetriableError(`the Kafka consumer of "${this.topic}" stopped while joining its group`);
+    if (!this.consumer)
+      throw new RetriableError(`the Kafka consumer of "${this.topic}" stopped while joining its group`);
     return this.consumer;
   }
 
@@ -210,7 +224,9 @@ export class KafkaSource implements RecordSource {
     this.joined = undefined;
     this.assigned = new Set();
     this.ahead.clear();
-    this.pending?.reject(new RetriableError(`the Kafka consumer of "${this.topic}" stopped: ${error.message}`, error));
+    this.pending?.reject(
+      new RetriableError(`the Kafka consumer of "${this.topic}" stopped: ${error.message}`, error),
+    );
   }
 
   private async startConsumer(): Promise<void> {
@@ -286,7 +302,8 @@ export class KafkaSource implements RecordSource {
 
     if (ahead) {
       ahead.next = fetched;
-      if (ahead.records.length >= ahead.limit) this.consumer?.pause([{ topic: this.topic, partitions: [partition] }]);
+      if (ahead.records.length >= ahead.limit)
+        this.consumer?.pause([{ topic: this.topic, partitions: [partition] }]);
       return;
     }
     // Offsets may have gaps (compaction, transaction markers): the range is done once the batch
@@ -295,7 +312,12 @@ export class KafkaSource implements RecordSource {
       pending!.remaining.delete(partition);
       // Read ahead about one batch of this partition.
       const limit = Math.min(MAX_READ_AHEAD, Math.max(1000, state!.records.length));
-      this.ahead.set(partition, { from: state!.to, next: Math.max(state!.to, fetched), records: overflow, limit });
+      this.ahead.set(partition, {
+        from: state!.to,
+        next: Math.max(state!.to, fetched),
+        records: overflow,
+        limit,
+      });
       if (pending!.remaining.size === 0) pending!.resolve();
     }
   }

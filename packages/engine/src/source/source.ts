@@ -40,6 +40,7 @@ export function endOffsetsOf(ranges: OffsetRange[]): Record<string, number> {
 
 /** Same partitions and offsets, in any order. */
 export function sameRanges(a: OffsetRange[], b: OffsetRange[]): boolean {
-  const key = (rs: OffsetRange[]) => JSON.stringify([...rs].sort((x, y) => x.partition - y.partition).map((r) => [r.partition, r.from, r.to]));
+  const key = (rs: OffsetRange[]) =>
+    JSON.stringify([...rs].sort((x, y) => x.partition - y.partition).map((r) => [r.partition, r.from, r.to]));
   return key(a) === key(b);
 }

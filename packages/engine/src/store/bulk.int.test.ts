@@ -50,8 +50,16 @@ describe("bulk rows as JSON", () => {
     ];
     const bool = [true, false, true, false, true, false, true, false, true, false, null];
     // Epoch milliseconds near 1970, ISO text far from it (years 1, 1500, 9999, 200000 and 4713 BC).
-    const far = [Date.UTC(1, 0, 1, 0, 0, 0, 1), Date.UTC(1500, 5, 6, 7, 8, 9, 999), Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(200000, 0, 1, 0, 0, 0, 7), -210866803200000];
-    const time = text.map((_, i) => (i === 10 ? null : i < 5 ? new Date(far[i]!) : new Date(Date.UTC(2025, 0, 1, 0, 0, i, 123))));
+    const far = [
+      Date.UTC(1, 0, 1, 0, 0, 0, 1),
+      Date.UTC(1500, 5, 6, 7, 8, 9, 999),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(200000, 0, 1, 0, 0, 0, 7),
+      -210866803200000,
+    ];
+    const time = text.map((_, i) =>
+      i === 10 ? null : i < 5 ? new Date(far[i]!) : new Date(Date.UTC(2025, 0, 1, 0, 0, i, 123)),
+    );
     const json: unknown[] = [
       { a: 'q"uote' },
       ["x", 1],
@@ -69,7 +77,19 @@ describe("bulk rows as JSON", () => {
     json[9] = { inner: null };
     const bytes = text.map((_, i) => (i === 10 ? null : Buffer.from([0, i, 255, 92, 34])));
     // Numbers JSON has no literal for travel as text, not as null.
-    const double = [0, -1.5, 1e300, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 5e-324, 7, 8, 9, null];
+    const double = [
+      0,
+      -1.5,
+      1e300,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      5e-324,
+      7,
+      8,
+      9,
+      null,
+    ];
 
     const { sql, params } = bulkSelect([
       { name: "text", sqlType: "text", values: text },

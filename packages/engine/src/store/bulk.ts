@@ -20,7 +20,9 @@ const EXACT_EPOCH_MS = 2 ** 53 / 1000;
 /** `SELECT <typed columns> FROM jsonb_array_elements($n::jsonb)` and its one parameter. */
 export function bulkSelect(columns: BulkColumn[], param = 1): { sql: string; params: [string] } {
   const rows = columns.length === 0 ? 0 : columns[0]!.values.length;
-  for (const c of columns) if (c.values.length !== rows) throw new Error(`bulk column ${c.name} has ${c.values.length} values, expected ${rows}`);
+  for (const c of columns)
+    if (c.values.length !== rows)
+      throw new Error(`bulk column ${c.name} has ${c.values.length} values, expected ${rows}`);
   const encoders = columns.map((c) => encoderFor(c.sqlType));
   const out: unknown[][] = new Array(rows);
   for (let i = 0; i < rows; i++) {
@@ -32,7 +34,10 @@ export function bulkSelect(columns: BulkColumn[], param = 1): { sql: string; par
     out[i] = row;
   }
   const exprs = columns.map((c, j) => `${columnExpr(c.sqlType, j)} AS c${j}`);
-  return { sql: `SELECT ${exprs.join(", ")} FROM jsonb_array_elements($${param}::jsonb) AS r`, params: [JSON.stringify(out)] };
+  return {
+    sql: `SELECT ${exprs.join(", ")} FROM jsonb_array_elements($${param}::jsonb) AS r`,
+    params: [JSON.stringify(out)],
+  };
 }
 
 type Encode = (v: unknown) => unknown;

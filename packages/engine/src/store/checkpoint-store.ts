@@ -23,7 +23,9 @@ export interface Checkpoint {
 }
 
 export async function ensureCheckpoint(db: pg.Pool, pipelineVersionId: string): Promise<void> {
-  await db.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1) ON CONFLICT DO NOTHING`, [pipelineVersionId]);
+  await db.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1) ON CONFLICT DO NOTHING`, [
+    pipelineVersionId,
+  ]);
 }
 
 /**
@@ -46,11 +48,18 @@ export async function acquireLease(db: pg.Pool, pipelineVersionId: string, owner
   const s = superseded.rows[0];
   // Its checkpoint is stale: the newer version went on from it. Running it would process again what
   // the newer one did, against old state.
-  if (s) throw new SupersededError(`pipeline version ${s.version} was superseded by version ${s.by}, which continues from its checkpoint; it cannot run again. To go back to its spec, register it again: that makes a new version continuing version ${s.by}'s state.`);
+  if (s)
+    throw new SupersededError(
+      `pipeline version ${s.version} was superseded by version ${s.by}, which continues from its checkpoint; it cannot run again. To go back to its spec, register it again: that makes a new version continuing version ${s.by}'s state.`,
+    );
   throw new Error(`no checkpoint row for pipeline version ${pipelineVersionId}`);
 }
 
-export async function loadCheckpoint(db: pg.Pool | pg.PoolClient, pipelineVersionId: string, forUpdate = false): Promise<Checkpoint> {
+export async function loadCheckpoint(
+  db: pg.Pool | pg.PoolClient,
+  pipelineVersionId: string,
+  forUpdate = false,
+): Promise<Checkpoint> {
   const res = await db.query(
     `SELECT last_batch_id, end_offsets, watermark, event_time_max, state_rows, state_bytes, lease_epoch, lease_owner
        FROM checkpoints WHERE pipeline_version_id = $1${forUpdate ? " FOR UPDATE" : ""}`,
@@ -75,7 +84,12 @@ export async function loadCheckpoint(db: pg.Pool | pg.PoolClient, pipelineVersio
  * Written once: only while the checkpoint names no offsets and no batch was committed, and only by
  * the lease holder. Returns the recorded start, whoever recorded it.
  */
-export async function recordStartingOffsets(db: pg.Pool, pipelineVersionId: string, epoch: number, offsets: Record<string, number>): Promise<Record<string, number>> {
+export async function recordStartingOffsets(
+  db: pg.Pool,
+  pipelineVersionId: string,
+  epoch: number,
+  offsets: Record<string, number>,
+): Promise<Record<string, number>> {
   const res = await db.query<{ end_offsets: Record<string, number>; lease_epoch: string }>(
     `WITH started AS (
        UPDATE checkpoints SET end_offsets = $3::jsonb, updated_at = now()
@@ -86,13 +100,23 @@ export async function recordStartingOffsets(db: pg.Pool, pipelineVersionId: stri
     [pipelineVersionId, epoch, JSON.stringify(offsets)],
   );
   const r = res.rows[0];
-  if (!r || Number(r.lease_epoch) !== epoch) throw new FencedError(`pipeline version ${pipelineVersionId}: another runner took over before its starting offsets were recorded`);
+  if (!r || Number(r.lease_epoch) !== epoch)
+    throw new FencedError(
+      `pipeline version ${pipelineVersionId}: another runner took over before its starting offsets were recorded`,
+    );
   return r.end_offsets;
 }
 
 /** The plan of a batch, if it was planned (and perhaps not committed) before. */
-export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, batchId: number): Promise<RecordedPlan | undefined> {
-  const res = await db.query<RecordedPlan>(`SELECT ranges, replay FROM offset_log WHERE pipeline_version_id = $1 AND batch_id = $2`, [pipelineVersionId, batchId]);
+export async function findPlannedBatch(
+  db: pg.Pool,
+  pipelineVersionId: string,
+  batchId: number,
+): Promise<RecordedPlan | undefined> {
+  const res = await db.query<RecordedPlan>(
+    `SELECT ranges, replay FROM offset_log WHERE pipeline_version_id = $1 AND batch_id = $2`,
+    [pipelineVersionId, batchId],
+  );
   return res.rows[0];
 }
 
@@ -105,7 +129,14 @@ export async function findPlannedBatch(db: pg.Pool, pipelineVersionId: string, b
  * drops uncommitted plans) and re-checks the epoch after it: without the lock a plan from the old
  * offsets could be inserted while the reset is uncommitted, survive it, and be replayed afterwards.
  */
-export async function recordPlan(db: pg.Pool, pipelineVersionId: string, batchId: number, epoch: number, ranges: OffsetRange[], replay?: ReplayPlan): Promise<RecordedPlan> {
+export async function recordPlan(
+  db: pg.Pool,
+  pipelineVersionId: string,
+  batchId: number,
+  epoch: number,
+  ranges: OffsetRange[],
+  replay?: ReplayPlan,
+): Promise<RecordedPlan> {
   await db.query(
     `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
      SELECT $1, $2::bigint, $3::jsonb, $5::jsonb FROM checkpoints
@@ -115,6 +146,9 @@ export async function recordPlan(db: pg.Pool, pipelineVersionId: string, batchId
     [pipelineVersionId, batchId, JSON.stringify(ranges), epoch, replay ? JSON.stringify(replay) : null],
   );
   const stored = await findPlannedBatch(db, pipelineVersionId, batchId);
-  if (!stored) throw new FencedError(`pipeline version ${pipelineVersionId}: another runner took over before batch ${batchId} was planned`);
+  if (!stored)
+    throw new FencedError(
+      `pipeline version ${pipelineVersionId}: another runner took over before batch ${batchId} was planned`,
+    );
   return stored;
 }

@@ -57,16 +57,25 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const res = await client.query<{ last_batch_id: string; lease_epoch: string; state_rows: string; state_bytes: string }>(
+    const res = await client.query<{
+      last_batch_id: string;
+      lease_epoch: string;
+      state_rows: string;
+      state_bytes: string;
+    }>(
       `SELECT last_batch_id, lease_epoch, state_rows, state_bytes FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
       [input.pipelineVersionId],
     );
     const cp = res.rows[0];
     if (!cp || Number(cp.lease_epoch) !== input.epoch) {
-      throw new FencedError(`batch ${input.batchId} not committed: another runner took over pipeline version ${input.pipelineVersionId}`);
+      throw new FencedError(
+        `batch ${input.batchId} not committed: another runner took over pipeline version ${input.pipelineVersionId}`,
+      );
     }
     if (Number(cp.last_batch_id) !== input.batchId - 1) {
-      throw new FencedError(`batch ${input.batchId} not committed: the last committed batch is ${cp.last_batch_id}`);
+      throw new FencedError(
+        `batch ${input.batchId} not committed: the last committed batch is ${cp.last_batch_id}`,
+      );
     }
 
     const outcomes = structuredClone(input.processed.outcomes);
@@ -74,7 +83,10 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     let operatorState = { rows: 0, bytes: 0 };
     if (input.operatorWrite) operatorState = await input.operatorWrite(client);
     else {
-      if (!input.sink) throw new InvariantError(`batch ${input.batchId}: neither a sink table nor an operator to write the result`);
+      if (!input.sink)
+        throw new InvariantError(
+          `batch ${input.batchId}: neither a sink table nor an operator to write the result`,
+        );
       const written = await writeSinkRows(client, input.sink, input.processed.sinkRows, input, writtenRows);
       // Rows whose key an append ledger already holds are duplicates, not sink rows.
       outcomes.duplicate += outcomes.sink - written;
@@ -83,9 +95,22 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     assertBalanced(input.inputRows, outcomes);
 
     const added = await insertDedupState(client, input.pipelineVersionId, input.processed.dedupInserts);
-    const evicted = input.evictBefore ? await evictDedupState(client, input.pipelineVersionId, input.evictBefore) : { rows: 0, bytes: 0 };
+    const evicted = input.evictBefore
+      ? await evictDedupState(client, input.pipelineVersionId, input.evictBefore)
+      : { rows: 0, bytes: 0 };
     const deadLetterIds = await insertDeadLetters(client, input, input.processed.deadLetters);
-    if (input.replay) await markReplayed(client, input.pipelineVersionId, input.batchId, replayResults(input.replay, deadLetterIds, input.processed.deadLetters, input.sink ? writtenRows : undefined));
+    if (input.replay)
+      await markReplayed(
+        client,
+        input.pipelineVersionId,
+        input.batchId,
+        replayResults(
+          input.replay,
+          deadLetterIds,
+          input.processed.deadLetters,
+          input.sink ? writtenRows : undefined,
+        ),
+      );
 
     const state = {
       rows: Number(cp.state_rows) + added.rows - evicted.rows + operatorState.rows,
@@ -94,14 +119,29 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     const progress = input.progress(outcomes, state);
     await client.query(
       `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [input.pipelineVersionId, input.batchId, input.inputRows, outcomes.sink, JSON.stringify(outcomes), JSON.stringify(progress)],
+      [
+        input.pipelineVersionId,
+        input.batchId,
+        input.inputRows,
+        outcomes.sink,
+        JSON.stringify(outcomes),
+        JSON.stringify(progress),
+      ],
     );
     const endOffsets = endOffsetsOf(input.ranges);
     await client.query(
       `UPDATE checkpoints SET last_batch_id = $2, end_offsets = end_offsets || $3::jsonb, watermark = $4, event_time_max = $5,
               state_rows = $6, state_bytes = $7, updated_at = now()
         WHERE pipeline_version_id = $1`,
-      [input.pipelineVersionId, input.batchId, JSON.stringify(endOffsets), input.watermark, JSON.stringify(input.eventTimeMax), state.rows, state.bytes],
+      [
+        input.pipelineVersionId,
+        input.batchId,
+        JSON.stringify(endOffsets),
+        input.watermark,
+        JSON.stringify(input.eventTimeMax),
+        state.rows,
+        state.bytes,
+      ],
     );
     await client.query("COMMIT");
     return { outcomes, stateRows: state.rows, stateBytes: state.bytes, progress };
@@ -114,7 +154,11 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
 }
 
 // State size counts the key's bytes plus 8 for its timestamp: the payload Sluice keeps, not disk pages.
-async function insertDedupState(client: pg.PoolClient, pv: string, rows: { key: string; time: Date }[]): Promise<{ rows: number; bytes: number }> {
+async function insertDedupState(
+  client: pg.PoolClient,
+  pv: string,
+  rows: { key: string; time: Date }[],
+): Promise<{ rows: number; bytes: number }> {
   if (rows.length === 0) return { rows: 0, bytes: 0 };
   const { sql, params } = bulkSelect(
     [
@@ -131,7 +175,11 @@ async function insertDedupState(client: pg.PoolClient, pv: string, rows: { key: 
   return { rows: Number(res.rows[0]!.n), bytes: Number(res.rows[0]!.bytes) };
 }
 
-async function evictDedupState(client: pg.PoolClient, pv: string, before: Date): Promise<{ rows: number; bytes: number }> {
+async function evictDedupState(
+  client: pg.PoolClient,
+  pv: string,
+  before: Date,
+): Promise<{ rows: number; bytes: number }> {
   const res = await client.query<{ n: string; bytes: string }>(
     `WITH del AS (DELETE FROM dedup_state WHERE pipeline_version_id = $1 AND event_time < $2 RETURNING key)
      SELECT count(*) AS n, coalesce(sum(octet_length(key) + 8), 0) AS bytes FROM del`,
@@ -150,21 +198,50 @@ const pgText = (s: string) => s.replaceAll("\u0000", "\\u0000");
  * that offset: new, or the one it already had — the unique key keeps one, the item records the
  * repeat); reached an append ledger holding its key → duplicate; otherwise what the batch decided.
  */
-function replayResults(replay: CommitReplay, deadLetterIds: Map<string, number>, deadLetters: DeadLetterRow[], written: Set<string> | undefined): ReplayItemResult[] {
+function replayResults(
+  replay: CommitReplay,
+  deadLetterIds: Map<string, number>,
+  deadLetters: DeadLetterRow[],
+  written: Set<string> | undefined,
+): ReplayItemResult[] {
   const failed = new Map(deadLetters.map((d) => [`${d.record.partition}:${d.record.offset}`, d]));
-  return [...replay.refused, ...replay.items.map((item): ReplayItemResult => {
-    const at = `${item.record.partition}:${item.record.offset}`;
-    const dl = failed.get(at);
-    if (dl) return { itemId: item.itemId, outcome: dl.outcome, detail: dl.reason, againDeadLetterId: deadLetterIds.get(at) ?? null };
-    const verdict = replay.verdicts.get(item.itemId);
-    if (!verdict) throw new InvariantError(`replayed dead letter ${item.deadLetterId} has no outcome`);
-    if (verdict.outcome === "sink" && written && !written.has(at)) return { itemId: item.itemId, outcome: "duplicate", detail: "the sink already holds its key", againDeadLetterId: null };
-    return { itemId: item.itemId, outcome: verdict.outcome, detail: verdict.detail, againDeadLetterId: null };
-  })];
+  return [
+    ...replay.refused,
+    ...replay.items.map((item): ReplayItemResult => {
+      const at = `${item.record.partition}:${item.record.offset}`;
+      const dl = failed.get(at);
+      if (dl)
+        return {
+          itemId: item.itemId,
+          outcome: dl.outcome,
+          detail: dl.reason,
+          againDeadLetterId: deadLetterIds.get(at) ?? null,
+        };
+      const verdict = replay.verdicts.get(item.itemId);
+      if (!verdict) throw new InvariantError(`replayed dead letter ${item.deadLetterId} has no outcome`);
+      if (verdict.outcome === "sink" && written && !written.has(at))
+        return {
+          itemId: item.itemId,
+          outcome: "duplicate",
+          detail: "the sink already holds its key",
+          againDeadLetterId: null,
+        };
+      return {
+        itemId: item.itemId,
+        outcome: verdict.outcome,
+        detail: verdict.detail,
+        againDeadLetterId: null,
+      };
+    }),
+  ];
 }
 
 /** Writes the batch's dead letters; returns the id of this version's dead letter at each "partition:offset" written (or already there). */
-async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows: DeadLetterRow[]): Promise<Map<string, number>> {
+async function insertDeadLetters(
+  client: pg.PoolClient,
+  input: CommitInput,
+  rows: DeadLetterRow[],
+): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   if (rows.length === 0) return ids;
   const raw = rows.map((r) => r.record.value ?? Buffer.alloc(0));
@@ -174,7 +251,11 @@ async function insertDeadLetters(client: pg.PoolClient, input: CommitInput, rows
       { name: "reason", sqlType: "text", values: rows.map((r) => pgText(r.reason)) },
       { name: "partition", sqlType: "integer", values: rows.map((r) => r.record.partition) },
       { name: "offset", sqlType: "bigint", values: rows.map((r) => r.record.offset) },
-      { name: "key", sqlType: "text", values: rows.map((r) => (r.record.key ? pgText(r.record.key.toString("utf8")) : null)) },
+      {
+        name: "key",
+        sqlType: "text",
+        values: rows.map((r) => (r.record.key ? pgText(r.record.key.toString("utf8")) : null)),
+      },
       { name: "raw", sqlType: "bytea", values: raw.map((b) => b.subarray(0, MAX_RAW_BYTES)) },
       { name: "truncated", sqlType: "boolean", values: raw.map((b) => b.length > MAX_RAW_BYTES) },
       { name: "payload", sqlType: "jsonb", values: rows.map((r) => r.payload) },

@@ -6,7 +6,13 @@
 // the new version no longer writes, or now writes optionally, loses NOT NULL, and a number column may
 // widen to numeric (exact) or double precision. Anything else is refused with what to do, never
 // guessed. Identifiers are validated names (@sluice/spec), quoted.
-import { outputColumns, postgresTypeFor, quoteIdentifier, quoteQualifiedName, type TPipelineSpec } from "@sluice/spec";
+import {
+  outputColumns,
+  postgresTypeFor,
+  quoteIdentifier,
+  quoteQualifiedName,
+  type TPipelineSpec,
+} from "@sluice/spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./register-version";
 
@@ -44,9 +50,14 @@ export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): S
     const wasType = postgresTypeFor(was.type);
     if (wasType !== type) {
       if (WIDENINGS[wasType]?.includes(type)) {
-        statements.push(`ALTER TABLE ${quoted} ALTER COLUMN ${quoteIdentifier(c.name)} TYPE ${type} USING ${quoteIdentifier(c.name)}::${type}`);
+        statements.push(
+          `ALTER TABLE ${quoted} ALTER COLUMN ${quoteIdentifier(c.name)} TYPE ${type} USING ${quoteIdentifier(c.name)}::${type}`,
+        );
         changes.push(`column ${c.name} widened from ${wasType} to ${type}`);
-      } else refusals.push(`column ${c.name} would change from ${wasType} to ${type}, which could change or lose values already stored: alter ${table} yourself, or write a new table`);
+      } else
+        refusals.push(
+          `column ${c.name} would change from ${wasType} to ${type}, which could change or lose values already stored: alter ${table} yourself, or write a new table`,
+        );
     }
     if (c.optional && !was.optional) {
       statements.push(`ALTER TABLE ${quoted} ALTER COLUMN ${quoteIdentifier(c.name)} DROP NOT NULL`);
@@ -63,13 +74,20 @@ export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): S
 }
 
 /** Apply the changes inside the caller's transaction; a table not created yet is left to the runner. */
-export async function migrateSinkTable(client: SqlClient, before: TPipelineSpec, after: TPipelineSpec): Promise<string[]> {
+export async function migrateSinkTable(
+  client: SqlClient,
+  before: TPipelineSpec,
+  after: TPipelineSpec,
+): Promise<string[]> {
   const plan = sinkTableChanges(before, after);
   if (!plan || plan.statements.length + plan.refusals.length === 0) return [];
   // No table yet: nothing is stored, and the runner creates it with the new columns.
-  const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [quoteQualifiedName(plan.table)]);
+  const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [
+    quoteQualifiedName(plan.table),
+  ]);
   if (!exists.rows[0]?.found) return [];
-  if (plan.refusals.length > 0) throw new ConfigurationError(`the sink table cannot follow the new version: ${plan.refusals.join("; ")}`);
+  if (plan.refusals.length > 0)
+    throw new ConfigurationError(`the sink table cannot follow the new version: ${plan.refusals.join("; ")}`);
   for (const sql of plan.statements) await client.query(sql);
   return plan.changes;
 }

@@ -11,7 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import type { TPipelineSpec } from "@sluice/spec";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import { createEngineFixture, drainPipeline, ledgerSpec, pipelineVersionIds, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  drainPipeline,
+  ledgerSpec,
+  pipelineVersionIds,
+  type EngineFixture,
+} from "../testing/engine-fixture";
 import { runSluice, specDir } from "../testing/sluice-process";
 import { registerPipelineVersion } from "./register-version";
 import { SupersededError } from "../errors";
@@ -20,7 +26,11 @@ import { IncompatibleStateError } from "./version-compatibility";
 let fx: EngineFixture;
 let specs: Awaited<ReturnType<typeof specDir>>;
 
-function settlements(name: string, table: string, overrides: { window?: string; expectations?: unknown[] } = {}): TPipelineSpec {
+function settlements(
+  name: string,
+  table: string,
+  overrides: { window?: string; expectations?: unknown[] } = {},
+): TPipelineSpec {
   return ledgerSpec(fx.topic, {
     name,
     source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 400 } },
@@ -47,8 +57,19 @@ async function runBatches(spec: TPipelineSpec, pipelineVersionId: string, n: num
   }
 }
 
-const leaseOwner = async (pv: string) => (await fx.pool.query<{ lease_owner: string | null }>(`SELECT lease_owner FROM checkpoints WHERE pipeline_version_id = $1`, [pv])).rows[0]?.lease_owner;
-const tableRows = async (table: string) => (await fx.pool.query(`SELECT merchant_id, window_start, settled::text, events::int FROM ${table} ORDER BY window_start, merchant_id`)).rows;
+const leaseOwner = async (pv: string) =>
+  (
+    await fx.pool.query<{ lease_owner: string | null }>(
+      `SELECT lease_owner FROM checkpoints WHERE pipeline_version_id = $1`,
+      [pv],
+    )
+  ).rows[0]?.lease_owner;
+const tableRows = async (table: string) =>
+  (
+    await fx.pool.query(
+      `SELECT merchant_id, window_start, settled::text, events::int FROM ${table} ORDER BY window_start, merchant_id`,
+    )
+  ).rows;
 
 beforeAll(async () => {
   fx = await createEngineFixture("versions");
@@ -81,18 +102,27 @@ describe("a new version and its previous version's state", () => {
     const refused = await registerPipelineVersion(fx.pool, v2Spec).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(IncompatibleStateError);
     const message = (refused as IncompatibleStateError).message;
-    expect(message).toContain("settlements: the new version cannot continue version 1's state, so nothing was registered:");
+    expect(message).toContain(
+      "settlements: the new version cannot continue version 1's state, so nothing was registered:",
+    );
     expect(message).toContain("window state: aggregate.window.tumbling changed from 5m to 10m");
     expect(message).toContain("--fresh-state");
-    expect((refused as IncompatibleStateError).compatibility.states).toContainEqual({ state: "window", continues: false });
+    expect((refused as IncompatibleStateError).compatibility.states).toContainEqual({
+      state: "window",
+      continues: false,
+    });
 
     const file = await specs.write("settlements-10m", v2Spec as unknown as Record<string, unknown>);
     const validated = await runSluice(["validate", file, "--against-registered"], { databaseUrl: fx.db.url });
     expect(validated.code).toBe(1);
-    expect(validated.stderr).toContain("a new version cannot continue version 1's state:\n  - window state: aggregate.window.tumbling changed from 5m to 10m");
+    expect(validated.stderr).toContain(
+      "a new version cannot continue version 1's state:\n  - window state: aggregate.window.tumbling changed from 5m to 10m",
+    );
     const run = await runSluice(["run", file, "--once"], { databaseUrl: fx.db.url });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("window state: aggregate.window.tumbling changed from 5m to 10m: the stored state holds tumbling 5m windows");
+    expect(run.stderr).toContain(
+      "window state: aggregate.window.tumbling changed from 5m to 10m: the stored state holds tumbling 5m windows",
+    );
 
     // Nothing was registered or fenced: version 1 is the only version, and it still commits.
     expect(await pipelineVersionIds(fx.pool, "settlements")).toEqual([v1.pipelineVersionId]);
@@ -102,10 +132,15 @@ describe("a new version and its previous version's state", () => {
 
   it("a version that only adds an expectation continues the open windows: its table equals an uninterrupted run's", async () => {
     const [v1] = await pipelineVersionIds(fx.pool, "settlements");
-    const openWindows = await fx.pool.query(`SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`, [v1]);
+    const openWindows = await fx.pool.query(
+      `SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`,
+      [v1],
+    );
     expect(openWindows.rows[0].n).toBeGreaterThan(0);
 
-    const v2Spec = settlements("settlements", "settlements_5m", { expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }] });
+    const v2Spec = settlements("settlements", "settlements_5m", {
+      expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }],
+    });
     const file = await specs.write("settlements-v2", v2Spec as unknown as Record<string, unknown>);
     const validated = await runSluice(["validate", file, "--against-registered"], { databaseUrl: fx.db.url });
     expect(validated).toMatchObject({ code: 0 });
@@ -114,7 +149,10 @@ describe("a new version and its previous version's state", () => {
     const v2 = await registerPipelineVersion(fx.pool, v2Spec);
     expect(v2.continuedFrom?.pipelineVersionId).toBe(v1);
     expect(await leaseOwner(v1!)).toBe("superseded");
-    const carried = await fx.pool.query(`SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`, [v2.pipelineVersionId]);
+    const carried = await fx.pool.query(
+      `SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`,
+      [v2.pipelineVersionId],
+    );
     expect(carried.rows[0].n).toBe(openWindows.rows[0].n);
     await drainPipeline(fx, v2Spec);
 
@@ -150,9 +188,13 @@ describe("a new version and its previous version's state", () => {
   it("fresh state: refused into the previous version's table, which holds other windows; registered beside it with a new table", async () => {
     const [, v2] = await pipelineVersionIds(fx.pool, "settlements");
     const sameTable = settlements("settlements", "settlements_5m", { window: "10m" });
-    const refused = await registerPipelineVersion(fx.pool, sameTable, { continueFromPrevious: false }).catch((err: unknown) => err);
+    const refused = await registerPipelineVersion(fx.pool, sameTable, { continueFromPrevious: false }).catch(
+      (err: unknown) => err,
+    );
     expect(refused).toBeInstanceOf(IncompatibleStateError);
-    expect((refused as Error).message).toContain("with fresh state the new version would write settlements_5m, which holds version 2's results of another shape");
+    expect((refused as Error).message).toContain(
+      "with fresh state the new version would write settlements_5m, which holds version 2's results of another shape",
+    );
     expect((refused as Error).message).toContain("Point sink.postgres.table at a new table");
 
     const beside = settlements("settlements", "settlements_10m", { window: "10m" });
@@ -162,7 +204,10 @@ describe("a new version and its previous version's state", () => {
     expect(v3.replaced).toBeUndefined();
     // Version 2 keeps its lease and state; version 3 starts from the earliest offset with none.
     expect(await leaseOwner(v2!)).toBe("test");
-    const cp = await fx.pool.query(`SELECT last_batch_id::int, state_rows::int FROM checkpoints WHERE pipeline_version_id = $1`, [v3.pipelineVersionId]);
+    const cp = await fx.pool.query(
+      `SELECT last_batch_id::int, state_rows::int FROM checkpoints WHERE pipeline_version_id = $1`,
+      [v3.pipelineVersionId],
+    );
     expect(cp.rows[0]).toEqual({ last_batch_id: -1, state_rows: 0 });
     const { progress } = await drainPipeline(fx, beside);
     expect(progress[0]!.sources.every((s) => s.startOffset === 0)).toBe(true);
@@ -171,21 +216,35 @@ describe("a new version and its previous version's state", () => {
     const v1Spec = settlements("rollback", "settlements_rollback");
     const v1 = await registerPipelineVersion(fx.pool, v1Spec);
     await runBatches(v1Spec, v1.pipelineVersionId, 2);
-    const v2Spec = settlements("rollback", "settlements_rollback", { expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }] });
+    const v2Spec = settlements("rollback", "settlements_rollback", {
+      expectations: [{ name: "known_currency", expr: "currency in ['USD', 'EUR', 'GBP']", action: "warn" }],
+    });
     const v2 = await registerPipelineVersion(fx.pool, v2Spec);
     await runBatches(v2Spec, v2.pipelineVersionId, 2);
 
     // Back to v1's spec: not v1 again (its checkpoint is two batches behind and its windows stale) but v3.
     const v3 = await registerPipelineVersion(fx.pool, v1Spec);
-    expect(v3).toMatchObject({ version: 3, created: true, continuedFrom: { pipelineVersionId: v2.pipelineVersionId, version: 2 } });
-    const reopened = await PipelineRunner.open(fx.resources, { pipelineVersionId: v1.pipelineVersionId, spec: v1Spec, owner: "stale" }).catch((err: unknown) => err);
+    expect(v3).toMatchObject({
+      version: 3,
+      created: true,
+      continuedFrom: { pipelineVersionId: v2.pipelineVersionId, version: 2 },
+    });
+    const reopened = await PipelineRunner.open(fx.resources, {
+      pipelineVersionId: v1.pipelineVersionId,
+      spec: v1Spec,
+      owner: "stale",
+    }).catch((err: unknown) => err);
     expect(reopened).toBeInstanceOf(SupersededError);
     expect((reopened as Error).message).toContain("pipeline version 1 was superseded by version 2");
     // The same spec again maps to v3 (live): `sluice run` resumes it.
     const file = await specs.write("rollback-v1", v1Spec as unknown as Record<string, unknown>);
     const run = await runSluice(["run", file, "--until-caught-up"], { databaseUrl: fx.db.url });
     expect(run.code).toBe(0);
-    expect(await pipelineVersionIds(fx.pool, "rollback")).toEqual([v1.pipelineVersionId, v2.pipelineVersionId, v3.pipelineVersionId]);
+    expect(await pipelineVersionIds(fx.pool, "rollback")).toEqual([
+      v1.pipelineVersionId,
+      v2.pipelineVersionId,
+      v3.pipelineVersionId,
+    ]);
 
     // Nothing counted twice: the windows equal an uninterrupted run's.
     await drainPipeline(fx, settlements("rollback-reference", "rollback_reference"));

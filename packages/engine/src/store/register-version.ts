@@ -10,8 +10,19 @@
 // version that continues the latest state, instead of resuming the old version's stale checkpoint.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import { canonicalizeSpec, specHash, stateCompatibility, type TPipelineSpec, type TStateFinding } from "@sluice/spec";
-import { continuationRefusal, freshStateRefusal, IncompatibleStateError, latestVersion } from "./version-compatibility";
+import {
+  canonicalizeSpec,
+  specHash,
+  stateCompatibility,
+  type TPipelineSpec,
+  type TStateFinding,
+} from "@sluice/spec";
+import {
+  continuationRefusal,
+  freshStateRefusal,
+  IncompatibleStateError,
+  latestVersion,
+} from "./version-compatibility";
 
 export interface RegisteredVersion {
   pipelineId: string;
@@ -47,10 +58,17 @@ const newId = () => `c${Date.now().toString(36)}${randomBytes(8).toString("hex")
  * together or not at all.
  */
 export interface SqlClient {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
-export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec, opts: RegisterOptions = {}): Promise<RegisteredVersion> {
+export async function registerPipelineVersion(
+  pool: pg.Pool,
+  spec: TPipelineSpec,
+  opts: RegisterOptions = {},
+): Promise<RegisteredVersion> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -66,11 +84,18 @@ export async function registerPipelineVersion(pool: pg.Pool, spec: TPipelineSpec
 }
 
 /** The same registration inside a transaction the caller opened (and commits or rolls back). */
-export async function registerPipelineVersionIn(client: SqlClient, spec: TPipelineSpec, opts: RegisterOptions = {}): Promise<RegisteredVersion> {
+export async function registerPipelineVersionIn(
+  client: SqlClient,
+  spec: TPipelineSpec,
+  opts: RegisterOptions = {},
+): Promise<RegisteredVersion> {
   const hash = specHash(spec);
   // Serialize registrations of the same pipeline name (selected through a subquery: the lock
   // function returns void, which not every driver can read).
-  await client.query(`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('sluice.register.' || $1))) l`, [spec.name]);
+  await client.query(
+    `SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext('sluice.register.' || $1))) l`,
+    [spec.name],
+  );
   const team = await client.query<{ id: string }>(
     `INSERT INTO teams (id, slug, name) VALUES ($1, $2, $2) ON CONFLICT (slug) DO UPDATE SET slug = EXCLUDED.slug RETURNING id`,
     [newId(), spec.owner],
@@ -85,28 +110,51 @@ export async function registerPipelineVersionIn(client: SqlClient, spec: TPipeli
     `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
     [pipelineId, hash],
   );
-  if (same.rows[0]) return { pipelineId, pipelineVersionId: same.rows[0].id, version: same.rows[0].version, created: false };
+  if (same.rows[0])
+    return { pipelineId, pipelineVersionId: same.rows[0].id, version: same.rows[0].version, created: false };
   const previous = await latestVersion(client, spec.name);
   const compatibility = previous ? stateCompatibility(previous.spec, spec) : undefined;
   const fresh = opts.continueFromPrevious === false;
   if (previous && compatibility) {
-    const refusal = fresh ? await freshStateRefusal(client, previous, spec, compatibility) : compatibility.compatible ? undefined : continuationRefusal(previous, spec, compatibility);
+    const refusal = fresh
+      ? await freshStateRefusal(client, previous, spec, compatibility)
+      : compatibility.compatible
+        ? undefined
+        : continuationRefusal(previous, spec, compatibility);
     if (refusal) throw new IncompatibleStateError(refusal, compatibility);
   }
   const id = newId();
   const version = (previous?.version ?? 0) + 1;
-  await client.query(`INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)`, [
-    id, pipelineId, version, JSON.stringify(canonicalizeSpec(spec)), hash, opts.registeredBy ?? null, opts.reason ?? "",
-  ]);
+  await client.query(
+    `INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)`,
+    [
+      id,
+      pipelineId,
+      version,
+      JSON.stringify(canonicalizeSpec(spec)),
+      hash,
+      opts.registeredBy ?? null,
+      opts.reason ?? "",
+    ],
+  );
   await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);
   let continuedFrom: RegisteredVersion["continuedFrom"];
   let replaced: RegisteredVersion["replaced"];
   if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
     continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
-    await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [id, previous.id]);
-  } else if (previous && fresh && spec.sink.postgres && spec.sink.postgres.table === previous.spec.sink.postgres?.table) {
+    await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [
+      id,
+      previous.id,
+    ]);
+  } else if (
+    previous &&
+    fresh &&
+    spec.sink.postgres &&
+    spec.sink.postgres.table === previous.spec.sink.postgres?.table
+  ) {
     // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
-    if (await fence(client, previous.id, id)) replaced = { pipelineVersionId: previous.id, version: previous.version };
+    if (await fence(client, previous.id, id))
+      replaced = { pipelineVersionId: previous.id, version: previous.version };
     // Its pending dead-letter replays die with it: the new version re-reads the topic from its own
     // starting offsets, so replaying the old version's rows into it could apply them twice.
     await client.query(
@@ -117,7 +165,15 @@ export async function registerPipelineVersionIn(client: SqlClient, spec: TPipeli
     );
   }
   const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
-  return { pipelineId, pipelineVersionId: id, version, created: true, ...(continuedFrom ? { continuedFrom } : {}), ...(replaced ? { replaced } : {}), ...(notes ? { notes } : {}) };
+  return {
+    pipelineId,
+    pipelineVersionId: id,
+    version,
+    created: true,
+    ...(continuedFrom ? { continuedFrom } : {}),
+    ...(replaced ? { replaced } : {}),
+    ...(notes ? { notes } : {}),
+  };
 }
 
 /**
@@ -125,12 +181,23 @@ export async function registerPipelineVersionIn(client: SqlClient, spec: TPipeli
  * take the lease again (acquireLease). False if it has no checkpoint.
  */
 async function fence(client: SqlClient, pipelineVersionId: string, by: string): Promise<boolean> {
-  await client.query(`UPDATE pipeline_versions SET superseded_by_id = $2 WHERE id = $1`, [pipelineVersionId, by]);
-  const res = await client.query(`UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1`, [pipelineVersionId]);
+  await client.query(`UPDATE pipeline_versions SET superseded_by_id = $2 WHERE id = $1`, [
+    pipelineVersionId,
+    by,
+  ]);
+  const res = await client.query(
+    `UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1`,
+    [pipelineVersionId],
+  );
   return res.rowCount === 1;
 }
 
-async function continueCheckpoint(client: SqlClient, from: string, to: string, spec: TPipelineSpec): Promise<boolean> {
+async function continueCheckpoint(
+  client: SqlClient,
+  from: string,
+  to: string,
+  spec: TPipelineSpec,
+): Promise<boolean> {
   // Fence the old version first.
   if (!(await fence(client, from, to))) return false;
   await client.query(
@@ -140,7 +207,10 @@ async function continueCheckpoint(client: SqlClient, from: string, to: string, s
     [from, to],
   );
   if (spec.dedupe) {
-    await client.query(`INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $2, key, event_time FROM dedup_state WHERE pipeline_version_id = $1`, [from, to]);
+    await client.query(
+      `INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $2, key, event_time FROM dedup_state WHERE pipeline_version_id = $1`,
+      [from, to],
+    );
   } else {
     // dedupe was removed: its keys stay behind, and out of the state size (bytes as commit-batch counts them).
     await client.query(
@@ -171,6 +241,9 @@ async function continueCheckpoint(client: SqlClient, from: string, to: string, s
   );
   // Dead letters waiting to be replayed go with it: the new version serves the pipeline now, and the
   // old one (fenced above) can never apply them.
-  await client.query(`UPDATE dead_letter_replay_items SET pipeline_version_id = $2 WHERE pipeline_version_id = $1 AND status = 'pending'`, [from, to]);
+  await client.query(
+    `UPDATE dead_letter_replay_items SET pipeline_version_id = $2 WHERE pipeline_version_id = $1 AND status = 'pending'`,
+    [from, to],
+  );
   return true;
 }

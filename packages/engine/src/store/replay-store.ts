@@ -37,18 +37,39 @@ export interface ReplayItemResult {
 }
 
 /** The oldest pending items for this version (ids only: the plan records them). */
-export async function pendingReplayItems(db: pg.Pool, pipelineVersionId: string, limit: number): Promise<ReplayPlan | undefined> {
+export async function pendingReplayItems(
+  db: pg.Pool,
+  pipelineVersionId: string,
+  limit: number,
+): Promise<ReplayPlan | undefined> {
   const res = await db.query<{ id: string; replay_id: string }>(
     `SELECT id, replay_id FROM dead_letter_replay_items WHERE pipeline_version_id = $1 AND status = 'pending' ORDER BY id LIMIT $2`,
     [pipelineVersionId, limit],
   );
   if (res.rows.length === 0) return undefined;
-  return { replayIds: [...new Set(res.rows.map((r) => Number(r.replay_id)))], itemIds: res.rows.map((r) => Number(r.id)) };
+  return {
+    replayIds: [...new Set(res.rows.map((r) => Number(r.replay_id)))],
+    itemIds: res.rows.map((r) => Number(r.id)),
+  };
 }
 
 /** The items of a plan that are still pending, with their rebuilt records (in dead-letter order). */
-export async function loadReplayItems(db: pg.Pool, pipelineVersionId: string, plan: ReplayPlan): Promise<ReplayItem[]> {
-  const res = await db.query<{ id: string; replay_id: string; dead_letter_id: string; partition: number; offset: string; key: string | null; raw: Buffer; ingest_time: Date | null; created_at: Date }>(
+export async function loadReplayItems(
+  db: pg.Pool,
+  pipelineVersionId: string,
+  plan: ReplayPlan,
+): Promise<ReplayItem[]> {
+  const res = await db.query<{
+    id: string;
+    replay_id: string;
+    dead_letter_id: string;
+    partition: number;
+    offset: string;
+    key: string | null;
+    raw: Buffer;
+    ingest_time: Date | null;
+    created_at: Date;
+  }>(
     `SELECT i.id, i.replay_id, i.dead_letter_id, d.partition, d."offset", d.key, d.raw, d.ingest_time, d.created_at
        FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id
       WHERE i.id = ANY($2::bigint[]) AND i.pipeline_version_id = $1 AND i.status = 'pending'
@@ -74,7 +95,12 @@ export async function loadReplayItems(db: pg.Pool, pipelineVersionId: string, pl
  * for this version. Fewer rows than items means an item was applied by another batch: that batch's
  * rows already reached the sink, so this one must not commit (InvariantError rolls it back).
  */
-export async function markReplayed(client: pg.PoolClient, pipelineVersionId: string, batchId: number, results: ReplayItemResult[]): Promise<void> {
+export async function markReplayed(
+  client: pg.PoolClient,
+  pipelineVersionId: string,
+  batchId: number,
+  results: ReplayItemResult[],
+): Promise<void> {
   if (results.length === 0) return;
   const { sql, params } = bulkSelect(
     [
@@ -91,6 +117,8 @@ export async function markReplayed(client: pg.PoolClient, pipelineVersionId: str
     [pipelineVersionId, batchId, ...params],
   );
   if (res.rowCount !== results.length) {
-    throw new InvariantError(`replay batch ${batchId}: ${results.length - (res.rowCount ?? 0)} of ${results.length} replayed dead letter(s) were no longer pending; nothing was committed`);
+    throw new InvariantError(
+      `replay batch ${batchId}: ${results.length - (res.rowCount ?? 0)} of ${results.length} replayed dead letter(s) were no longer pending; nothing was committed`,
+    );
   }
 }

@@ -33,7 +33,12 @@ export const RESULT_METADATA_COLUMNS: { name: string; sqlType: string }[] = [
   { name: "_pipeline_version", sqlType: "text" },
 ];
 
-export function sinkTableFor(table: string, columns: TColumn[], key: string[] | undefined, mode: "append" | "upsert"): SinkTable {
+export function sinkTableFor(
+  table: string,
+  columns: TColumn[],
+  key: string[] | undefined,
+  mode: "append" | "upsert",
+): SinkTable {
   const { schema, table: name } = splitQualifiedName(table);
   const sql = schema ? `${quoteIdentifier(schema)}.${quoteIdentifier(name)}` : quoteIdentifier(name);
   return { sql, display: table, columns, key, mode };
@@ -57,11 +62,16 @@ export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable)
     `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`,
     [schema ?? "public", name],
   );
-  const wanted = [...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })), ...(t.metadata ?? METADATA_COLUMNS).map((c) => ({ ...c, notNull: c.name !== "_rescued" }))];
+  const wanted = [
+    ...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })),
+    ...(t.metadata ?? METADATA_COLUMNS).map((c) => ({ ...c, notNull: c.name !== "_rescued" })),
+  ];
 
   if (existing.rowCount === 0) {
     const cols = wanted.map((c) => `${quoteIdentifier(c.name)} ${c.sqlType}${c.notNull ? " NOT NULL" : ""}`);
-    const unique = t.key ? `PRIMARY KEY (${t.key.map(quoteIdentifier).join(", ")})` : `UNIQUE ("_pipeline_version", "_topic", "_partition", "_offset")`;
+    const unique = t.key
+      ? `PRIMARY KEY (${t.key.map(quoteIdentifier).join(", ")})`
+      : `UNIQUE ("_pipeline_version", "_topic", "_partition", "_offset")`;
     try {
       if (schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
       await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (${[...cols, unique].join(", ")})`);
@@ -78,7 +88,8 @@ export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable)
   const problems = wanted.flatMap((c) => {
     const type = have.get(c.name);
     if (type === undefined) return [`column "${c.name}" (${c.sqlType}) is missing`];
-    if (type !== INFO_TYPE[c.sqlType]) return [`column "${c.name}" is ${type}, the pipeline writes ${c.sqlType}`];
+    if (type !== INFO_TYPE[c.sqlType])
+      return [`column "${c.name}" is ${type}, the pipeline writes ${c.sqlType}`];
     return [];
   });
   if (problems.length > 0) {

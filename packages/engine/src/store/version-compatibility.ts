@@ -3,7 +3,16 @@
 // finds the previous version, checks what a version with fresh state would overwrite, and words the
 // refusal so that it says what to do (docs/engine.md, "A new version").
 import type pg from "pg";
-import { quoteQualifiedName, specHash, stateCompatibility, validateSpec, type TPipelineSpec, type TStateCompatibility, type TStateFinding, type TStateKind } from "@sluice/spec";
+import {
+  quoteQualifiedName,
+  specHash,
+  stateCompatibility,
+  validateSpec,
+  type TPipelineSpec,
+  type TStateCompatibility,
+  type TStateFinding,
+  type TStateKind,
+} from "@sluice/spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./register-version";
 
@@ -24,7 +33,10 @@ export async function latestVersion(db: Db, pipelineName: string): Promise<Regis
   const row = res.rows[0];
   if (!row) return undefined;
   const checked = validateSpec(row.spec);
-  if (!checked.ok) throw new ConfigurationError(`the stored spec of ${pipelineName} version ${row.version} no longer validates (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): its state cannot be compared with a new version's`);
+  if (!checked.ok)
+    throw new ConfigurationError(
+      `the stored spec of ${pipelineName} version ${row.version} no longer validates (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): its state cannot be compared with a new version's`,
+    );
   return { id: row.id, version: row.version, spec: checked.spec };
 }
 
@@ -43,7 +55,11 @@ export async function previewRegistration(pool: pg.Pool, spec: TPipelineSpec): P
   if (same.rows[0]) return { kind: "registered", version: same.rows[0].version };
   const previous = await latestVersion(pool, spec.name);
   if (!previous) return { kind: "new-pipeline" };
-  return { kind: "new-version", previous: previous.version, compatibility: stateCompatibility(previous.spec, spec) };
+  return {
+    kind: "new-version",
+    previous: previous.version,
+    compatibility: stateCompatibility(previous.spec, spec),
+  };
 }
 
 /** Registration refused: continuing would be wrong, and fresh state was not asked for (or cannot help). */
@@ -74,17 +90,27 @@ const LEDGER_ADVICE =
   "The webhook delivery ledger is kept per pipeline, so fresh state does not make a new idempotency key safe: keep sink.webhook.idempotencyKey, or deploy the change as a new pipeline (another name).";
 
 /** Why version `next` may not continue `previous`, and the ways forward. */
-export function continuationRefusal(previous: RegisteredSpec, next: TPipelineSpec, compatibility: TStateCompatibility): string {
+export function continuationRefusal(
+  previous: RegisteredSpec,
+  next: TPipelineSpec,
+  compatibility: TStateCompatibility,
+): string {
   const onlyLedger = compatibility.problems.every((p) => p.state === "webhookLedger");
   const table = next.sink.postgres?.table;
   const fresh =
     `or register the spec with fresh state (sluice run|start <spec> --fresh-state): the new version starts from source.kafka.startingOffsets (${next.source.kafka.startingOffsets}) with empty state` +
-    (table ? `, beside version ${previous.version} when sink.postgres.table names a new table (blue/green), or replacing it when it names the same table, emptied first (stop version ${previous.version}, then empty ${table}).` : ".");
+    (table
+      ? `, beside version ${previous.version} when sink.postgres.table names a new table (blue/green), or replacing it when it names the same table, emptied first (stop version ${previous.version}, then empty ${table}).`
+      : ".");
   return [
     `${next.name}: the new version cannot continue version ${previous.version}'s state, so nothing was registered:`,
     formatStateFindings(compatibility.problems),
-    onlyLedger ? LEDGER_ADVICE : `To go ahead: revert ${compatibility.problems.length > 1 ? "those changes" : "that change"} to continue version ${previous.version}'s state, ${fresh}`,
-    ...(compatibility.problems.some((p) => p.state === "webhookLedger") && !onlyLedger ? [LEDGER_ADVICE] : []),
+    onlyLedger
+      ? LEDGER_ADVICE
+      : `To go ahead: revert ${compatibility.problems.length > 1 ? "those changes" : "that change"} to continue version ${previous.version}'s state, ${fresh}`,
+    ...(compatibility.problems.some((p) => p.state === "webhookLedger") && !onlyLedger
+      ? [LEDGER_ADVICE]
+      : []),
   ].join("\n");
 }
 
@@ -96,9 +122,15 @@ const RESULT_STATES: ReadonlySet<TStateKind> = new Set(["sink", "window", "cdc"]
  * (fresh state does not reset the per-pipeline ledger), or results of another shape written into the
  * previous version's table while it still holds rows.
  */
-export async function freshStateRefusal(db: Db, previous: RegisteredSpec, next: TPipelineSpec, compatibility: TStateCompatibility): Promise<string | undefined> {
+export async function freshStateRefusal(
+  db: Db,
+  previous: RegisteredSpec,
+  next: TPipelineSpec,
+  compatibility: TStateCompatibility,
+): Promise<string | undefined> {
   const ledger = compatibility.problems.filter((p) => p.state === "webhookLedger");
-  if (ledger.length > 0) return `${next.name}: not registered, even with fresh state:\n${formatStateFindings(ledger)}\n${LEDGER_ADVICE}`;
+  if (ledger.length > 0)
+    return `${next.name}: not registered, even with fresh state:\n${formatStateFindings(ledger)}\n${LEDGER_ADVICE}`;
   const table = next.sink.postgres?.table;
   if (!table || table !== previous.spec.sink.postgres?.table) return undefined;
   const result = compatibility.problems.filter((p) => RESULT_STATES.has(p.state));

@@ -18,13 +18,27 @@ export interface SinkWriteMeta {
  * `written`, also which rows ("partition:offset") were written — a replay batch records each row's
  * outcome; ordinary batches only count, and pay nothing for it.
  */
-export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, rows: SinkRow[], meta: SinkWriteMeta, written?: Set<string>): Promise<number> {
+export async function writeSinkRows(
+  client: pg.PoolClient,
+  table: SinkTable,
+  rows: SinkRow[],
+  meta: SinkWriteMeta,
+  written?: Set<string>,
+): Promise<number> {
   if (rows.length === 0) return 0;
   const batchRows = table.mode === "upsert" && table.key ? lastPerKey(rows, table.key) : rows;
 
   const columns: BulkColumn[] = [
-    ...table.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), values: batchRows.map((r) => r.values[c.name]) })),
-    ...METADATA_COLUMNS.filter((c) => !PER_BATCH.has(c.name)).map((c) => ({ name: c.name, sqlType: c.sqlType, values: batchRows.map((r) => metadataValue(c.name, r, meta)) })),
+    ...table.columns.map((c) => ({
+      name: c.name,
+      sqlType: postgresTypeFor(c.type),
+      values: batchRows.map((r) => r.values[c.name]),
+    })),
+    ...METADATA_COLUMNS.filter((c) => !PER_BATCH.has(c.name)).map((c) => ({
+      name: c.name,
+      sqlType: c.sqlType,
+      values: batchRows.map((r) => metadataValue(c.name, r, meta)),
+    })),
   ];
   // Performance: values that are the same for every row of the batch are sent once, as scalar
   // parameters after the arrays, instead of as arrays of 20k identical strings.
@@ -35,10 +49,10 @@ export async function writeSinkRows(client: pg.PoolClient, table: SinkTable, row
   const names = all.map((c) => quoteIdentifier(c.name)).join(", ");
   const conflict = onConflict(table, all);
   const returning = written ? ` RETURNING "_partition", "_offset"` : "";
-  const res = await client.query<{ _partition: number; _offset: string }>(`INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}${returning}`, [
-    ...params,
-    ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta)),
-  ]);
+  const res = await client.query<{ _partition: number; _offset: string }>(
+    `INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}${returning}`,
+    [...params, ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta))],
+  );
   if (written) {
     for (const r of res.rows) written.add(`${r._partition}:${r._offset}`);
     // Collapsed onto a later row of the same key: reached the sink, then was overwritten in this batch.
@@ -55,7 +69,9 @@ function onConflict(table: SinkTable, columns: { name: string }[]): string {
   const key = table.key.map(quoteIdentifier).join(", ");
   if (table.mode === "append") return `ON CONFLICT (${key}) DO NOTHING`;
   const keySet = new Set(table.key);
-  const updates = columns.filter((c) => !keySet.has(c.name)).map((c) => `${quoteIdentifier(c.name)} = EXCLUDED.${quoteIdentifier(c.name)}`);
+  const updates = columns
+    .filter((c) => !keySet.has(c.name))
+    .map((c) => `${quoteIdentifier(c.name)} = EXCLUDED.${quoteIdentifier(c.name)}`);
   return `ON CONFLICT (${key}) DO UPDATE SET ${updates.join(", ")}`;
 }
 

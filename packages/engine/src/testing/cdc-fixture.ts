@@ -19,17 +19,35 @@ export function customerStatusSpec(topic: string, opts: CustomerStatusOptions): 
   return ledgerSpec(topic, {
     name: opts.name,
     owner: "risk",
-    source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: opts.maxOffsetsPerTrigger ?? 300 } },
+    source: {
+      kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: opts.maxOffsetsPerTrigger ?? 300 },
+    },
     contract: {
-      fields: { change_id: "string", customer_id: "string", status: "string", risk_score: "int?", op: "string", changed_at: "timestamp", version: "int" },
+      fields: {
+        change_id: "string",
+        customer_id: "string",
+        status: "string",
+        risk_score: "int?",
+        op: "string",
+        changed_at: "timestamp",
+        version: "int",
+      },
       onUnknownField: "quarantine",
       onTypeMismatch: "quarantine",
     },
     // idleTimeout 1h: the runner's clock never makes a partition idle within a test.
-    eventTime: opts.watermarkDelay ? { column: "changed_at", watermarkDelay: opts.watermarkDelay, idleTimeout: "1h" } : undefined,
+    eventTime: opts.watermarkDelay
+      ? { column: "changed_at", watermarkDelay: opts.watermarkDelay, idleTimeout: "1h" }
+      : undefined,
     dedupe: { key: ["change_id"], within: "24h" },
     expectations: [{ name: "known_op", expr: "op in ['I', 'U', 'D']", action: "fail" }],
-    cdc: { key: ["customer_id"], sequenceBy: "version", operation: { column: "op", deleteWhen: "op == 'D'" }, scdType: opts.scdType, ...(opts.stateEviction ? { stateEviction: "watermark" } : {}) },
+    cdc: {
+      key: ["customer_id"],
+      sequenceBy: "version",
+      operation: { column: "op", deleteWhen: "op == 'D'" },
+      scdType: opts.scdType,
+      ...(opts.stateEviction ? { stateEviction: "watermark" } : {}),
+    },
     sink: { postgres: { table: opts.table } },
   });
 }
@@ -40,7 +58,13 @@ export function expectedScd1(feed: readonly CustomerChange[]) {
   for (const c of changesInOrder(feed)) last.set(c.customer_id, c);
   return [...last.values()]
     .filter((c) => c.op !== "D")
-    .map((c) => ({ customer_id: c.customer_id, status: c.status, risk_score: c.risk_score, version: c.version, change_id: c.change_id }))
+    .map((c) => ({
+      customer_id: c.customer_id,
+      status: c.status,
+      risk_score: c.risk_score,
+      version: c.version,
+      change_id: c.change_id,
+    }))
     .sort((a, b) => (a.customer_id < b.customer_id ? -1 : 1));
 }
 
@@ -50,7 +74,16 @@ export function expectedScd2(feed: readonly CustomerChange[]) {
   return ordered.flatMap((c, i) => {
     if (c.op === "D") return [];
     const next = ordered[i + 1]?.customer_id === c.customer_id ? ordered[i + 1]! : undefined;
-    return [{ customer_id: c.customer_id, valid_from: c.version, valid_to: next?.version ?? null, is_current: !next, status: c.status, change_id: c.change_id }];
+    return [
+      {
+        customer_id: c.customer_id,
+        valid_from: c.version,
+        valid_to: next?.version ?? null,
+        is_current: !next,
+        status: c.status,
+        change_id: c.change_id,
+      },
+    ];
   });
 }
 

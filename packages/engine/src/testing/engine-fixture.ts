@@ -4,7 +4,12 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { validateSpec, type TPipelineSpec } from "@sluice/spec";
 import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import { PipelineRunner, type EngineLogger, type EngineResources, type RunnerOptions } from "../runner/pipeline-runner";
+import {
+  PipelineRunner,
+  type EngineLogger,
+  type EngineResources,
+  type RunnerOptions,
+} from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
 
@@ -22,7 +27,11 @@ export interface EngineFixture {
 export async function createEngineFixture(label: string): Promise<EngineFixture> {
   const db = await createTestDatabase(label);
   const pool = new pg.Pool({ connectionString: db.url, max: 8 });
-  const kafka = new Kafka({ brokers: testServices.kafkaBrokers, clientId: `it-${label}`, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    brokers: testServices.kafkaBrokers,
+    clientId: `it-${label}`,
+    logLevel: logLevel.NOTHING,
+  });
   const topic = uniqueName(label);
   return {
     db,
@@ -82,7 +91,12 @@ export async function sinkEventIds(pool: pg.Pool, table = "ledger"): Promise<str
 }
 
 export async function batchLog(pool: pg.Pool, pipelineVersionId: string) {
-  const res = await pool.query<{ batch_id: string; input_rows: number; outcomes: Record<string, unknown>; progress: Record<string, unknown> }>(
+  const res = await pool.query<{
+    batch_id: string;
+    input_rows: number;
+    outcomes: Record<string, unknown>;
+    progress: Record<string, unknown>;
+  }>(
     `SELECT batch_id, input_rows, outcomes, progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id`,
     [pipelineVersionId],
   );

@@ -14,7 +14,11 @@ export interface KillLoopResult {
   drainedEarly: boolean;
 }
 
-export async function runWithKills(file: string, databaseUrl: string, opts: { kills: number; seed: string }): Promise<KillLoopResult> {
+export async function runWithKills(
+  file: string,
+  databaseUrl: string,
+  opts: { kills: number; seed: string },
+): Promise<KillLoopResult> {
   const rng = Prng.from(opts.seed);
   const batchMs: number[] = [];
   let kills = 0;
@@ -27,7 +31,11 @@ export async function runWithKills(file: string, databaseUrl: string, opts: { ki
       const ms = / in (\d+) ms/.exec(l);
       if (ms) batchMs.push(Number(ms[1]));
     }
-    if (seen) await Promise.race([sleep(Math.round(rng.next() * 1.2 * (median(batchMs.slice(-20)) || 100))), child.exited]);
+    if (seen)
+      await Promise.race([
+        sleep(Math.round(rng.next() * 1.2 * (median(batchMs.slice(-20)) || 100))),
+        child.exited,
+      ]);
     if (await killIfRunning(child)) {
       kills++;
       continue;
@@ -56,6 +64,9 @@ export async function expectCleanExit(child: SluiceProcess): Promise<void> {
 /** One uninterrupted run to the end of the backlog; it must exit 0, caught up. */
 export async function finishRun(file: string, databaseUrl: string): Promise<void> {
   const final = await runSluice(["run", file, "--until-caught-up"], { databaseUrl });
-  expect({ code: final.code, stderr: final.stderr.slice(-2000) }).toEqual({ code: 0, stderr: final.stderr.slice(-2000) });
+  expect({ code: final.code, stderr: final.stderr.slice(-2000) }).toEqual({
+    code: 0,
+    stderr: final.stderr.slice(-2000),
+  });
   expect(final.stdout).toContain("caught up");
 }

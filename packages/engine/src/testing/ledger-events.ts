@@ -9,7 +9,11 @@ export interface SentEvents {
   perPartition: Record<string, number>;
 }
 
-export async function sendLedgerEvents(kafka: Kafka, topic: string, opts: { prefix: string; count: number; partitions: number[] }): Promise<SentEvents> {
+export async function sendLedgerEvents(
+  kafka: Kafka,
+  topic: string,
+  opts: { prefix: string; count: number; partitions: number[] },
+): Promise<SentEvents> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   try {
@@ -46,7 +50,11 @@ export async function sendLedgerEvents(kafka: Kafka, topic: string, opts: { pref
  * wire) that parses into ~16 MB of heap. Thirty of them in one batch exhaust a process started with
  * --max-old-space-size=192 — a poison batch that really kills its process (out of memory).
  */
-export async function sendPoisonEvents(kafka: Kafka, topic: string, opts: { count: number; partition: number }): Promise<string[]> {
+export async function sendPoisonEvents(
+  kafka: Kafka,
+  topic: string,
+  opts: { count: number; partition: number },
+): Promise<string[]> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   const attachment = JSON.stringify(Array.from({ length: 250_000 }, () => ({})));
@@ -56,8 +64,23 @@ export async function sendPoisonEvents(kafka: Kafka, topic: string, opts: { coun
       const messages = Array.from({ length: Math.min(5, opts.count - sent) }, (_, i) => {
         const id = `poison-${String(sent + i).padStart(3, "0")}`;
         ids.push(id);
-        const event = { event_id: id, type: "authorization", merchant_id: "m1", customer_id: "c1", payment_id: `p-${id}`, seq: 1, amount: "1.00", currency: "EUR", card_country: "DE", event_time: new Date().toISOString() };
-        return { partition: opts.partition, key: "m1", value: `${JSON.stringify(event).slice(0, -1)},"attachment":${attachment}}` };
+        const event = {
+          event_id: id,
+          type: "authorization",
+          merchant_id: "m1",
+          customer_id: "c1",
+          payment_id: `p-${id}`,
+          seq: 1,
+          amount: "1.00",
+          currency: "EUR",
+          card_country: "DE",
+          event_time: new Date().toISOString(),
+        };
+        return {
+          partition: opts.partition,
+          key: "m1",
+          value: `${JSON.stringify(event).slice(0, -1)},"attachment":${attachment}}`,
+        };
       });
       await producer.send({ topic, messages, acks: -1, compression: CompressionTypes.GZIP });
     }

@@ -8,12 +8,22 @@ import { KafkaSource } from "../source/kafka-source";
 import { bulkSelect } from "../store/bulk";
 
 /** Loads the topic's payment events: one row per record, duplicates included. Returns the row count. */
-export async function loadReferenceEvents(pool: pg.Pool, kafka: Kafka, topic: string, table = "ref_events"): Promise<number> {
+export async function loadReferenceEvents(
+  pool: pg.Pool,
+  kafka: Kafka,
+  topic: string,
+  table = "ref_events",
+): Promise<number> {
   const source = new KafkaSource({ kafka, topic, groupPrefix: `ref-${table}` });
   try {
     const partitions = await source.partitionOffsets();
-    const records = await source.read(partitions.map((p) => ({ partition: p.partition, from: p.low, to: p.high })));
-    const rows = records.map((r) => ({ r, v: JSON.parse(r.value!.toString("utf8")) as Record<string, unknown> }));
+    const records = await source.read(
+      partitions.map((p) => ({ partition: p.partition, from: p.low, to: p.high })),
+    );
+    const rows = records.map((r) => ({
+      r,
+      v: JSON.parse(r.value!.toString("utf8")) as Record<string, unknown>,
+    }));
     await pool.query(`DROP TABLE IF EXISTS ${table}`);
     await pool.query(
       `CREATE TABLE ${table} (partition int, "offset" bigint, payload jsonb, event_id text, type text, merchant_id text, customer_id text, amount numeric, event_time timestamptz)`,
@@ -38,7 +48,11 @@ export async function loadReferenceEvents(pool: pg.Pool, kafka: Kafka, topic: st
 }
 
 /** The committed batches of a pipeline version and the offset range each read, from its offset log. */
-export async function loadReferenceBatches(pool: pg.Pool, pipelineVersionIds: string[], table = "ref_batches"): Promise<void> {
+export async function loadReferenceBatches(
+  pool: pg.Pool,
+  pipelineVersionIds: string[],
+  table = "ref_batches",
+): Promise<void> {
   await pool.query(`DROP TABLE IF EXISTS ${table}`);
   await pool.query(
     `CREATE TABLE ${table} AS
@@ -53,17 +67,29 @@ export async function loadReferenceBatches(pool: pg.Pool, pipelineVersionIds: st
  * The batches in ref_batches read every offset of the topic exactly once: per partition they follow
  * each other from offset 0 to the topic's end (so a recomputation over them covers every event).
  */
-export async function expectBatchesCoverTopic(pool: pg.Pool, kafka: Kafka, topic: string, table = "ref_batches"): Promise<void> {
-  const ranges = await pool.query<{ partition: number; from: string; to: string }>(`SELECT partition, "from", "to" FROM ${table} WHERE "to" > "from" ORDER BY partition, "from"`);
+export async function expectBatchesCoverTopic(
+  pool: pg.Pool,
+  kafka: Kafka,
+  topic: string,
+  table = "ref_batches",
+): Promise<void> {
+  const ranges = await pool.query<{ partition: number; from: string; to: string }>(
+    `SELECT partition, "from", "to" FROM ${table} WHERE "to" > "from" ORDER BY partition, "from"`,
+  );
   const next = new Map<number, number>();
   for (const r of ranges.rows) {
-    expect({ partition: r.partition, from: Number(r.from) }).toEqual({ partition: r.partition, from: next.get(r.partition) ?? 0 });
+    expect({ partition: r.partition, from: Number(r.from) }).toEqual({
+      partition: r.partition,
+      from: next.get(r.partition) ?? 0,
+    });
     next.set(r.partition, Number(r.to));
   }
   const admin = kafka.admin();
   await admin.connect();
   const high = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
-  expect(Object.fromEntries(next)).toEqual(Object.fromEntries(high.map((h) => [h.partition, Number(h.high)])));
+  expect(Object.fromEntries(next)).toEqual(
+    Object.fromEntries(high.map((h) => [h.partition, Number(h.high)])),
+  );
 }
 
 /**

@@ -8,7 +8,13 @@ import { judgedEventsSql } from "./reference-events";
 
 const MIN = 60_000;
 
-export function settlementsSpec(topic: string, name: string, table: string, aggregate: Record<string, unknown>, overrides: Record<string, unknown> = {}): TPipelineSpec {
+export function settlementsSpec(
+  topic: string,
+  name: string,
+  table: string,
+  aggregate: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): TPipelineSpec {
   return ledgerSpec(topic, {
     name,
     source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 600 } },

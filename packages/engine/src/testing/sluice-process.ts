@@ -38,7 +38,15 @@ export const TEST_ACTOR = "engine-tests@sluice.local";
  */
 function ensureTestActor(databaseUrl: string): void {
   try {
-    execFileSync("psql", [databaseUrl, "-qXc", `INSERT INTO users (id, email, name, role) VALUES ('engine-tests', '${TEST_ACTOR}', 'Engine tests', 'admin') ON CONFLICT (email) DO NOTHING`], { stdio: "pipe" });
+    execFileSync(
+      "psql",
+      [
+        databaseUrl,
+        "-qXc",
+        `INSERT INTO users (id, email, name, role) VALUES ('engine-tests', '${TEST_ACTOR}', 'Engine tests', 'admin') ON CONFLICT (email) DO NOTHING`,
+      ],
+      { stdio: "pipe" },
+    );
   } catch {
     // no database or no users table yet
   }
@@ -93,7 +101,10 @@ export function spawnSluice(args: string[], env: SluiceEnv): SluiceProcess {
 }
 
 /** Run `sluice <args>` to completion. */
-export async function runSluice(args: string[], env: SluiceEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runSluice(
+  args: string[],
+  env: SluiceEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const p = spawnSluice(args, env);
   const { code } = await p.exited;
   return { code, stdout: p.stdout.join("\n"), stderr: p.stderr.join("\n") };

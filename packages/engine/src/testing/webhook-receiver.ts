@@ -31,7 +31,11 @@ export interface WebhookReceiver {
 export interface ReceiverOptions {
   header?: string;
   /** The status to answer (default 200). `attempt` counts this key's requests, from 1. Awaited before answering. */
-  respond?: (req: { key: string; attempt: number; body: Record<string, unknown> }) => number | Promise<number>;
+  respond?: (req: {
+    key: string;
+    attempt: number;
+    body: Record<string, unknown>;
+  }) => number | Promise<number>;
 }
 
 const readBody = (req: IncomingMessage) =>
@@ -75,9 +79,10 @@ export async function startWebhookReceiver(opts: ReceiverOptions = {}): Promise<
       for (const r of requests) if (r.status >= 200 && r.status < 300) n.set(r.key, (n.get(r.key) ?? 0) + 1);
       return n;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -25,12 +25,23 @@ export interface LedgerScope {
 const FENCE = `EXISTS (SELECT 1 FROM checkpoints WHERE pipeline_version_id = $2 AND lease_epoch = $3)`;
 
 async function assertLease(db: pg.Pool, s: LedgerScope): Promise<void> {
-  const res = await db.query(`SELECT 1 FROM checkpoints WHERE pipeline_version_id = $1 AND lease_epoch = $2`, [s.pipelineVersionId, s.epoch]);
-  if (res.rowCount === 0) throw new FencedError(`pipeline version ${s.pipelineVersionId}: another runner took over; this one stops sending webhooks`);
+  const res = await db.query(
+    `SELECT 1 FROM checkpoints WHERE pipeline_version_id = $1 AND lease_epoch = $2`,
+    [s.pipelineVersionId, s.epoch],
+  );
+  if (res.rowCount === 0)
+    throw new FencedError(
+      `pipeline version ${s.pipelineVersionId}: another runner took over; this one stops sending webhooks`,
+    );
 }
 
 /** Records each key as pending unless the ledger knows it already; returns every key's entry. */
-export async function claimDeliveries(db: pg.Pool, s: LedgerScope, batchId: number, deliveries: { key: string; payload: unknown }[]): Promise<Map<string, LedgerEntry>> {
+export async function claimDeliveries(
+  db: pg.Pool,
+  s: LedgerScope,
+  batchId: number,
+  deliveries: { key: string; payload: unknown }[],
+): Promise<Map<string, LedgerEntry>> {
   if (deliveries.length === 0) return new Map();
   const { sql, params } = bulkSelect(
     [
@@ -46,11 +57,21 @@ export async function claimDeliveries(db: pg.Pool, s: LedgerScope, batchId: numb
     [s.pipelineId, s.pipelineVersionId, s.epoch, batchId, ...params],
   );
   await assertLease(db, s);
-  const res = await db.query<{ idempotency_key: string; status: DeliveryStatus; attempts: number; last_error: string | null }>(
+  const res = await db.query<{
+    idempotency_key: string;
+    status: DeliveryStatus;
+    attempts: number;
+    last_error: string | null;
+  }>(
     `SELECT idempotency_key, status, attempts, last_error FROM webhook_deliveries WHERE pipeline_id = $1 AND idempotency_key = ANY($2::text[])`,
     [s.pipelineId, deliveries.map((d) => d.key)],
   );
-  return new Map(res.rows.map((r) => [r.idempotency_key, { key: r.idempotency_key, status: r.status, attempts: r.attempts, lastError: r.last_error }]));
+  return new Map(
+    res.rows.map((r) => [
+      r.idempotency_key,
+      { key: r.idempotency_key, status: r.status, attempts: r.attempts, lastError: r.last_error },
+    ]),
+  );
 }
 
 /**
@@ -70,7 +91,12 @@ export async function beginAttempt(db: pg.Pool, s: LedgerScope, key: string): Pr
 }
 
 /** The success is recorded at once (its own transaction); an earlier attempt's error stays visible. */
-export async function recordDelivered(db: pg.Pool, s: LedgerScope, key: string, statusCode: number): Promise<void> {
+export async function recordDelivered(
+  db: pg.Pool,
+  s: LedgerScope,
+  key: string,
+  statusCode: number,
+): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), last_status_code = $3
       WHERE pipeline_id = $1 AND idempotency_key = $2 AND status = 'pending'`,
@@ -79,7 +105,12 @@ export async function recordDelivered(db: pg.Pool, s: LedgerScope, key: string, 
 }
 
 /** A failed attempt: the error is kept; with `final`, the delivery is given up (status failed). */
-export async function recordAttemptFailed(db: pg.Pool, s: LedgerScope, key: string, failure: { statusCode: number | null; error: string; final: boolean }): Promise<void> {
+export async function recordAttemptFailed(
+  db: pg.Pool,
+  s: LedgerScope,
+  key: string,
+  failure: { statusCode: number | null; error: string; final: boolean },
+): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET last_status_code = $3, last_error = $4, status = CASE WHEN $5 THEN 'failed' ELSE status END
       WHERE pipeline_id = $1 AND idempotency_key = $2 AND status = 'pending'`,
@@ -91,7 +122,11 @@ export async function recordAttemptFailed(db: pg.Pool, s: LedgerScope, key: stri
  * Deliveries an operator re-queued (failed → pending, see webhook_requeues) that are still pending,
  * oldest re-queue first, with the payload recorded when the key was first claimed.
  */
-export async function findRequeued(db: pg.Pool, pipelineId: string, limit: number): Promise<{ key: string; payload: Record<string, unknown> }[]> {
+export async function findRequeued(
+  db: pg.Pool,
+  pipelineId: string,
+  limit: number,
+): Promise<{ key: string; payload: Record<string, unknown> }[]> {
   const res = await db.query<{ idempotency_key: string; payload: Record<string, unknown> }>(
     `SELECT idempotency_key, payload FROM webhook_deliveries
       WHERE pipeline_id = $1 AND status = 'pending' AND requeued_at IS NOT NULL
@@ -102,6 +137,9 @@ export async function findRequeued(db: pg.Pool, pipelineId: string, limit: numbe
 }
 
 export async function findPipelineId(db: pg.Pool, pipelineVersionId: string): Promise<string | undefined> {
-  const res = await db.query<{ pipeline_id: string }>(`SELECT pipeline_id FROM pipeline_versions WHERE id = $1`, [pipelineVersionId]);
+  const res = await db.query<{ pipeline_id: string }>(
+    `SELECT pipeline_id FROM pipeline_versions WHERE id = $1`,
+    [pipelineVersionId],
+  );
   return res.rows[0]?.pipeline_id;
 }

@@ -7,9 +7,14 @@ export interface HttpTarget {
   timeoutMs: number;
 }
 
-export type HttpOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string; retriable: boolean };
+export type HttpOutcome =
+  { ok: true; status: number } | { ok: false; status: number | null; error: string; retriable: boolean };
 
-export async function sendRequest(target: HttpTarget, body: string, extraHeaders: Record<string, string>): Promise<HttpOutcome> {
+export async function sendRequest(
+  target: HttpTarget,
+  body: string,
+  extraHeaders: Record<string, string>,
+): Promise<HttpOutcome> {
   try {
     const res = await fetch(target.url, {
       method: target.method,
@@ -20,10 +25,18 @@ export async function sendRequest(target: HttpTarget, body: string, extraHeaders
     const text = await res.text().catch(() => "");
     if (res.ok) return { ok: true, status: res.status };
     const retriable = res.status >= 500 || res.status === 408 || res.status === 429;
-    return { ok: false, status: res.status, error: `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`, retriable };
+    return {
+      ok: false,
+      status: res.status,
+      error: `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+      retriable,
+    };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    const what = e.name === "TimeoutError" ? `no response within ${target.timeoutMs} ms` : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`;
+    const what =
+      e.name === "TimeoutError"
+        ? `no response within ${target.timeoutMs} ms`
+        : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`;
     return { ok: false, status: null, error: what, retriable: true };
   }
 }

@@ -34,7 +34,10 @@ export interface RequeuedDeliveries {
 }
 
 /** For a spec with a webhook sink (plain rows or an aggregate's windows); undefined for any other sink. */
-export async function openRequeuedDeliveries(ctx: ResultContext, spec: TPipelineSpec): Promise<RequeuedDeliveries | undefined> {
+export async function openRequeuedDeliveries(
+  ctx: ResultContext,
+  spec: TPipelineSpec,
+): Promise<RequeuedDeliveries | undefined> {
   const compiled = compileSpec(spec);
   const hook = compiled.spec.sink.webhook;
   if (!hook) return undefined;
@@ -42,7 +45,13 @@ export async function openRequeuedDeliveries(ctx: ResultContext, spec: TPipeline
   return {
     async send(epoch) {
       const r = await operator.resendRequeued(epoch, REQUEUED_PER_TURN);
-      return { found: r.found, sent: r.sent, alreadyDelivered: r.alreadyDelivered, retries: r.retries, failed: r.failed.size };
+      return {
+        found: r.found,
+        sent: r.sent,
+        alreadyDelivered: r.alreadyDelivered,
+        retries: r.retries,
+        failed: r.failed.size,
+      };
     },
   };
 }

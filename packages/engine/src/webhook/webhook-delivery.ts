@@ -6,7 +6,14 @@
 // idempotency is the last line of defense for that one window.
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
-import { beginAttempt, claimDeliveries, findRequeued, recordAttemptFailed, recordDelivered, type LedgerScope } from "./delivery-ledger";
+import {
+  beginAttempt,
+  claimDeliveries,
+  findRequeued,
+  recordAttemptFailed,
+  recordDelivered,
+  type LedgerScope,
+} from "./delivery-ledger";
 import { sendRequest, type HttpTarget } from "./http-post";
 
 export interface WebhookDeliveryOptions {
@@ -61,10 +68,18 @@ export class WebhookDelivery {
    * so there is nothing to claim; every attempt is still counted and fenced before it goes out, and a
    * key delivered meanwhile is skipped — a recorded success is never sent again.
    */
-  async resendRequeued(scope: LedgerScope, limit: number, shape: (stored: Record<string, unknown>) => Record<string, unknown>): Promise<DeliveryReport & { found: number }> {
+  async resendRequeued(
+    scope: LedgerScope,
+    limit: number,
+    shape: (stored: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<DeliveryReport & { found: number }> {
     const found = await findRequeued(this.pool, scope.pipelineId, limit);
     const report = emptyReport();
-    await this.sendAll(scope, found.map((d) => ({ key: d.key, payload: shape(d.payload) })), report);
+    await this.sendAll(
+      scope,
+      found.map((d) => ({ key: d.key, payload: shape(d.payload) })),
+      report,
+    );
     return { found: found.length, ...report };
   }
 
@@ -99,7 +114,9 @@ export class WebhookDelivery {
         report.failed.set(d.key, `webhook delivery failed after ${attempt} attempt(s): ${outcome.error}`);
         return;
       }
-      await sleep(Math.min(this.opts.maxBackoffMs ?? 10_000, (this.opts.backoffBaseMs ?? 250) * 2 ** (attempt - 1)));
+      await sleep(
+        Math.min(this.opts.maxBackoffMs ?? 10_000, (this.opts.backoffBaseMs ?? 250) * 2 ** (attempt - 1)),
+      );
     }
   }
 }
@@ -108,5 +125,8 @@ const emptyReport = (): DeliveryReport => ({ sent: 0, alreadyDelivered: 0, retri
 
 /** The header value that identifies an event to the receiver, the same for every version and retry. */
 export function idempotencyKey(pipelineName: string, values: unknown[]): string {
-  return [pipelineName, ...values.map((v) => encodeURIComponent(v instanceof Date ? v.toISOString() : String(v)))].join(":");
+  return [
+    pipelineName,
+    ...values.map((v) => encodeURIComponent(v instanceof Date ? v.toISOString() : String(v))),
+  ].join(":");
 }

@@ -22,7 +22,10 @@ export class WebhookOperator implements ResultOperator {
 
   async prepare(input: OperatorInput): Promise<PreparedResult> {
     const keyOf = (row: SinkRow) => this.keyFor(row.values);
-    const report = await this.deliverRows(input.rows.map((r) => r.values), input);
+    const report = await this.deliverRows(
+      input.rows.map((r) => r.values),
+      input,
+    );
     const failed = input.rows.flatMap((row) => {
       const reason = report.failedKeys.get(keyOf(row));
       return reason ? [{ row, reason }] : [];
@@ -31,7 +34,13 @@ export class WebhookOperator implements ResultOperator {
       stale: 0,
       failed,
       write: async () => ({ rows: 0, bytes: 0 }),
-      report: { kind: "webhook", sent: report.sent, alreadyDelivered: report.alreadyDelivered, retries: report.retries, failed: report.failedKeys.size },
+      report: {
+        kind: "webhook",
+        sent: report.sent,
+        alreadyDelivered: report.alreadyDelivered,
+        retries: report.retries,
+        failed: report.failedKeys.size,
+      },
     };
   }
 
@@ -46,7 +55,9 @@ export class WebhookOperator implements ResultOperator {
   resendRequeued(epoch: number, limit: number) {
     // jsonb keeps no key order: put the recorded body's fields back in column order, as first sent.
     const inColumnOrder = (stored: Record<string, unknown>) => ({
-      ...Object.fromEntries(this.columns.filter((c) => c.name in stored).map((c) => [c.name, stored[c.name]])),
+      ...Object.fromEntries(
+        this.columns.filter((c) => c.name in stored).map((c) => [c.name, stored[c.name]]),
+      ),
       ...stored,
     });
     return this.delivery.resendRequeued(this.scope(epoch), limit, inColumnOrder);
@@ -58,14 +69,19 @@ export class WebhookOperator implements ResultOperator {
 
   private keyFor(values: ResultRow): string {
     const hook = this.compiled.spec.sink.webhook!;
-    return idempotencyKey(this.compiled.spec.name, hook.idempotencyKey.map((c) => values[c]));
+    return idempotencyKey(
+      this.compiled.spec.name,
+      hook.idempotencyKey.map((c) => values[c]),
+    );
   }
 
   /** The JSON body: the output columns, dates as ISO text, decimals as exact text. */
   private payload(values: ResultRow): Record<string, unknown> {
-    return Object.fromEntries(this.columns.map((c) => {
-      const v = values[c.name];
-      return [c.name, v instanceof Date ? v.toISOString() : v ?? null];
-    }));
+    return Object.fromEntries(
+      this.columns.map((c) => {
+        const v = values[c.name];
+        return [c.name, v instanceof Date ? v.toISOString() : (v ?? null)];
+      }),
+    );
   }
 }

@@ -28,11 +28,22 @@ function fraudSpec(topic: string, name: string, url: string, maxAttempts = 4) {
     expectations: [],
     transform: { filter: "type in ['refund', 'dispute']" },
     lateData: "drop",
-    sink: { webhook: { url, idempotencyKey: ["event_id"], maxAttempts, timeout: "2s", headers: { "X-Source": "sluice" } } },
+    sink: {
+      webhook: {
+        url,
+        idempotencyKey: ["event_id"],
+        maxAttempts,
+        timeout: "2s",
+        headers: { "X-Source": "sluice" },
+      },
+    },
   });
 }
 
-const expectedAlerts = () => [...manifest.events!.values()].filter((e) => e.type === "refund" || e.type === "dispute").map((e) => `KEY:${e.eventId}`);
+const expectedAlerts = () =>
+  [...manifest.events!.values()]
+    .filter((e) => e.type === "refund" || e.type === "dispute")
+    .map((e) => `KEY:${e.eventId}`);
 
 beforeAll(async () => {
   fx = await createEngineFixture("webhook");
@@ -62,83 +73,112 @@ async function drain(runner: PipelineRunner): Promise<BatchProgress[]> {
 }
 
 describe("webhook sink", () => {
-  it("a receiver answering 500 is retried with backoff; attempts and errors are in the ledger; a key that never succeeds becomes a dead letter", { timeout: 120_000 }, async () => {
-    // Every key fails twice before it succeeds; keys ending in 7 never succeed.
-    const receiver = await startWebhookReceiver({ respond: ({ key, attempt }) => (key.endsWith("7") || attempt <= 2 ? 500 : 200) });
-    receivers.push(receiver);
-    const spec = fraudSpec(fx.topic, "fraud-alerts-500", receiver.url, 4);
-    const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-    const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test", webhook: { backoffBaseMs: 100, concurrency: 16 } });
-    const progress = await drain(runner).finally(() => runner.close());
+  it(
+    "a receiver answering 500 is retried with backoff; attempts and errors are in the ledger; a key that never succeeds becomes a dead letter",
+    { timeout: 120_000 },
+    async () => {
+      // Every key fails twice before it succeeds; keys ending in 7 never succeed.
+      const receiver = await startWebhookReceiver({
+        respond: ({ key, attempt }) => (key.endsWith("7") || attempt <= 2 ? 500 : 200),
+      });
+      receivers.push(receiver);
+      const spec = fraudSpec(fx.topic, "fraud-alerts-500", receiver.url, 4);
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+      const runner = await PipelineRunner.open(fx.resources, {
+        pipelineVersionId,
+        spec,
+        owner: "test",
+        webhook: { backoffBaseMs: 100, concurrency: 16 },
+      });
+      const progress = await drain(runner).finally(() => runner.close());
 
-    const alerts = expectedAlerts().map((k) => k.replace("KEY:", "fraud-alerts-500:"));
-    const neverOk = alerts.filter((k) => k.endsWith("7"));
-    expect(neverOk.length).toBeGreaterThan(0);
-    expect([...receiver.applied.keys()].sort()).toEqual(alerts.filter((k) => !k.endsWith("7")).sort());
-    // No key is sent again once it succeeded (nothing crashed here, so not even once).
-    expect([...receiver.successes().values()].every((n) => n === 1)).toBe(true);
+      const alerts = expectedAlerts().map((k) => k.replace("KEY:", "fraud-alerts-500:"));
+      const neverOk = alerts.filter((k) => k.endsWith("7"));
+      expect(neverOk.length).toBeGreaterThan(0);
+      expect([...receiver.applied.keys()].sort()).toEqual(alerts.filter((k) => !k.endsWith("7")).sort());
+      // No key is sent again once it succeeded (nothing crashed here, so not even once).
+      expect([...receiver.successes().values()].every((n) => n === 1)).toBe(true);
 
-    // Backoff: the gaps between a key's attempts grow (100 ms, 200 ms, 400 ms).
-    const times = receiver.requests.filter((r) => r.key === neverOk[0]).map((r) => r.at);
-    expect(times).toHaveLength(4);
-    const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    expect(gaps[0]).toBeGreaterThanOrEqual(95);
-    expect(gaps[1]).toBeGreaterThanOrEqual(195);
-    expect(gaps[2]).toBeGreaterThanOrEqual(395);
+      // Backoff: the gaps between a key's attempts grow (100 ms, 200 ms, 400 ms).
+      const times = receiver.requests.filter((r) => r.key === neverOk[0]).map((r) => r.at);
+      expect(times).toHaveLength(4);
+      const gaps = times.slice(1).map((t, i) => t - times[i]!);
+      expect(gaps[0]).toBeGreaterThanOrEqual(95);
+      expect(gaps[1]).toBeGreaterThanOrEqual(195);
+      expect(gaps[2]).toBeGreaterThanOrEqual(395);
 
-    // Visible in the ledger: delivered after 3 attempts with the last error kept; given up after 4.
-    const ledger = await fx.pool.query<{ status: string; attempts: number; last_error: string; n: number }>(
-      `SELECT status, attempts, last_error LIKE 'HTTP 500%' AS last_error, count(*)::int AS n FROM webhook_deliveries GROUP BY 1, 2, 3 ORDER BY 1`,
-    );
-    expect(ledger.rows).toEqual([
-      { status: "delivered", attempts: 3, last_error: true, n: alerts.length - neverOk.length },
-      { status: "failed", attempts: 4, last_error: true, n: neverOk.length },
-    ]);
-    // ...and as dead letters with the reason; every batch still balances.
-    const dl = await fx.pool.query<{ reason: string }>(`SELECT reason FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'dead_letter'`, [pipelineVersionId]);
-    expect(dl.rows).toHaveLength(neverOk.length);
-    expect(dl.rows[0]!.reason).toMatch(/webhook delivery failed after 4 attempt\(s\): HTTP 500/);
-    for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
-    const retries = progress.reduce((s, p) => s + Number(p.operator?.retries ?? 0), 0);
-    expect(retries).toBe(2 * (alerts.length - neverOk.length) + 3 * neverOk.length);
-    expect(receiver.requests.every((r) => r.body.event_id !== undefined && Object.keys(r.body).length === 10)).toBe(true);
-  });
+      // Visible in the ledger: delivered after 3 attempts with the last error kept; given up after 4.
+      const ledger = await fx.pool.query<{ status: string; attempts: number; last_error: string; n: number }>(
+        `SELECT status, attempts, last_error LIKE 'HTTP 500%' AS last_error, count(*)::int AS n FROM webhook_deliveries GROUP BY 1, 2, 3 ORDER BY 1`,
+      );
+      expect(ledger.rows).toEqual([
+        { status: "delivered", attempts: 3, last_error: true, n: alerts.length - neverOk.length },
+        { status: "failed", attempts: 4, last_error: true, n: neverOk.length },
+      ]);
+      // ...and as dead letters with the reason; every batch still balances.
+      const dl = await fx.pool.query<{ reason: string }>(
+        `SELECT reason FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'dead_letter'`,
+        [pipelineVersionId],
+      );
+      expect(dl.rows).toHaveLength(neverOk.length);
+      expect(dl.rows[0]!.reason).toMatch(/webhook delivery failed after 4 attempt\(s\): HTTP 500/);
+      for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
+      const retries = progress.reduce((s, p) => s + Number(p.operator?.retries ?? 0), 0);
+      expect(retries).toBe(2 * (alerts.length - neverOk.length) + 3 * neverOk.length);
+      expect(
+        receiver.requests.every((r) => r.body.event_id !== undefined && Object.keys(r.body).length === 10),
+      ).toBe(true);
+    },
+  );
 
-  it("a runner taken over by another stops sending; the new one delivers the rest; no key is sent again after its recorded success", { timeout: 120_000 }, async () => {
-    let takeover: Promise<PipelineRunner> | undefined;
-    const spec = () => fraudSpec(fx.topic, "fraud-alerts-fenced", receiver.url);
-    const receiver = await startWebhookReceiver({
-      respond: async () => {
-        // Mid-way through the first runner's first batch, a second runner takes the lease.
-        if (!takeover && receiver.requests.length === 20) {
-          takeover = PipelineRunner.open(fx.resources, { pipelineVersionId, spec: spec(), owner: "second" });
-          await takeover;
-        }
-        return 200;
-      },
-    });
-    receivers.push(receiver);
-    const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec());
-    const first = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec: spec(), owner: "first", webhook: { concurrency: 1 } });
-    await expect(first.runBatch()).rejects.toBeInstanceOf(FencedError);
-    await first.close();
-    const sentByFirst = receiver.requests.length;
-    expect(sentByFirst).toBeLessThanOrEqual(22);
-    const second = await takeover!;
-    await drain(second).finally(() => second.close());
-    const alerts = expectedAlerts().map((k) => k.replace("KEY:", "fraud-alerts-fenced:"));
-    expect([...receiver.applied.keys()].sort()).toEqual(alerts.sort());
-    // Only the request in flight when the lease moved can be sent twice: the first runner's success for
-    // it could not be recorded (fenced), so the second runner sends it again — and the receiver's
-    // idempotency key absorbs it. No key is sent after its recorded success.
-    const twice = [...receiver.successes()].filter(([, n]) => n > 1);
-    expect(twice.length).toBeLessThanOrEqual(1);
-    const ledger = await fx.pool.query<{ key: string; delivered_at: Date }>(
-      `SELECT idempotency_key AS key, delivered_at FROM webhook_deliveries WHERE pipeline_version_id = $1 AND status = 'delivered'`,
-      [pipelineVersionId],
-    );
-    expect(ledger.rows).toHaveLength(alerts.length);
-    const deliveredAt = new Map(ledger.rows.map((r) => [r.key, r.delivered_at.getTime()]));
-    expect(receiver.requests.filter((r) => r.at > deliveredAt.get(r.key)!)).toEqual([]);
-  });
+  it(
+    "a runner taken over by another stops sending; the new one delivers the rest; no key is sent again after its recorded success",
+    { timeout: 120_000 },
+    async () => {
+      let takeover: Promise<PipelineRunner> | undefined;
+      const spec = () => fraudSpec(fx.topic, "fraud-alerts-fenced", receiver.url);
+      const receiver = await startWebhookReceiver({
+        respond: async () => {
+          // Mid-way through the first runner's first batch, a second runner takes the lease.
+          if (!takeover && receiver.requests.length === 20) {
+            takeover = PipelineRunner.open(fx.resources, {
+              pipelineVersionId,
+              spec: spec(),
+              owner: "second",
+            });
+            await takeover;
+          }
+          return 200;
+        },
+      });
+      receivers.push(receiver);
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec());
+      const first = await PipelineRunner.open(fx.resources, {
+        pipelineVersionId,
+        spec: spec(),
+        owner: "first",
+        webhook: { concurrency: 1 },
+      });
+      await expect(first.runBatch()).rejects.toBeInstanceOf(FencedError);
+      await first.close();
+      const sentByFirst = receiver.requests.length;
+      expect(sentByFirst).toBeLessThanOrEqual(22);
+      const second = await takeover!;
+      await drain(second).finally(() => second.close());
+      const alerts = expectedAlerts().map((k) => k.replace("KEY:", "fraud-alerts-fenced:"));
+      expect([...receiver.applied.keys()].sort()).toEqual(alerts.sort());
+      // Only the request in flight when the lease moved can be sent twice: the first runner's success for
+      // it could not be recorded (fenced), so the second runner sends it again — and the receiver's
+      // idempotency key absorbs it. No key is sent after its recorded success.
+      const twice = [...receiver.successes()].filter(([, n]) => n > 1);
+      expect(twice.length).toBeLessThanOrEqual(1);
+      const ledger = await fx.pool.query<{ key: string; delivered_at: Date }>(
+        `SELECT idempotency_key AS key, delivered_at FROM webhook_deliveries WHERE pipeline_version_id = $1 AND status = 'delivered'`,
+        [pipelineVersionId],
+      );
+      expect(ledger.rows).toHaveLength(alerts.length);
+      const deliveredAt = new Map(ledger.rows.map((r) => [r.key, r.delivered_at.getTime()]));
+      expect(receiver.requests.filter((r) => r.at > deliveredAt.get(r.key)!)).toEqual([]);
+    },
+  );
 });

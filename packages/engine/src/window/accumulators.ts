@@ -2,7 +2,15 @@
 // decimals), min, max, avg (sum and count) and count_distinct (the set of distinct values, bounded
 // because the window is evicted once final). A conditional measure only folds rows whose condition holds.
 import type { TCelRow, TCompiledMeasure, TContract, TFieldType } from "@sluice/spec";
-import { addDecimal, canonicalDecimal, compareDecimal, divideDecimal, formatDecimal, parseDecimal, type Decimal } from "./decimal";
+import {
+  addDecimal,
+  canonicalDecimal,
+  compareDecimal,
+  divideDecimal,
+  formatDecimal,
+  parseDecimal,
+  type Decimal,
+} from "./decimal";
 
 /** JSON-serializable, stored in window_state.accumulators under the measure's name. */
 export type Accumulator =
@@ -26,10 +34,16 @@ interface Ops {
 type Numeric = "int" | "decimal" | "double";
 type Num = Decimal | bigint | number;
 const zero = (t: Numeric) => (t === "double" ? 0 : "0");
-const parseNum = (t: Numeric, v: unknown): Num => (t === "double" ? Number(v) : t === "int" ? BigInt(v as string | number) : parseDecimal(v));
+const parseNum = (t: Numeric, v: unknown): Num =>
+  t === "double" ? Number(v) : t === "int" ? BigInt(v as string | number) : parseDecimal(v);
 const addNum = (t: Numeric, a: Num, b: Num): Num =>
-  t === "double" ? (a as number) + (b as number) : t === "int" ? (a as bigint) + (b as bigint) : addDecimal(a as Decimal, b as Decimal);
-const numText = (t: Numeric, n: Num): string | number => (t === "double" ? (n as number) : t === "int" ? (n as bigint).toString() : formatDecimal(n as Decimal));
+  t === "double"
+    ? (a as number) + (b as number)
+    : t === "int"
+      ? (a as bigint) + (b as bigint)
+      : addDecimal(a as Decimal, b as Decimal);
+const numText = (t: Numeric, n: Num): string | number =>
+  t === "double" ? (n as number) : t === "int" ? (n as bigint).toString() : formatDecimal(n as Decimal);
 
 // While a batch folds rows, sums are kept as numbers beside their accumulator (no text per row);
 // merge() and result() read them and produce plain JSON again.
@@ -40,16 +54,32 @@ function addToSum(t: Numeric, a: { s: string | number }, v: unknown): void {
 }
 
 /** Ordered representation for min/max, and back. */
-function ordered(type: TFieldType): { key(v: unknown): string | number; compare(a: string | number, b: string | number): number; out(v: string | number): unknown } {
+function ordered(type: TFieldType): {
+  key(v: unknown): string | number;
+  compare(a: string | number, b: string | number): number;
+  out(v: string | number): unknown;
+} {
   switch (type) {
     case "int":
-      return { key: (v) => BigInt(v as string).toString(), compare: (a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0), out: (v) => v };
+      return {
+        key: (v) => BigInt(v as string).toString(),
+        compare: (a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0),
+        out: (v) => v,
+      };
     case "decimal":
-      return { key: (v) => String(v), compare: (a, b) => compareDecimal(parseDecimal(a), parseDecimal(b)), out: (v) => v };
+      return {
+        key: (v) => String(v),
+        compare: (a, b) => compareDecimal(parseDecimal(a), parseDecimal(b)),
+        out: (v) => v,
+      };
     case "double":
       return { key: (v) => Number(v), compare: (a, b) => Number(a) - Number(b), out: (v) => v };
     case "timestamp":
-      return { key: (v) => (v instanceof Date ? v : new Date(v as string)).getTime(), compare: (a, b) => Number(a) - Number(b), out: (v) => new Date(Number(v)) };
+      return {
+        key: (v) => (v instanceof Date ? v : new Date(v as string)).getTime(),
+        compare: (a, b) => Number(a) - Number(b),
+        out: (v) => new Date(Number(v)),
+      };
     default:
       // Strings compare by code point (like COLLATE "C"), the same on every machine.
       return { key: (v) => String(v), compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0), out: (v) => v };
@@ -68,7 +98,12 @@ const distinctSets = new WeakMap<string[], Set<string>>();
 function opsFor(measure: TCompiledMeasure, type: TFieldType | undefined): Ops {
   switch (measure.fn) {
     case "count":
-      return { empty: () => ({ n: 0 }), add: (a) => void (a as { n: number }).n++, merge: (a, b) => ({ n: (a as { n: number }).n + (b as { n: number }).n }), result: (a) => (a as { n: number }).n };
+      return {
+        empty: () => ({ n: 0 }),
+        add: (a) => void (a as { n: number }).n++,
+        merge: (a, b) => ({ n: (a as { n: number }).n + (b as { n: number }).n }),
+        result: (a) => (a as { n: number }).n,
+      };
     case "sum": {
       const t = type as Numeric;
       type Sum = { s: string | number };
@@ -88,7 +123,10 @@ function opsFor(measure: TCompiledMeasure, type: TFieldType | undefined): Ops {
           addToSum(t, a as Avg, v);
           (a as Avg).n++;
         },
-        merge: (a, b) => ({ s: numText(t, addNum(t, sumOf(t, a as Avg), sumOf(t, b as Avg))), n: (a as Avg).n + (b as Avg).n }),
+        merge: (a, b) => ({
+          s: numText(t, addNum(t, sumOf(t, a as Avg), sumOf(t, b as Avg))),
+          n: (a as Avg).n + (b as Avg).n,
+        }),
         result: (a) => {
           const n = (a as Avg).n;
           if (n === 0) return null;
@@ -109,8 +147,14 @@ function opsFor(measure: TCompiledMeasure, type: TFieldType | undefined): Ops {
       };
       return {
         empty: () => ({ v: null }),
-        add: (a, v) => void ((a as { v: string | number | null }).v = better((a as { v: string | number | null }).v, o.key(v))),
-        merge: (a, b) => ({ v: better((a as { v: string | number | null }).v, (b as { v: string | number | null }).v) }),
+        add: (a, v) =>
+          void ((a as { v: string | number | null }).v = better(
+            (a as { v: string | number | null }).v,
+            o.key(v),
+          )),
+        merge: (a, b) => ({
+          v: better((a as { v: string | number | null }).v, (b as { v: string | number | null }).v),
+        }),
         result: (a) => {
           const v = (a as { v: string | number | null }).v;
           return v === null ? null : o.out(v);
@@ -130,7 +174,9 @@ function opsFor(measure: TCompiledMeasure, type: TFieldType | undefined): Ops {
             d.push(k);
           }
         },
-        merge: (a, b) => ({ d: [...new Set([...(a as { d: string[] }).d, ...(b as { d: string[] }).d])].sort() }),
+        merge: (a, b) => ({
+          d: [...new Set([...(a as { d: string[] }).d, ...(b as { d: string[] }).d])].sort(),
+        }),
         result: (a) => (a as { d: string[] }).d.length,
       };
   }
@@ -152,8 +198,14 @@ export interface MeasureSet {
   readonly hasConditions: boolean;
 }
 
-export function measureSet(measures: readonly TCompiledMeasure[], contract: Pick<TContract, "fields">): MeasureSet {
-  const plan = measures.map((m) => ({ m, ops: opsFor(m, m.column ? contract.fields[m.column]?.type : undefined) }));
+export function measureSet(
+  measures: readonly TCompiledMeasure[],
+  contract: Pick<TContract, "fields">,
+): MeasureSet {
+  const plan = measures.map((m) => ({
+    m,
+    ops: opsFor(m, m.column ? contract.fields[m.column]?.type : undefined),
+  }));
   return {
     hasConditions: measures.some((m) => m.condition),
     empty: () => Object.fromEntries(plan.map(({ m, ops }) => [m.name, ops.empty()])),
@@ -167,7 +219,11 @@ export function measureSet(measures: readonly TCompiledMeasure[], contract: Pick
         } else ops.add((acc[m.name] ??= ops.empty()), null);
       }
     },
-    merge: (a, b) => Object.fromEntries(plan.map(({ m, ops }) => [m.name, ops.merge(a[m.name] ?? ops.empty(), b[m.name] ?? ops.empty())])),
-    results: (acc) => Object.fromEntries(plan.map(({ m, ops }) => [m.name, ops.result(acc[m.name] ?? ops.empty())])),
+    merge: (a, b) =>
+      Object.fromEntries(
+        plan.map(({ m, ops }) => [m.name, ops.merge(a[m.name] ?? ops.empty(), b[m.name] ?? ops.empty())]),
+      ),
+    results: (acc) =>
+      Object.fromEntries(plan.map(({ m, ops }) => [m.name, ops.result(acc[m.name] ?? ops.empty())])),
   };
 }

@@ -11,9 +11,11 @@ export interface Decimal {
 const DECIMAL_TEXT = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
 export function parseDecimal(value: unknown): Decimal {
-  const text = typeof value === "string" ? value.trim() : typeof value === "bigint" ? value.toString() : String(value);
+  const text =
+    typeof value === "string" ? value.trim() : typeof value === "bigint" ? value.toString() : String(value);
   const m = DECIMAL_TEXT.exec(text);
-  if (!m || (m[2] === "" && (m[3] ?? "") === "")) throw new RangeError(`not a decimal: ${JSON.stringify(text)}`);
+  if (!m || (m[2] === "" && (m[3] ?? "") === ""))
+    throw new RangeError(`not a decimal: ${JSON.stringify(text)}`);
   const [, sign = "", whole = "", fraction = "", exponent = "0"] = m;
   let units = BigInt(`${whole}${fraction}` || "0");
   let scale = fraction.length - Number(exponent);

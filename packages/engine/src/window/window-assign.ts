@@ -11,7 +11,8 @@ export interface WindowBounds {
 export function windowsContaining(timeMs: number, sizeMs: number, slideMs: number): WindowBounds[] {
   const last = Math.floor(timeMs / slideMs) * slideMs;
   const windows: WindowBounds[] = [];
-  for (let start = last; start + sizeMs > timeMs; start -= slideMs) windows.push({ start, end: start + sizeMs });
+  for (let start = last; start + sizeMs > timeMs; start -= slideMs)
+    windows.push({ start, end: start + sizeMs });
   return windows.reverse();
 }
 

@@ -15,9 +15,15 @@ describe("event-time windows", () => {
   });
 
   it("a sliding window of 10m every 5m puts each row in exactly two windows", () => {
-    const ws = windowsContaining(at("2025-01-01T00:07:00Z"), 10 * MIN, 5 * MIN).map((w) => new Date(w.start).toISOString().slice(11, 16));
+    const ws = windowsContaining(at("2025-01-01T00:07:00Z"), 10 * MIN, 5 * MIN).map((w) =>
+      new Date(w.start).toISOString().slice(11, 16),
+    );
     expect(ws).toEqual(["00:00", "00:05"]);
-    expect(windowsContaining(at("2025-01-01T00:05:00Z"), 10 * MIN, 5 * MIN).map((w) => new Date(w.start).toISOString().slice(11, 16))).toEqual(["00:00", "00:05"]);
+    expect(
+      windowsContaining(at("2025-01-01T00:05:00Z"), 10 * MIN, 5 * MIN).map((w) =>
+        new Date(w.start).toISOString().slice(11, 16),
+      ),
+    ).toEqual(["00:00", "00:05"]);
   });
 
   it("a window is final only when the watermark passes its end plus allowedLateness", () => {
@@ -50,7 +56,16 @@ describe("measures", () => {
     name: "m",
     owner: "t",
     source: { kafka: { topic: "x" } },
-    contract: { fields: { type: "string", merchant_id: "string", customer_id: "string", amount: "decimal", n: "int", event_time: "timestamp" } },
+    contract: {
+      fields: {
+        type: "string",
+        merchant_id: "string",
+        customer_id: "string",
+        amount: "decimal",
+        n: "int",
+        event_time: "timestamp",
+      },
+    },
     eventTime: { column: "event_time", watermarkDelay: "1m" },
     aggregate: {
       window: { tumbling: "5m" },
@@ -73,7 +88,14 @@ describe("measures", () => {
   if (!spec.ok) throw new Error(JSON.stringify(spec.errors));
   const compiled = compileSpec(spec.spec);
   const set = measureSet(compiled.measures, spec.spec.contract);
-  const row = (type: string, customer: string, amount: string, n: number, t: string) => ({ type, merchant_id: "m1", customer_id: customer, amount, n, event_time: new Date(t) });
+  const row = (type: string, customer: string, amount: string, n: number, t: string) => ({
+    type,
+    merchant_id: "m1",
+    customer_id: customer,
+    amount,
+    n,
+    event_time: new Date(t),
+  });
   const fold = (rows: ReturnType<typeof row>[]) => {
     const acc = set.empty();
     for (const r of rows) set.add(acc, r, compiled.toCelRow(r));

@@ -11,7 +11,16 @@ import type { SinkTable } from "../store/sink-table";
 import { insertResultRows, replaceResultRows, upsertResultRows, type ResultRow } from "../store/write-result";
 import { measureSet, type MeasureSet } from "./accumulators";
 import { windowsContaining } from "./window-assign";
-import { evictWindows, loadWindows, loadWindowsEndingBy, upsertWindows, windowBytes, windowId, type StoredWindow, type WindowRow } from "./window-store";
+import {
+  evictWindows,
+  loadWindows,
+  loadWindowsEndingBy,
+  upsertWindows,
+  windowBytes,
+  windowId,
+  type StoredWindow,
+  type WindowRow,
+} from "./window-store";
 
 /** Where final or changed windows go: a Postgres table (in the transaction) or a webhook (before it). */
 export type WindowOutput =
@@ -51,10 +60,27 @@ export class WindowOperator implements ResultOperator {
     // 1. Fold this batch's rows into per-window deltas.
     const touched = new Map<string, WindowRow>();
     const groups = new Map<string, unknown[]>();
-    const fold = (groupKey: string, groupValues: unknown[], start: number, end: number, values: Record<string, unknown>, cel: ReturnType<TCompiledSpec["toCelRow"]> | undefined) => {
+    const fold = (
+      groupKey: string,
+      groupValues: unknown[],
+      start: number,
+      end: number,
+      values: Record<string, unknown>,
+      cel: ReturnType<TCompiledSpec["toCelRow"]> | undefined,
+    ) => {
       const id = `${start}\u0000${groupKey}`;
       let w = touched.get(id);
-      if (!w) touched.set(id, (w = { groupKey, groupValues, windowStart: new Date(start), windowEnd: new Date(end), accumulators: measures.empty() }));
+      if (!w)
+        touched.set(
+          id,
+          (w = {
+            groupKey,
+            groupValues,
+            windowStart: new Date(start),
+            windowEnd: new Date(end),
+            accumulators: measures.empty(),
+          }),
+        );
       measures.add(w.accumulators, values, cel);
     };
     for (const row of input.rows) {
@@ -62,7 +88,8 @@ export class WindowOperator implements ResultOperator {
       const cel = measures.hasConditions ? compiled.toCelRow(values) : undefined;
       const groupKey = dedupKey(values, aggregate.groupBy);
       let groupValues = groups.get(groupKey);
-      if (!groupValues) groups.set(groupKey, (groupValues = aggregate.groupBy.map((c) => jsonValue(values[c]))));
+      if (!groupValues)
+        groups.set(groupKey, (groupValues = aggregate.groupBy.map((c) => jsonValue(values[c]))));
       if (size === undefined) {
         // Keyed running aggregates (no window) keep one state row per group, under window start 0.
         fold(groupKey, groupValues, 0, 0, values, cel);
@@ -72,21 +99,29 @@ export class WindowOperator implements ResultOperator {
       if (slide === size) {
         const start = Math.floor(t / size) * size;
         fold(groupKey, groupValues, start, start + size, values, cel);
-      } else for (const b of windowsContaining(t, size, slide!)) fold(groupKey, groupValues, b.start, b.end, values, cel);
+      } else
+        for (const b of windowsContaining(t, size, slide!))
+          fold(groupKey, groupValues, b.start, b.end, values, cel);
     }
     const foldMs = Math.round(performance.now() - started);
 
     // 2. Merge with the committed state of the same windows.
     const state = await this.committedState(input.batchId);
-    const stored = state ? new Map([...touched.keys()].flatMap((id) => (state.has(id) ? [[id, state.get(id)!] as const] : []))) : await loadWindows(pool, pv, [...touched.values()]);
+    const stored = state
+      ? new Map([...touched.keys()].flatMap((id) => (state.has(id) ? [[id, state.get(id)!] as const] : [])))
+      : await loadWindows(pool, pv, [...touched.values()]);
     const merged: StoredWindow[] = [...touched.entries()].map(([id, w]) => {
       const before = stored.get(id);
-      const next = { ...w, accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators) };
+      const next = {
+        ...w,
+        accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators),
+      };
       return { ...next, bytes: windowBytes(next) };
     });
 
     // 3. Which windows are final now: end + allowedLateness ≤ the watermark this batch commits.
-    const finalBy = size !== undefined && input.watermark ? new Date(input.watermark.getTime() - allowedLatenessMs) : null;
+    const finalBy =
+      size !== undefined && input.watermark ? new Date(input.watermark.getTime() - allowedLatenessMs) : null;
     const isFinal = (w: WindowRow) => finalBy !== null && w.windowEnd <= finalBy;
     const open = merged.filter((w) => !isFinal(w));
 
@@ -94,9 +129,15 @@ export class WindowOperator implements ResultOperator {
     let resultWindows: WindowRow[];
     if (mode === "update") resultWindows = merged;
     else {
-      const all = mode === "append" ? (finalBy ? await this.storedEndingBy(state, finalBy) : []) : await this.storedEndingBy(state, null);
+      const all =
+        mode === "append"
+          ? finalBy
+            ? await this.storedEndingBy(state, finalBy)
+            : []
+          : await this.storedEndingBy(state, null);
       const byId = new Map(all.map((w) => [windowId(w.groupKey, w.windowStart), w as WindowRow]));
-      for (const w of mode === "append" ? merged.filter(isFinal) : merged) byId.set(windowId(w.groupKey, w.windowStart), w);
+      for (const w of mode === "append" ? merged.filter(isFinal) : merged)
+        byId.set(windowId(w.groupKey, w.windowStart), w);
       resultWindows = [...byId.values()];
     }
     const meta = { _batch_id: input.batchId, _pipeline_version: pv };
@@ -104,10 +145,13 @@ export class WindowOperator implements ResultOperator {
     const delivered = this.output.kind === "webhook" ? await this.output.deliver(resultRows, input) : {};
 
     const output = this.output;
-    const growth = open.reduce((d, w) => {
-      const before = stored.get(windowId(w.groupKey, w.windowStart));
-      return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
-    }, { rows: 0, bytes: 0 } as StateDelta);
+    const growth = open.reduce(
+      (d, w) => {
+        const before = stored.get(windowId(w.groupKey, w.windowStart));
+        return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
+      },
+      { rows: 0, bytes: 0 } as StateDelta,
+    );
     let evicted: StateDelta = { rows: 0, bytes: 0 };
     const prepareMs = Math.round(performance.now() - started);
     let writeMs = 0;
@@ -127,13 +171,23 @@ export class WindowOperator implements ResultOperator {
         return { rows: growth.rows - evicted.rows, bytes: growth.bytes - evicted.bytes };
       },
       get report() {
-        return { kind: "window" as const, windowsUpdated: merged.length, resultRows: resultRows.length, windowsEvicted: evicted.rows, foldMs, prepareMs, writeMs, ...delivered };
+        return {
+          kind: "window" as const,
+          windowsUpdated: merged.length,
+          resultRows: resultRows.length,
+          windowsEvicted: evicted.rows,
+          foldMs,
+          prepareMs,
+          writeMs,
+          ...delivered,
+        };
       },
       onCommitted: () => {
         if (!state) return;
         for (const w of open) state.set(windowId(w.groupKey, w.windowStart), w);
         if (finalBy) for (const [id, w] of state) if (w.windowEnd <= finalBy) state.delete(id);
-        this.cache = state.size <= MAX_CACHED_WINDOWS ? { batchId: input.batchId, windows: state } : undefined;
+        this.cache =
+          state.size <= MAX_CACHED_WINDOWS ? { batchId: input.batchId, windows: state } : undefined;
       },
     };
   }
@@ -142,13 +196,19 @@ export class WindowOperator implements ResultOperator {
   private async committedState(batchId: number): Promise<Map<string, StoredWindow> | undefined> {
     if (this.cache?.batchId === batchId - 1) return this.cache.windows;
     this.cache = undefined;
-    const count = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`, [this.pipelineVersionId]);
+    const count = await this.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`,
+      [this.pipelineVersionId],
+    );
     if (count.rows[0]!.n > MAX_CACHED_WINDOWS) return undefined;
     const all = await loadWindowsEndingBy(this.pool, this.pipelineVersionId, null);
     return new Map(all.map((w) => [windowId(w.groupKey, w.windowStart), w]));
   }
 
-  private async storedEndingBy(state: Map<string, StoredWindow> | undefined, before: Date | null): Promise<StoredWindow[]> {
+  private async storedEndingBy(
+    state: Map<string, StoredWindow> | undefined,
+    before: Date | null,
+  ): Promise<StoredWindow[]> {
     if (!state) return loadWindowsEndingBy(this.pool, this.pipelineVersionId, before);
     return [...state.values()].filter((w) => before === null || w.windowEnd <= before);
   }
@@ -162,4 +222,4 @@ export class WindowOperator implements ResultOperator {
 }
 
 // Group values are stored as JSON: dates as ISO text (Postgres casts them back on write).
-const jsonValue = (v: unknown) => (v instanceof Date ? v.toISOString() : v ?? null);
+const jsonValue = (v: unknown) => (v instanceof Date ? v.toISOString() : (v ?? null));

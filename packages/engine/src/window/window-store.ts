@@ -21,14 +21,37 @@ export const windowId = (groupKey: string, start: Date) => `${start.getTime()}\u
 
 /** What a window costs in state: its key, its group values and its accumulators, as stored. */
 export function windowBytes(w: WindowRow): number {
-  return Buffer.byteLength(w.groupKey) + Buffer.byteLength(JSON.stringify(w.groupValues)) + Buffer.byteLength(JSON.stringify(w.accumulators)) + 16;
+  return (
+    Buffer.byteLength(w.groupKey) +
+    Buffer.byteLength(JSON.stringify(w.groupValues)) +
+    Buffer.byteLength(JSON.stringify(w.accumulators)) +
+    16
+  );
 }
 
-type Row = { group_key: string; group_values: unknown[]; window_start: Date; window_end: Date; accumulators: Accumulators; bytes: number };
-const fromRow = (r: Row): StoredWindow => ({ groupKey: r.group_key, groupValues: r.group_values, windowStart: r.window_start, windowEnd: r.window_end, accumulators: r.accumulators, bytes: r.bytes });
+type Row = {
+  group_key: string;
+  group_values: unknown[];
+  window_start: Date;
+  window_end: Date;
+  accumulators: Accumulators;
+  bytes: number;
+};
+const fromRow = (r: Row): StoredWindow => ({
+  groupKey: r.group_key,
+  groupValues: r.group_values,
+  windowStart: r.window_start,
+  windowEnd: r.window_end,
+  accumulators: r.accumulators,
+  bytes: r.bytes,
+});
 const COLUMNS = `group_key, group_values, window_start, window_end, accumulators, bytes`;
 
-export async function loadWindows(db: pg.Pool, pv: string, keys: { groupKey: string; windowStart: Date }[]): Promise<Map<string, StoredWindow>> {
+export async function loadWindows(
+  db: pg.Pool,
+  pv: string,
+  keys: { groupKey: string; windowStart: Date }[],
+): Promise<Map<string, StoredWindow>> {
   if (keys.length === 0) return new Map();
   const { sql, params } = bulkSelect(
     [
@@ -45,7 +68,11 @@ export async function loadWindows(db: pg.Pool, pv: string, keys: { groupKey: str
 }
 
 /** Windows whose end is at or before `before` (final), or every window (complete mode). */
-export async function loadWindowsEndingBy(db: pg.Pool, pv: string, before: Date | null): Promise<StoredWindow[]> {
+export async function loadWindowsEndingBy(
+  db: pg.Pool,
+  pv: string,
+  before: Date | null,
+): Promise<StoredWindow[]> {
   const res = await db.query<Row>(
     `SELECT ${COLUMNS} FROM window_state WHERE pipeline_version_id = $1${before ? " AND window_end <= $2" : ""} ORDER BY window_start, group_key`,
     before ? [pv, before] : [pv],
@@ -53,7 +80,12 @@ export async function loadWindowsEndingBy(db: pg.Pool, pv: string, before: Date 
   return res.rows.map(fromRow);
 }
 
-export async function upsertWindows(client: pg.PoolClient, pv: string, batchId: number, windows: StoredWindow[]): Promise<void> {
+export async function upsertWindows(
+  client: pg.PoolClient,
+  pv: string,
+  batchId: number,
+  windows: StoredWindow[],
+): Promise<void> {
   if (windows.length === 0) return;
   const { sql, params } = bulkSelect(
     [

@@ -24,7 +24,13 @@ export class AdminChangeError extends Error {
 export async function auditAdminChange(
   tx: Prisma.TransactionClient,
   ctx: TAdminContext,
-  event: { action: string; target: { type: string; id: string; label: string }; reason?: string; before?: unknown; after?: unknown },
+  event: {
+    action: string;
+    target: { type: string; id: string; label: string };
+    reason?: string;
+    before?: unknown;
+    after?: unknown;
+  },
 ): Promise<void> {
   await recordAuditEvent(tx, { actorUserId: ctx.actor.id, actor: ctx.actor.email, ...event, from: ctx.from });
 }
@@ -40,7 +46,15 @@ export function generatePassword(): string {
 }
 
 /** The last enabled admin cannot be demoted or disabled: someone must be able to manage people. */
-export async function assertAnotherAdmin(tx: Prisma.TransactionClient, userId: string, what: string): Promise<void> {
+export async function assertAnotherAdmin(
+  tx: Prisma.TransactionClient,
+  userId: string,
+  what: string,
+): Promise<void> {
   const others = await tx.user.count({ where: { role: "admin", disabledAt: null, id: { not: userId } } });
-  if (others === 0) throw new AdminChangeError(`Cannot ${what}: they are the only enabled admin. Make someone else an admin first.`, "conflict");
+  if (others === 0)
+    throw new AdminChangeError(
+      `Cannot ${what}: they are the only enabled admin. Make someone else an admin first.`,
+      "conflict",
+    );
 }

@@ -7,8 +7,13 @@ import type { PrismaClient } from "@sluice/db";
 import { ROLES, type TRole } from "../auth/roles";
 import { AdminChangeError, auditAdminChange, generatePassword, type TAdminContext } from "./admin-change";
 
-export const ZEmail = z.email("Enter an email address, e.g. ada@example.com").max(320).transform((e) => e.trim().toLowerCase());
-export const ZRole = z.enum(ROLES as unknown as [TRole, ...TRole[]], { error: `Choose a role: ${ROLES.join(", ")}` });
+export const ZEmail = z
+  .email("Enter an email address, e.g. ada@example.com")
+  .max(320)
+  .transform((e) => e.trim().toLowerCase());
+export const ZRole = z.enum(ROLES as unknown as [TRole, ...TRole[]], {
+  error: `Choose a role: ${ROLES.join(", ")}`,
+});
 export const ZNewPassword = z.string().min(10, "A password has at least 10 characters").max(256);
 
 export const ZCreateUserInput = z.object({
@@ -21,20 +26,58 @@ export const ZCreateUserInput = z.object({
 });
 export type TCreateUserInput = z.input<typeof ZCreateUserInput>;
 
-export async function createUser(db: PrismaClient, ctx: TAdminContext, input: TCreateUserInput): Promise<{ id: string; email: string; oneTimePassword: string | null }> {
+export async function createUser(
+  db: PrismaClient,
+  ctx: TAdminContext,
+  input: TCreateUserInput,
+): Promise<{ id: string; email: string; oneTimePassword: string | null }> {
   const { email, name, role, teamIds, password } = ZCreateUserInput.parse(input);
   const plain = password === "generate" ? generatePassword() : password === "none" ? null : password;
   const hash = plain ? await hashPassword(plain) : null;
   return db.$transaction(async (tx) => {
-    if (await tx.user.findUnique({ where: { email }, select: { id: true } })) throw new AdminChangeError(`A user with email ${email} exists already.`, "conflict");
-    const teams = await tx.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, slug: true } });
-    if (teams.length !== new Set(teamIds).size) throw new AdminChangeError("One of the chosen teams does not exist (any more); reload the page.", "not_found");
-    const user = await tx.user.create({ data: { email, name, role, memberships: { create: teams.map((t) => ({ teamId: t.id, source: "admin" })) } } });
-    if (hash) await tx.account.create({ data: { id: `credential-${user.id}`, userId: user.id, providerId: "credential", accountId: user.id, password: hash } });
+    if (await tx.user.findUnique({ where: { email }, select: { id: true } }))
+      throw new AdminChangeError(`A user with email ${email} exists already.`, "conflict");
+    const teams = await tx.team.findMany({
+      where: { id: { in: teamIds } },
+      select: { id: true, slug: true },
+    });
+    if (teams.length !== new Set(teamIds).size)
+      throw new AdminChangeError(
+        "One of the chosen teams does not exist (any more); reload the page.",
+        "not_found",
+      );
+    const user = await tx.user.create({
+      data: {
+        email,
+        name,
+        role,
+        memberships: { create: teams.map((t) => ({ teamId: t.id, source: "admin" })) },
+      },
+    });
+    if (hash)
+      await tx.account.create({
+        data: {
+          id: `credential-${user.id}`,
+          userId: user.id,
+          providerId: "credential",
+          accountId: user.id,
+          password: hash,
+        },
+      });
     await auditAdminChange(tx, ctx, {
       action: "user.create",
       target: { type: "user", id: user.id, label: email },
-      after: { email, name, role, teams: teams.map((t) => t.slug).sort(), password: plain ? (password === "generate" ? "one-time password generated" : "set by the admin") : "none (single sign-on only)" },
+      after: {
+        email,
+        name,
+        role,
+        teams: teams.map((t) => t.slug).sort(),
+        password: plain
+          ? password === "generate"
+            ? "one-time password generated"
+            : "set by the admin"
+          : "none (single sign-on only)",
+      },
     });
     return { id: user.id, email, oneTimePassword: password === "generate" ? plain : null };
   });

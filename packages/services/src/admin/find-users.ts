@@ -28,7 +28,10 @@ export async function findUsers(db: PrismaClient): Promise<TAdminUser[]> {
       disabledAt: true,
       ssoGroups: true,
       createdAt: true,
-      memberships: { select: { source: true, team: { select: { id: true, slug: true, name: true } } }, orderBy: { team: { name: "asc" } } },
+      memberships: {
+        select: { source: true, team: { select: { id: true, slug: true, name: true } } },
+        orderBy: { team: { name: "asc" } },
+      },
       accounts: { select: { providerId: true } },
       _count: { select: { sessions: { where: { expiresAt: { gt: now } } } } },
     },
@@ -40,7 +43,11 @@ export async function findUsers(db: PrismaClient): Promise<TAdminUser[]> {
     role: u.role,
     disabled: u.disabledAt !== null,
     teams: u.memberships.map((m) => ({ ...m.team, source: m.source })),
-    signsInWith: [...new Set(u.accounts.map((a) => (a.providerId === "credential" ? "password" : "sso") as "password" | "sso"))].sort(),
+    signsInWith: [
+      ...new Set(
+        u.accounts.map((a) => (a.providerId === "credential" ? "password" : "sso") as "password" | "sso"),
+      ),
+    ].sort(),
     ssoGroups: u.ssoGroups,
     activeSessions: u._count.sessions,
     createdAt: u.createdAt,

@@ -21,7 +21,10 @@ export interface TAdminTeam {
 }
 
 /** What the console may show of a team's on-call webhook: never the stored URL itself. */
-export function onCallWebhookView(team: { onCallWebhookEnv: string | null; onCallWebhookUrl: string | null }): TOnCallWebhook {
+export function onCallWebhookView(team: {
+  onCallWebhookEnv: string | null;
+  onCallWebhookUrl: string | null;
+}): TOnCallWebhook {
   if (team.onCallWebhookEnv) return { kind: "env", name: team.onCallWebhookEnv };
   if (!team.onCallWebhookUrl) return null;
   try {
@@ -42,7 +45,10 @@ export async function findAdminTeams(db: PrismaClient): Promise<TAdminTeam[]> {
       onCallWebhookEnv: true,
       onCallWebhookUrl: true,
       _count: { select: { pipelines: true } },
-      members: { select: { source: true, user: { select: { id: true, email: true, name: true, role: true } } }, orderBy: { user: { email: "asc" } } },
+      members: {
+        select: { source: true, user: { select: { id: true, email: true, name: true, role: true } } },
+        orderBy: { user: { email: "asc" } },
+      },
     },
   });
   return rows.map((t) => ({
@@ -52,35 +58,65 @@ export async function findAdminTeams(db: PrismaClient): Promise<TAdminTeam[]> {
     onCallEmail: t.onCallEmail,
     onCallWebhook: onCallWebhookView(t),
     pipelineCount: t._count.pipelines,
-    members: t.members.map((m) => ({ userId: m.user.id, email: m.user.email, name: m.user.name, role: m.user.role, source: m.source, owner: m.user.role === "owner" || m.user.role === "admin" })),
+    members: t.members.map((m) => ({
+      userId: m.user.id,
+      email: m.user.email,
+      name: m.user.name,
+      role: m.user.role,
+      source: m.source,
+      owner: m.user.role === "owner" || m.user.role === "admin",
+    })),
   }));
 }
 
 const ZTeamId = z.string().min(1, "Which team?").max(100);
 
 export const ZCreateTeamInput = z.object({
-  slug: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "A team's id is lower-case letters, digits and dashes, e.g. payments-data (pipeline specs name it as owner)"),
+  slug: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9-]{0,62}$/,
+      "A team's id is lower-case letters, digits and dashes, e.g. payments-data (pipeline specs name it as owner)",
+    ),
   name: z.string().trim().min(1, "Enter the team's name").max(200),
 });
 
-export async function createTeam(db: PrismaClient, ctx: TAdminContext, input: z.input<typeof ZCreateTeamInput>): Promise<{ id: string }> {
+export async function createTeam(
+  db: PrismaClient,
+  ctx: TAdminContext,
+  input: z.input<typeof ZCreateTeamInput>,
+): Promise<{ id: string }> {
   const { slug, name } = ZCreateTeamInput.parse(input);
   return db.$transaction(async (tx) => {
-    if (await tx.team.findUnique({ where: { slug }, select: { id: true } })) throw new AdminChangeError(`A team "${slug}" exists already.`, "conflict");
+    if (await tx.team.findUnique({ where: { slug }, select: { id: true } }))
+      throw new AdminChangeError(`A team "${slug}" exists already.`, "conflict");
     const team = await tx.team.create({ data: { slug, name } });
-    await auditAdminChange(tx, ctx, { action: "team.create", target: { type: "team", id: team.id, label: slug }, after: { slug, name } });
+    await auditAdminChange(tx, ctx, {
+      action: "team.create",
+      target: { type: "team", id: team.id, label: slug },
+      after: { slug, name },
+    });
     return { id: team.id };
   });
 }
 
-export const ZTeamMemberInput = z.object({ teamId: ZTeamId, userId: z.string().min(1, "Which user?").max(100), member: z.boolean() });
+export const ZTeamMemberInput = z.object({
+  teamId: ZTeamId,
+  userId: z.string().min(1, "Which user?").max(100),
+  member: z.boolean(),
+});
 
-export async function setTeamMember(db: PrismaClient, ctx: TAdminContext, input: z.input<typeof ZTeamMemberInput>): Promise<{ changed: boolean }> {
+export async function setTeamMember(
+  db: PrismaClient,
+  ctx: TAdminContext,
+  input: z.input<typeof ZTeamMemberInput>,
+): Promise<{ changed: boolean }> {
   const { teamId, userId, member } = ZTeamMemberInput.parse(input);
   return db.$transaction(async (tx) => {
     const team = await tx.team.findUnique({ where: { id: teamId }, select: { slug: true } });
     const user = await tx.user.findUnique({ where: { id: userId }, select: { email: true } });
-    if (!team || !user) throw new AdminChangeError("No such team or user (deleted meanwhile?); reload the page.", "not_found");
+    if (!team || !user)
+      throw new AdminChangeError("No such team or user (deleted meanwhile?); reload the page.", "not_found");
     const existing = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } } });
     if (Boolean(existing) === member) return { changed: false };
     if (member) await tx.teamMember.create({ data: { teamId, userId, source: "admin" } });
@@ -100,20 +136,41 @@ const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
 
 export const ZSetTeamOnCallInput = z.object({
   teamId: ZTeamId,
-  onCallEmail: z.union([z.email("The on-call contact is an email address, e.g. payments-oncall@example.com").max(320), z.literal("")]),
+  onCallEmail: z.union([
+    z.email("The on-call contact is an email address, e.g. payments-oncall@example.com").max(320),
+    z.literal(""),
+  ]),
   /** keep: leave the webhook as it is; clear; env: the name of a variable; url: a stored secret URL. */
   webhook: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("keep") }),
     z.object({ kind: z.literal("clear") }),
-    z.object({ kind: z.literal("env"), name: z.string().regex(ENV_NAME, "An environment variable's name, e.g. PAYMENTS_ONCALL_WEBHOOK_URL") }),
-    z.object({ kind: z.literal("url"), url: z.url({ protocol: /^https?$/, error: "A webhook URL starts with https:// (or http:// on a private network)" }).max(2000) }),
+    z.object({
+      kind: z.literal("env"),
+      name: z.string().regex(ENV_NAME, "An environment variable's name, e.g. PAYMENTS_ONCALL_WEBHOOK_URL"),
+    }),
+    z.object({
+      kind: z.literal("url"),
+      url: z
+        .url({
+          protocol: /^https?$/,
+          error: "A webhook URL starts with https:// (or http:// on a private network)",
+        })
+        .max(2000),
+    }),
   ]),
 });
 
-export async function setTeamOnCall(db: PrismaClient, ctx: TAdminContext, input: z.input<typeof ZSetTeamOnCallInput>): Promise<{ onCallEmail: string | null; onCallWebhook: TOnCallWebhook }> {
+export async function setTeamOnCall(
+  db: PrismaClient,
+  ctx: TAdminContext,
+  input: z.input<typeof ZSetTeamOnCallInput>,
+): Promise<{ onCallEmail: string | null; onCallWebhook: TOnCallWebhook }> {
   const { teamId, onCallEmail, webhook } = ZSetTeamOnCallInput.parse(input);
   return db.$transaction(async (tx) => {
-    const team = await tx.team.findUnique({ where: { id: teamId }, select: { slug: true, onCallEmail: true, onCallWebhookEnv: true, onCallWebhookUrl: true } });
+    const team = await tx.team.findUnique({
+      where: { id: teamId },
+      select: { slug: true, onCallEmail: true, onCallWebhookEnv: true, onCallWebhookUrl: true },
+    });
     if (!team) throw new AdminChangeError("No such team (deleted meanwhile?); reload the page.", "not_found");
     const hook =
       webhook.kind === "keep"

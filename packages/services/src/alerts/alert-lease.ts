@@ -7,7 +7,10 @@ import type { Prisma, PrismaClient } from "@sluice/db";
 export type TEvaluatorId = "workers" | "watchdog";
 
 export class AlertEvaluatorFencedError extends Error {
-  constructor(readonly evaluator: TEvaluatorId, readonly epoch: bigint) {
+  constructor(
+    readonly evaluator: TEvaluatorId,
+    readonly epoch: bigint,
+  ) {
     super(`alert evaluator "${evaluator}" lease epoch ${epoch} was taken over; this tick is discarded`);
     this.name = "AlertEvaluatorFencedError";
   }
@@ -19,7 +22,13 @@ export class AlertEvaluatorFencedError extends Error {
  * job is the turn to evaluate, so the cadence does not depend on which worker BullMQ hands it to; the
  * epoch check then discards a previous holder's tick still in flight.
  */
-export async function takeAlertLease(db: PrismaClient, id: TEvaluatorId, owner: string, leaseMs: number, takeover = false): Promise<bigint | null> {
+export async function takeAlertLease(
+  db: PrismaClient,
+  id: TEvaluatorId,
+  owner: string,
+  leaseMs: number,
+  takeover = false,
+): Promise<bigint | null> {
   const rows = await db.$queryRaw<{ epoch: bigint }[]>`
     INSERT INTO alert_evaluators (id, owner, epoch, lease_until) VALUES (${id}, ${owner}, 1, now() + ${leaseMs}::int * interval '1 millisecond')
     ON CONFLICT (id) DO UPDATE
@@ -31,8 +40,15 @@ export async function takeAlertLease(db: PrismaClient, id: TEvaluatorId, owner: 
 }
 
 /** Inside the evaluation's transaction: lock the lease row and check the epoch is still ours. */
-export async function assertAlertLease(tx: Prisma.TransactionClient, id: TEvaluatorId, owner: string, epoch: bigint): Promise<void> {
-  const rows = await tx.$queryRaw<{ epoch: bigint; owner: string | null }[]>`SELECT epoch, owner FROM alert_evaluators WHERE id = ${id} FOR UPDATE`;
+export async function assertAlertLease(
+  tx: Prisma.TransactionClient,
+  id: TEvaluatorId,
+  owner: string,
+  epoch: bigint,
+): Promise<void> {
+  const rows = await tx.$queryRaw<
+    { epoch: bigint; owner: string | null }[]
+  >`SELECT epoch, owner FROM alert_evaluators WHERE id = ${id} FOR UPDATE`;
   if (rows[0]?.epoch !== epoch || rows[0]?.owner !== owner) throw new AlertEvaluatorFencedError(id, epoch);
   await tx.$executeRaw`UPDATE alert_evaluators SET last_tick_at = now() WHERE id = ${id}`;
 }
@@ -42,6 +58,12 @@ export async function releaseAlertLease(db: PrismaClient, id: TEvaluatorId, owne
   await db.$executeRaw`UPDATE alert_evaluators SET lease_until = NULL WHERE id = ${id} AND owner = ${owner}`;
 }
 
-export async function getAlertLease(db: PrismaClient, id: TEvaluatorId): Promise<{ owner: string | null; epoch: bigint; leaseUntil: Date | null; lastTickAt: Date | null } | null> {
-  return db.alertEvaluator.findUnique({ where: { id }, select: { owner: true, epoch: true, leaseUntil: true, lastTickAt: true } });
+export async function getAlertLease(
+  db: PrismaClient,
+  id: TEvaluatorId,
+): Promise<{ owner: string | null; epoch: bigint; leaseUntil: Date | null; lastTickAt: Date | null } | null> {
+  return db.alertEvaluator.findUnique({
+    where: { id },
+    select: { owner: true, epoch: true, leaseUntil: true, lastTickAt: true },
+  });
 }

@@ -40,7 +40,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  teamId = (await db.team.create({ data: { slug: "payments-data", name: "Payments Data", onCallWebhookUrl: receiverUrl } })).id;
+  teamId = (
+    await db.team.create({
+      data: { slug: "payments-data", name: "Payments Data", onCallWebhookUrl: receiverUrl },
+    })
+  ).id;
 });
 afterAll(async () => {
   await new Promise((r) => receiver?.close(r));
@@ -50,11 +54,33 @@ afterAll(async () => {
 
 /** A pipeline whose run has failed batches: its batch_failures rule fires at once (for: 0). */
 async function failingPipeline(name: string): Promise<void> {
-  const p = await db.pipeline.create({ data: { name, ownerTeamId: teamId, versions: { create: { version: 1, spec: { name, trigger: { every: "2s" } }, specHash: name } } }, include: { versions: true } });
-  await db.pipelineRun.create({ data: { pipelineVersionId: p.versions[0]!.id, desiredState: "running", status: "running", consecutiveFailures: 4, lastError: "connection refused" } });
+  const p = await db.pipeline.create({
+    data: {
+      name,
+      ownerTeamId: teamId,
+      versions: { create: { version: 1, spec: { name, trigger: { every: "2s" } }, specHash: name } },
+    },
+    include: { versions: true },
+  });
+  await db.pipelineRun.create({
+    data: {
+      pipelineVersionId: p.versions[0]!.id,
+      desiredState: "running",
+      status: "running",
+      consecutiveFailures: 4,
+      lastError: "connection refused",
+    },
+  });
 }
 
-const evaluate = (owner = "w1") => runAlertEvaluation(db, { evaluator: "workers", owner, leaseMs: 60_000, kinds: KINDS, publicUrl: "http://console.test" });
+const evaluate = (owner = "w1") =>
+  runAlertEvaluation(db, {
+    evaluator: "workers",
+    owner,
+    leaseMs: 60_000,
+    kinds: KINDS,
+    publicUrl: "http://console.test",
+  });
 
 describe("alert evaluation and the outbox", () => {
   it("every pipeline gets one rule of each kind, once, and the fleet its rules", async () => {
@@ -63,7 +89,10 @@ describe("alert evaluation and the outbox", () => {
     await ensureDefaultRules(db);
     const rules = await db.alertRule.findMany({ where: { pipeline: { name: "rules-p" } } });
     expect(rules.map((r) => r.kind).sort()).toEqual([...PIPELINE_RULE_KINDS].sort());
-    expect((await db.alertRule.findMany({ where: { pipelineId: null } })).map((r) => r.kind).sort()).toEqual(["no_worker_alive", "worker_heartbeat_missing"]);
+    expect((await db.alertRule.findMany({ where: { pipelineId: null } })).map((r) => r.kind).sort()).toEqual([
+      "no_worker_alive",
+      "worker_heartbeat_missing",
+    ]);
   });
 
   it("a stale evaluator is fenced: its lease is taken and its transaction refused", async () => {
@@ -73,12 +102,23 @@ describe("alert evaluation and the outbox", () => {
     await db.$executeRaw`UPDATE alert_evaluators SET lease_until = now() - interval '1 second' WHERE id = 'workers'`;
     const theirs = await takeAlertLease(db, "workers", "w2", 60_000);
     expect(theirs).toBe(mine! + 1n);
-    await expect(db.$transaction((tx) => assertAlertLease(tx, "workers", "w1", mine!))).rejects.toBeInstanceOf(AlertEvaluatorFencedError);
+    await expect(
+      db.$transaction((tx) => assertAlertLease(tx, "workers", "w1", mine!)),
+    ).rejects.toBeInstanceOf(AlertEvaluatorFencedError);
     expect(await evaluate("w1")).toEqual({ evaluated: false, reason: "lease held by another evaluator" });
     // A worker handed the job takes over a live lease ("latest wins"): the holder's epoch is fenced off.
-    const taken = await runAlertEvaluation(db, { evaluator: "workers", owner: "w3", leaseMs: 60_000, kinds: KINDS, publicUrl: null, takeover: true });
+    const taken = await runAlertEvaluation(db, {
+      evaluator: "workers",
+      owner: "w3",
+      leaseMs: 60_000,
+      kinds: KINDS,
+      publicUrl: null,
+      takeover: true,
+    });
     expect(taken).toMatchObject({ evaluated: true, epoch: theirs! + 1n });
-    await expect(db.$transaction((tx) => assertAlertLease(tx, "workers", "w2", theirs!))).rejects.toBeInstanceOf(AlertEvaluatorFencedError);
+    await expect(
+      db.$transaction((tx) => assertAlertLease(tx, "workers", "w2", theirs!)),
+    ).rejects.toBeInstanceOf(AlertEvaluatorFencedError);
     await db.$executeRaw`UPDATE alert_evaluators SET lease_until = NULL WHERE id = 'workers'`;
   });
 
@@ -86,7 +126,10 @@ describe("alert evaluation and the outbox", () => {
     await failingPipeline("hooks-p");
     answer = 500;
     for (let i = 0; i < 3; i++) await evaluate();
-    const episodes = await db.alertEpisode.findMany({ where: { rule: { pipeline: { name: "hooks-p" } } }, include: { rule: true } });
+    const episodes = await db.alertEpisode.findMany({
+      where: { rule: { pipeline: { name: "hooks-p" } } },
+      include: { rule: true },
+    });
     expect(episodes.map((e) => [e.rule.kind, e.state])).toEqual([["batch_failures", "firing"]]);
     const outbox = await db.alertNotification.findMany({ where: { episodeId: episodes[0]!.id } });
     expect(outbox.map((n) => n.kind)).toEqual(["fire"]);
@@ -98,11 +141,17 @@ describe("alert evaluation and the outbox", () => {
       // Time travel: the backoff has passed.
       await db.$executeRaw`UPDATE alert_notifications SET next_attempt_at = now() WHERE id = ${outbox[0]!.id}`;
       const r = await deliverAlertNotifications(db, { env: () => undefined, retryBaseMs: 1000 });
-      expect(r).toEqual(attempt < MAX_ATTEMPTS ? { delivered: 0, retrying: 1, failed: 0 } : { delivered: 0, retrying: 0, failed: 1 });
+      expect(r).toEqual(
+        attempt < MAX_ATTEMPTS
+          ? { delivered: 0, retrying: 1, failed: 0 }
+          : { delivered: 0, retrying: 0, failed: 1 },
+      );
       const n = await db.alertNotification.findUniqueOrThrow({ where: { id: outbox[0]!.id } });
       expect(n.attempts).toBe(attempt);
-      if (attempt === 1) expect(n.nextAttemptAt.getTime() - n.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(900); // backoff, not at once
-      if (attempt === 2) expect(n.nextAttemptAt.getTime() - n.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(1900);
+      if (attempt === 1)
+        expect(n.nextAttemptAt.getTime() - n.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(900); // backoff, not at once
+      if (attempt === 2)
+        expect(n.nextAttemptAt.getTime() - n.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(1900);
     }
     // Every attempt reached the receiver with the same key (one notification, retried).
     const attempts = received.slice(before);
@@ -111,57 +160,137 @@ describe("alert evaluation and the outbox", () => {
     const failed = await db.alertNotification.findUniqueOrThrow({ where: { id: outbox[0]!.id } });
     expect(failed.status).toBe("failed");
     expect(failed.lastStatusCode).toBe(500);
-    expect(failed.lastError).toMatch(/^HTTP 500: receiver is down \(webhook at 127\.0\.0\.1:\d+\) — gave up after 8 attempts$/);
+    expect(failed.lastError).toMatch(
+      /^HTTP 500: receiver is down \(webhook at 127\.0\.0\.1:\d+\) — gave up after 8 attempts$/,
+    );
     // Shown with the alert (the Alerts page reads findAlerts); the stored URL's path never is.
     const shown = (await findAlerts(db, { pipeline: "hooks-p" }))[0]!;
-    expect(shown.delivery).toEqual({ kind: "fire", status: "failed", attempts: MAX_ATTEMPTS, lastError: failed.lastError });
+    expect(shown.delivery).toEqual({
+      kind: "fire",
+      status: "failed",
+      attempts: MAX_ATTEMPTS,
+      lastError: failed.lastError,
+    });
     expect(JSON.stringify(shown)).not.toContain("/hook");
     answer = 200;
   });
 
   it("a team without a webhook: the notification records what to do", async () => {
     const lonely = await db.team.create({ data: { slug: "lonely", name: "Lonely Team" } });
-    const p = await db.pipeline.create({ data: { name: "lonely-p", ownerTeamId: lonely.id, versions: { create: { version: 1, spec: {}, specHash: "l" } } }, include: { versions: true } });
-    await db.pipelineRun.create({ data: { pipelineVersionId: p.versions[0]!.id, desiredState: "running", status: "failed", lastError: "boom" } });
+    const p = await db.pipeline.create({
+      data: {
+        name: "lonely-p",
+        ownerTeamId: lonely.id,
+        versions: { create: { version: 1, spec: {}, specHash: "l" } },
+      },
+      include: { versions: true },
+    });
+    await db.pipelineRun.create({
+      data: {
+        pipelineVersionId: p.versions[0]!.id,
+        desiredState: "running",
+        status: "failed",
+        lastError: "boom",
+      },
+    });
     await evaluate();
     await db.$executeRaw`UPDATE alert_notifications SET next_attempt_at = now()`;
     await deliverAlertNotifications(db, { env: () => undefined });
     const n = await db.alertNotification.findFirstOrThrow({ where: { team: { slug: "lonely" } } });
-    expect(n.lastError).toBe("Lonely Team has no on-call webhook: an admin sets one on the Admin page (Teams → on-call)");
+    expect(n.lastError).toBe(
+      "Lonely Team has no on-call webhook: an admin sets one on the Admin page (Teams → on-call)",
+    );
   });
 
   it("a silence suppresses the notification but not the alert; acknowledging is recorded", async () => {
     await failingPipeline("quiet-p");
     await ensureDefaultRules(db);
-    await silenceAlerts(db, actor, { pipeline: "quiet-p", expiresAt: new Date(Date.now() + 3600_000), reason: "source maintenance" });
+    await silenceAlerts(db, actor, {
+      pipeline: "quiet-p",
+      expiresAt: new Date(Date.now() + 3600_000),
+      reason: "source maintenance",
+    });
     await evaluate();
     const page = (await getPipelineAlerts(db, "quiet-p"))!;
     expect(page.open.map((a) => [a.kind, a.state, a.silenced])).toEqual([["batch_failures", "firing", true]]);
     expect(await db.alertNotification.count({ where: { episodeId: BigInt(page.open[0]!.id) } })).toBe(0);
     await acknowledgeAlert(db, actor, { episodeId: page.open[0]!.id, pipeline: "quiet-p", note: "on it" });
     const after = (await getPipelineAlerts(db, "quiet-p"))!;
-    expect(after.open[0]).toMatchObject({ state: "acknowledged", acknowledgedBy: "operator@sluice.local", ackNote: "on it" });
+    expect(after.open[0]).toMatchObject({
+      state: "acknowledged",
+      acknowledgedBy: "operator@sluice.local",
+      ackNote: "on it",
+    });
     expect(after.history[0]!.events.map((e) => e.type)).toEqual(["fired", "suppressed", "acknowledged"]);
-    expect(await db.auditEvent.count({ where: { action: "alert.acknowledge", targetId: page.open[0]!.id } })).toBe(1);
+    expect(
+      await db.auditEvent.count({ where: { action: "alert.acknowledge", targetId: page.open[0]!.id } }),
+    ).toBe(1);
   });
 
   it("bad input is refused with a message naming the field", async () => {
     const refusal = async (p: Promise<unknown>) => {
-      const err = await p.then(() => null, (e: Error) => e);
+      const err = await p.then(
+        () => null,
+        (e: Error) => e,
+      );
       return err?.message ?? "accepted";
     };
-    expect(await refusal(updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "dead_letter_rate", threshold: 5 }))).toContain("threshold: 5 makes no sense for dead_letter_rate; use 0 to 1");
-    expect(await refusal(updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "freshness", forSeconds: -5 }))).toContain("forSeconds: 0 or more seconds");
-    expect(await refusal(updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "batch_failures", threshold: null }))).toContain("threshold: batch_failures needs a threshold");
-    expect(await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", reason: "maintenance" } as never))).toContain("expiresAt: a silence needs an expiry");
-    expect(await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", reason: "maintenance", expiresAt: new Date(Date.now() - 1000) }))).toContain("expiresAt: must be in the future");
-    expect(await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", expiresAt: new Date(Date.now() + 1000) } as never))).toContain("reason: say why");
+    expect(
+      await refusal(
+        updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "dead_letter_rate", threshold: 5 }),
+      ),
+    ).toContain("threshold: 5 makes no sense for dead_letter_rate; use 0 to 1");
+    expect(
+      await refusal(updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "freshness", forSeconds: -5 })),
+    ).toContain("forSeconds: 0 or more seconds");
+    expect(
+      await refusal(
+        updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "batch_failures", threshold: null }),
+      ),
+    ).toContain("threshold: batch_failures needs a threshold");
+    expect(
+      await refusal(silenceAlerts(db, actor, { pipeline: "quiet-p", reason: "maintenance" } as never)),
+    ).toContain("expiresAt: a silence needs an expiry");
+    expect(
+      await refusal(
+        silenceAlerts(db, actor, {
+          pipeline: "quiet-p",
+          reason: "maintenance",
+          expiresAt: new Date(Date.now() - 1000),
+        }),
+      ),
+    ).toContain("expiresAt: must be in the future");
+    expect(
+      await refusal(
+        silenceAlerts(db, actor, { pipeline: "quiet-p", expiresAt: new Date(Date.now() + 1000) } as never),
+      ),
+    ).toContain("reason: say why");
     // An on-call webhook that is not http(s) (the team's destination, set on the Admin page).
-    const admin = { actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin" as const, teams: [] }, from: { origin: "cli" as const } };
-    const badUrl = await setTeamOnCall(db, admin, { teamId, onCallEmail: "", webhook: { kind: "url", url: "ftp://pager.example/hook" } }).then(() => null, (e: { issues?: { path: string[]; message: string }[] }) => e.issues);
-    expect(badUrl).toEqual([expect.objectContaining({ path: ["webhook", "url"], message: "A webhook URL starts with https:// (or http:// on a private network)" })]);
+    const admin = {
+      actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin" as const, teams: [] },
+      from: { origin: "cli" as const },
+    };
+    const badUrl = await setTeamOnCall(db, admin, {
+      teamId,
+      onCallEmail: "",
+      webhook: { kind: "url", url: "ftp://pager.example/hook" },
+    }).then(
+      () => null,
+      (e: { issues?: { path: string[]; message: string }[] }) => e.issues,
+    );
+    expect(badUrl).toEqual([
+      expect.objectContaining({
+        path: ["webhook", "url"],
+        message: "A webhook URL starts with https:// (or http:// on a private network)",
+      }),
+    ]);
     // A sensible change is accepted and audited.
-    await updateAlertRule(db, actor, { pipeline: "quiet-p", kind: "freshness", threshold: 120, forSeconds: 30 });
+    await updateAlertRule(db, actor, {
+      pipeline: "quiet-p",
+      kind: "freshness",
+      threshold: 120,
+      forSeconds: 30,
+    });
     expect(await db.auditEvent.count({ where: { action: "alert.rule_change" } })).toBe(1);
   });
 });

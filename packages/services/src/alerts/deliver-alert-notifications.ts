@@ -26,18 +26,32 @@ export function notificationRetryDelay(attempt: number, baseMs: number): number 
 }
 
 /** The team's webhook URL, or why there is none (an actionable message). */
-export function resolveOnCallUrl(team: { name: string; onCallWebhookEnv: string | null; onCallWebhookUrl: string | null }, env: (name: string) => string | undefined): { url: string } | { error: string } {
+export function resolveOnCallUrl(
+  team: { name: string; onCallWebhookEnv: string | null; onCallWebhookUrl: string | null },
+  env: (name: string) => string | undefined,
+): { url: string } | { error: string } {
   if (team.onCallWebhookUrl) return { url: team.onCallWebhookUrl };
   if (team.onCallWebhookEnv) {
     const url = env(team.onCallWebhookEnv);
-    return url ? { url } : { error: `${team.name}'s on-call webhook is the environment variable ${team.onCallWebhookEnv}, which is not set on the workers: set it and restart them` };
+    return url
+      ? { url }
+      : {
+          error: `${team.name}'s on-call webhook is the environment variable ${team.onCallWebhookEnv}, which is not set on the workers: set it and restart them`,
+        };
   }
-  return { error: `${team.name} has no on-call webhook: an admin sets one on the Admin page (Teams → on-call)` };
+  return {
+    error: `${team.name} has no on-call webhook: an admin sets one on the Admin page (Teams → on-call)`,
+  };
 }
 
-export async function deliverAlertNotifications(db: PrismaClient, opts: TDeliveryOptions): Promise<{ delivered: number; retrying: number; failed: number }> {
+export async function deliverAlertNotifications(
+  db: PrismaClient,
+  opts: TDeliveryOptions,
+): Promise<{ delivered: number; retrying: number; failed: number }> {
   const baseMs = opts.retryBaseMs ?? 5_000;
-  const claimed = await db.$queryRaw<{ id: bigint; attempts: number; payload: unknown; dedup_key: string; team_id: string }[]>`
+  const claimed = await db.$queryRaw<
+    { id: bigint; attempts: number; payload: unknown; dedup_key: string; team_id: string }[]
+  >`
     UPDATE alert_notifications SET attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = now() + ${CLAIM_MS}::int * interval '1 millisecond'
      WHERE id IN (SELECT n.id FROM alert_notifications n
                    WHERE n.status = 'pending' AND n.next_attempt_at <= now()
@@ -46,13 +60,28 @@ export async function deliverAlertNotifications(db: PrismaClient, opts: TDeliver
     RETURNING id, attempts, payload, dedup_key, team_id`;
   const counts = { delivered: 0, retrying: 0, failed: 0 };
   if (claimed.length === 0) return counts;
-  const teams = new Map((await db.team.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.team_id))] } } })).map((t) => [t.id, t]));
+  const teams = new Map(
+    (await db.team.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.team_id))] } } })).map(
+      (t) => [t.id, t],
+    ),
+  );
   for (const n of claimed) {
     const team = teams.get(n.team_id);
     const target = team ? resolveOnCallUrl(team, opts.env) : { error: "the team no longer exists" };
-    const result = "url" in target ? await post(target.url, n.payload, n.dedup_key) : { ok: false as const, status: null, error: target.error };
+    const result =
+      "url" in target
+        ? await post(target.url, n.payload, n.dedup_key)
+        : { ok: false as const, status: null, error: target.error };
     if (result.ok) {
-      await db.alertNotification.update({ where: { id: n.id }, data: { status: "delivered", deliveredAt: new Date(), lastStatusCode: result.status, lastError: null } });
+      await db.alertNotification.update({
+        where: { id: n.id },
+        data: {
+          status: "delivered",
+          deliveredAt: new Date(),
+          lastStatusCode: result.status,
+          lastError: null,
+        },
+      });
       counts.delivered++;
       continue;
     }
@@ -64,7 +93,10 @@ export async function deliverAlertNotifications(db: PrismaClient, opts: TDeliver
       data: {
         status: final ? "failed" : "pending",
         lastStatusCode: result.status,
-        lastError: `${result.error}${where}${final ? ` — gave up after ${n.attempts} attempts` : ""}`.slice(0, 2000),
+        lastError: `${result.error}${where}${final ? ` — gave up after ${n.attempts} attempts` : ""}`.slice(
+          0,
+          2000,
+        ),
         nextAttemptAt: new Date(Date.now() + notificationRetryDelay(n.attempts, baseMs)),
       },
     });
@@ -76,10 +108,18 @@ export async function deliverAlertNotifications(db: PrismaClient, opts: TDeliver
 
 function describeTarget(team: { onCallWebhookEnv: string | null; onCallWebhookUrl: string | null }): string {
   const view = onCallWebhookView(team);
-  return view === null ? "" : view.kind === "env" ? ` (webhook from $${view.name})` : ` (webhook at ${view.host})`;
+  return view === null
+    ? ""
+    : view.kind === "env"
+      ? ` (webhook from $${view.name})`
+      : ` (webhook at ${view.host})`;
 }
 
-async function post(url: string, payload: unknown, key: string): Promise<{ ok: true; status: number } | { ok: false; status: number | null; error: string }> {
+async function post(
+  url: string,
+  payload: unknown,
+  key: string,
+): Promise<{ ok: true; status: number } | { ok: false; status: number | null; error: string }> {
   try {
     const res = await fetch(url, {
       method: "POST",
@@ -89,9 +129,12 @@ async function post(url: string, payload: unknown, key: string): Promise<{ ok: t
     });
     const body = res.ok ? "" : (await res.text().catch(() => "")).slice(0, 200);
     await res.body?.cancel().catch(() => undefined);
-    return res.ok ? { ok: true, status: res.status } : { ok: false, status: res.status, error: `HTTP ${res.status}${body ? `: ${body}` : ""}` };
+    return res.ok
+      ? { ok: true, status: res.status }
+      : { ok: false, status: res.status, error: `HTTP ${res.status}${body ? `: ${body}` : ""}` };
   } catch (err) {
-    const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    const cause =
+      err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
     return { ok: false, status: null, error: `request failed: ${cause}` };
   }
 }

@@ -42,7 +42,12 @@ export function isInputSteady(rates: (number | null)[]): boolean | null {
   return known.every((r) => r <= m * STEADY_FACTOR + 1 && r >= m / STEADY_FACTOR - 1);
 }
 
-export function evaluatePipelineCondition(kind: TRuleKind, threshold: number | null, s: TPipelineAlertSignals, now: Date): TCondition {
+export function evaluatePipelineCondition(
+  kind: TRuleKind,
+  threshold: number | null,
+  s: TPipelineAlertSignals,
+  now: Date,
+): TCondition {
   const backlog = s.recent.at(-1)?.backlog ?? null;
   const rates = s.recent.map((p) => p.inputRate).filter((r): r is number => r !== null);
   const inputRate = rates.length > 0 ? rates.reduce((a, b) => a + b, 0) / rates.length : null;
@@ -50,7 +55,8 @@ export function evaluatePipelineCondition(kind: TRuleKind, threshold: number | n
     case "backlog_growing": {
       const limit = threshold ?? 30;
       const last = s.recent.slice(-BACKLOG_RISING_SAMPLES).map((p) => p.backlog);
-      if (last.length < BACKLOG_RISING_SAMPLES || last.some((b) => b === null)) return { active: null, value: null, threshold: limit, summary: "not enough offset samples yet" };
+      if (last.length < BACKLOG_RISING_SAMPLES || last.some((b) => b === null))
+        return { active: null, value: null, threshold: limit, summary: "not enough offset samples yet" };
       const rising = last.every((b, i) => i === 0 || b! > last[i - 1]!);
       const steady = isInputSteady(s.recent.slice(-BACKLOG_RISING_SAMPLES - 1).map((p) => p.inputRate));
       const seconds = inputRate && inputRate > 0 ? backlog! / inputRate : backlog!;
@@ -64,27 +70,46 @@ export function evaluatePipelineCondition(kind: TRuleKind, threshold: number | n
     }
     case "processing_below_input": {
       const ratio = threshold ?? 0.9;
-      if (inputRate === null) return { active: null, value: null, threshold: ratio, summary: "input rate unknown" };
-      if (inputRate <= 0 || !backlog) return { active: false, value: null, threshold: ratio, summary: "no input waiting" };
+      if (inputRate === null)
+        return { active: null, value: null, threshold: ratio, summary: "input rate unknown" };
+      if (inputRate <= 0 || !backlog)
+        return { active: false, value: null, threshold: ratio, summary: "no input waiting" };
       const value = s.processingRate / inputRate;
-      return { active: value < ratio, value: round(value, 3), threshold: ratio, summary: `processing ${round(s.processingRate, 1)}/s vs input ${round(inputRate, 1)}/s` };
+      return {
+        active: value < ratio,
+        value: round(value, 3),
+        threshold: ratio,
+        summary: `processing ${round(s.processingRate, 1)}/s vs input ${round(inputRate, 1)}/s`,
+      };
     }
     case "freshness": {
       const limit = threshold ?? s.freshnessTargetMs / 1000;
-      if (s.ingestAgeMs === null) return { active: null, value: null, threshold: limit, summary: "nothing committed yet" };
+      if (s.ingestAgeMs === null)
+        return { active: null, value: null, threshold: limit, summary: "nothing committed yet" };
       const age = s.ingestAgeMs / 1000;
       // No input waiting is not stale: an idle topic has nothing newer to deliver.
       const active = (backlog ?? 0) > 0 && age > limit;
-      return { active, value: round(age, 1), threshold: limit, summary: `newest committed row arrived ${Math.round(age)} s ago, ${Math.round(backlog ?? 0)} events waiting` };
+      return {
+        active,
+        value: round(age, 1),
+        threshold: limit,
+        summary: `newest committed row arrived ${Math.round(age)} s ago, ${Math.round(backlog ?? 0)} events waiting`,
+      };
     }
     case "violation_rate":
     case "dead_letter_rate": {
       const limit = threshold ?? (kind === "violation_rate" ? s.violationTarget : 0.01);
       const count = kind === "violation_rate" ? s.window.violations : s.window.quarantinedOrDead;
-      if (s.window.inputRows <= 0) return { active: false, value: null, threshold: limit, summary: "no input in the last 5 minutes" };
+      if (s.window.inputRows <= 0)
+        return { active: false, value: null, threshold: limit, summary: "no input in the last 5 minutes" };
       const rate = count / s.window.inputRows;
       const what = kind === "violation_rate" ? "violate an expectation" : "quarantined or dead-lettered";
-      return { active: rate > limit, value: round(rate, 4), threshold: limit, summary: `${pct(rate)} of ${s.window.inputRows} rows ${what} (last 5 min)` };
+      return {
+        active: rate > limit,
+        value: round(rate, 4),
+        threshold: limit,
+        summary: `${pct(rate)} of ${s.window.inputRows} rows ${what} (last 5 min)`,
+      };
     }
     case "batch_failures": {
       const limit = threshold ?? 3;
@@ -95,12 +120,20 @@ export function evaluatePipelineCondition(kind: TRuleKind, threshold: number | n
         active,
         value: s.consecutiveFailures,
         threshold: limit,
-        summary: failed ? `pipeline failed: ${why ?? "no error message"}` : `${s.consecutiveFailures} consecutive failed batch attempts${why ? `: ${why}` : ""}`,
+        summary: failed
+          ? `pipeline failed: ${why ?? "no error message"}`
+          : `${s.consecutiveFailures} consecutive failed batch attempts${why ? `: ${why}` : ""}`,
       };
     }
     case "state_growth": {
       const limit = threshold ?? 0.5;
-      if (s.stateRows.length < STATE_MIN_POINTS) return { active: null, value: null, threshold: limit, summary: "less than 10 minutes of state history" };
+      if (s.stateRows.length < STATE_MIN_POINTS)
+        return {
+          active: null,
+          value: null,
+          threshold: limit,
+          summary: "less than 10 minutes of state history",
+        };
       const first = s.stateRows[0]!;
       const last = s.stateRows.at(-1)!;
       const growth = (last - first) / Math.max(1, first);
@@ -115,11 +148,17 @@ export function evaluatePipelineCondition(kind: TRuleKind, threshold: number | n
     }
     case "webhook_failures": {
       const limit = threshold ?? 1;
-      return { active: s.webhookFailures >= limit, value: s.webhookFailures, threshold: limit, summary: `${s.webhookFailures} webhook deliveries failed for good in the last 5 minutes` };
+      return {
+        active: s.webhookFailures >= limit,
+        value: s.webhookFailures,
+        threshold: limit,
+        summary: `${s.webhookFailures} webhook deliveries failed for good in the last 5 minutes`,
+      };
     }
     case "batch_stalled": {
       const limit = threshold ?? 10;
-      if (s.phase !== "running" || !s.waitingSince || !s.triggerMs) return { active: false, value: null, threshold: limit, summary: "not running on a trigger" };
+      if (s.phase !== "running" || !s.waitingSince || !s.triggerMs)
+        return { active: false, value: null, threshold: limit, summary: "not running on a trigger" };
       const waitedMs = Math.max(0, now.getTime() - s.waitingSince.getTime());
       const intervals = waitedMs / s.triggerMs;
       return {
@@ -134,7 +173,12 @@ export function evaluatePipelineCondition(kind: TRuleKind, threshold: number | n
   }
 }
 
-export function evaluateFleetCondition(kind: TRuleKind, threshold: number | null, s: TFleetAlertSignals, now: Date): TCondition {
+export function evaluateFleetCondition(
+  kind: TRuleKind,
+  threshold: number | null,
+  s: TFleetAlertSignals,
+  now: Date,
+): TCondition {
   const limit = threshold ?? 30;
   const alive = s.workers.filter((w) => w.stoppedAt === null);
   const age = (w: { lastHeartbeatAt: Date }) => (now.getTime() - w.lastHeartbeatAt.getTime()) / 1000;
@@ -145,18 +189,30 @@ export function evaluateFleetCondition(kind: TRuleKind, threshold: number | null
       active: missing.length > 0,
       value: worst === null ? null : Math.round(worst),
       threshold: limit,
-      summary: missing.length > 0 ? `no heartbeat from ${missing.map((w) => w.id).join(", ")}` : `${alive.length} workers heartbeating`,
+      summary:
+        missing.length > 0
+          ? `no heartbeat from ${missing.map((w) => w.id).join(", ")}`
+          : `${alive.length} workers heartbeating`,
     };
   }
   if (kind === "no_worker_alive") {
     const newest = alive.length > 0 ? Math.min(...alive.map(age)) : null;
-    if (s.runningPipelines === 0) return { active: false, value: newest === null ? null : Math.round(newest), threshold: limit, summary: "no pipeline should be running" };
+    if (s.runningPipelines === 0)
+      return {
+        active: false,
+        value: newest === null ? null : Math.round(newest),
+        threshold: limit,
+        summary: "no pipeline should be running",
+      };
     const active = newest === null || newest > limit;
     return {
       active,
       value: newest === null ? null : Math.round(newest),
       threshold: limit,
-      summary: newest === null ? `no worker has ever registered; ${s.runningPipelines} pipeline versions should be running` : `newest worker heartbeat ${Math.round(newest)} s ago; ${s.runningPipelines} pipeline versions should be running`,
+      summary:
+        newest === null
+          ? `no worker has ever registered; ${s.runningPipelines} pipeline versions should be running`
+          : `newest worker heartbeat ${Math.round(newest)} s ago; ${s.runningPipelines} pipeline versions should be running`,
     };
   }
   return { active: false, value: null, threshold: limit, summary: `${kind} is a pipeline rule` };

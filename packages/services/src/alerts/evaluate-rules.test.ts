@@ -5,16 +5,31 @@ import { at, backlogSeries, baseSignals, replay, type TReplayTick } from "./repl
 import { isSilenced, stepRule } from "./step-rule";
 
 /** Ticks every 5 s over [from, to], each with the signals `f(t)` returns. */
-function ticks(from: number, to: number, f: (t: number) => Partial<TPipelineAlertSignals>, extra: (t: number) => Partial<TReplayTick> = () => ({})): TReplayTick[] {
+function ticks(
+  from: number,
+  to: number,
+  f: (t: number) => Partial<TPipelineAlertSignals>,
+  extra: (t: number) => Partial<TReplayTick> = () => ({}),
+): TReplayTick[] {
   const out: TReplayTick[] = [];
   for (let t = from; t <= to; t += 5) out.push({ t, signals: baseSignals(f(t)), ...extra(t) });
   return out;
 }
 
 /** A paused pipeline: input steady at 100/s, backlog grows 1000 per 10 s. */
-const falling = (t: number) => ({ recent: backlogSeries(at(t), [0, 1, 2, 3, 4, 5].map((i) => 1000 * (t / 10 + i)), 100), processingRate: 0 });
+const falling = (t: number) => ({
+  recent: backlogSeries(
+    at(t),
+    [0, 1, 2, 3, 4, 5].map((i) => 1000 * (t / 10 + i)),
+    100,
+  ),
+  processingRate: 0,
+});
 /** Caught up: backlog small and flat. */
-const caughtUp = (t: number) => ({ recent: backlogSeries(at(t), [50, 40, 60, 50, 40, 50], 100), processingRate: 100 });
+const caughtUp = (t: number) => ({
+  recent: backlogSeries(at(t), [50, 40, 60, 50, 40, 50], 100),
+  processingRate: 100,
+});
 
 describe("default rules over recorded series", () => {
   it("backlog growing while input is steady fires once after `for`, and resolves once after clear-for", () => {
@@ -39,32 +54,51 @@ describe("default rules over recorded series", () => {
     const signalsAt = (t: number) => {
       const end = Math.floor(t / 10) * 10;
       const points = [50, 40, 30, 20, 10, 0].map((ago) => end - ago).filter((x) => x >= 0);
-      return { recent: points.map((x) => ({ t: at(x), backlog: backlogAt.get(x)!, inputRate: rate(x - 10) })), processingRate: 400 };
+      return {
+        recent: points.map((x) => ({ t: at(x), backlog: backlogAt.get(x)!, inputRate: rate(x - 10) })),
+        processingRate: 400,
+      };
     };
     expect(Math.max(...backlogAt.values())).toBeGreaterThan(60_000);
     const { notifications } = replay("backlog_growing", ticks(0, 600, signalsAt));
     expect(notifications).toEqual([]);
     // The same backlog curve with steady input (a pipeline that slowed down) does fire.
-    const slowed = (t: number) => ({ ...signalsAt(t), recent: signalsAt(t).recent.map((p) => ({ ...p, inputRate: 100 })) });
-    expect(replay("backlog_growing", ticks(0, 600, slowed), { forSeconds: 10 }).notifications.map((n) => n.kind)).toContain("fire");
+    const slowed = (t: number) => ({
+      ...signalsAt(t),
+      recent: signalsAt(t).recent.map((p) => ({ ...p, inputRate: 100 })),
+    });
+    expect(
+      replay("backlog_growing", ticks(0, 600, slowed), { forSeconds: 10 }).notifications.map((n) => n.kind),
+    ).toContain("fire");
   });
 
   it("a backlog rising with unsteady input is not 'falling behind'", () => {
-    const spiky = (t: number) => ({ recent: backlogSeries(at(t), [1000, 4000, 5000, 9000, 12_000, 20_000], [100, 900, 100, 1500, 300, 2000]) });
+    const spiky = (t: number) => ({
+      recent: backlogSeries(
+        at(t),
+        [1000, 4000, 5000, 9000, 12_000, 20_000],
+        [100, 900, 100, 1500, 300, 2000],
+      ),
+    });
     expect(evaluatePipelineCondition("backlog_growing", 30, baseSignals(spiky(0)), at(0)).active).toBe(false);
   });
 
   it("hysteresis: a signal flapping back within clear-for pages once", () => {
     // Falling behind, then flapping: 60 s clear, 30 s bad, 60 s clear, 30 s bad … clear-for is 120 s.
-    const flapping = (t: number) => (t < 120 || Math.floor((t - 120) / 45) % 2 === 1 ? falling(t) : caughtUp(t));
+    const flapping = (t: number) =>
+      t < 120 || Math.floor((t - 120) / 45) % 2 === 1 ? falling(t) : caughtUp(t);
     const { notifications, episodes } = replay("backlog_growing", ticks(0, 900, flapping));
     expect(notifications.map((n) => n.kind)).toEqual(["fire"]);
     expect(episodes).toHaveLength(1);
   });
 
   it("without hysteresis the same flapping signal would page every time (the test can fail)", () => {
-    const flapping = (t: number) => (t < 120 || Math.floor((t - 120) / 45) % 2 === 1 ? falling(t) : caughtUp(t));
-    const { notifications } = replay("backlog_growing", ticks(0, 900, flapping), { clearForSeconds: 0, forSeconds: 0 });
+    const flapping = (t: number) =>
+      t < 120 || Math.floor((t - 120) / 45) % 2 === 1 ? falling(t) : caughtUp(t);
+    const { notifications } = replay("backlog_growing", ticks(0, 900, flapping), {
+      clearForSeconds: 0,
+      forSeconds: 0,
+    });
     expect(notifications.filter((n) => n.kind === "fire").length).toBeGreaterThan(3);
   });
 
@@ -76,7 +110,10 @@ describe("default rules over recorded series", () => {
   });
 
   it("an episode fired and resolved entirely under a silence sends nothing", () => {
-    const series = [...ticks(0, 200, falling), ...ticks(205, 500, caughtUp)].map((x) => ({ ...x, silenced: true }));
+    const series = [...ticks(0, 200, falling), ...ticks(205, 500, caughtUp)].map((x) => ({
+      ...x,
+      silenced: true,
+    }));
     const { notifications, episodes } = replay("backlog_growing", series);
     expect(episodes).toEqual([{ opened: 60, resolved: 325 }]);
     expect(notifications).toEqual([]);
@@ -89,13 +126,27 @@ describe("default rules over recorded series", () => {
       { t: 360, kind: "reminder" },
       { t: 660, kind: "reminder" },
     ]);
-    const acked = replay("backlog_growing", ticks(0, 700, falling, (t) => ({ acknowledge: t === 100 })), { repeatSeconds: 300 });
+    const acked = replay(
+      "backlog_growing",
+      ticks(0, 700, falling, (t) => ({ acknowledge: t === 100 })),
+      { repeatSeconds: 300 },
+    );
     expect(acked.notifications).toEqual([{ t: 60, kind: "fire" }]);
   });
 
   it("processing below input fires after 5 minutes and clears when it keeps up", () => {
-    const slow = (t: number) => ({ recent: backlogSeries(at(t), [1, 2, 3, 4, 5, 6].map((i) => 500 * (t / 10 + i)), 100), processingRate: 50 });
-    const { notifications } = replay("processing_below_input", [...ticks(0, 400, slow), ...ticks(405, 600, caughtUp)]);
+    const slow = (t: number) => ({
+      recent: backlogSeries(
+        at(t),
+        [1, 2, 3, 4, 5, 6].map((i) => 500 * (t / 10 + i)),
+        100,
+      ),
+      processingRate: 50,
+    });
+    const { notifications } = replay("processing_below_input", [
+      ...ticks(0, 400, slow),
+      ...ticks(405, 600, caughtUp),
+    ]);
     expect(notifications).toEqual([
       { t: 300, kind: "fire" },
       { t: 525, kind: "resolve" },
@@ -104,7 +155,11 @@ describe("default rules over recorded series", () => {
 
   it("freshness fires over the spec's target only while input waits", () => {
     const stale = baseSignals({ ingestAgeMs: 400_000, recent: backlogSeries(at(0), [10], 1) });
-    expect(evaluatePipelineCondition("freshness", null, stale, at(0))).toMatchObject({ active: true, value: 400, threshold: 300 });
+    expect(evaluatePipelineCondition("freshness", null, stale, at(0))).toMatchObject({
+      active: true,
+      value: 400,
+      threshold: 300,
+    });
     const idle = baseSignals({ ingestAgeMs: 400_000, recent: backlogSeries(at(0), [0], 0) });
     expect(evaluatePipelineCondition("freshness", null, idle, at(0)).active).toBe(false);
     expect(evaluatePipelineCondition("freshness", 500, stale, at(0)).active).toBe(false);
@@ -112,8 +167,15 @@ describe("default rules over recorded series", () => {
 
   it("violation and dead-letter rates fire over their thresholds", () => {
     const s = baseSignals({ window: { inputRows: 1000, violations: 150, quarantinedOrDead: 5 } });
-    expect(evaluatePipelineCondition("violation_rate", null, s, at(0))).toMatchObject({ active: true, value: 0.15, threshold: 0.01 });
-    expect(evaluatePipelineCondition("dead_letter_rate", null, s, at(0))).toMatchObject({ active: false, value: 0.005 });
+    expect(evaluatePipelineCondition("violation_rate", null, s, at(0))).toMatchObject({
+      active: true,
+      value: 0.15,
+      threshold: 0.01,
+    });
+    expect(evaluatePipelineCondition("dead_letter_rate", null, s, at(0))).toMatchObject({
+      active: false,
+      value: 0.005,
+    });
     expect(evaluatePipelineCondition("dead_letter_rate", 0.001, s, at(0)).active).toBe(true);
   });
 
@@ -129,28 +191,58 @@ describe("default rules over recorded series", () => {
       { t: 5, kind: "fire" },
       { t: 80, kind: "resolve" },
     ]);
-    expect(evaluatePipelineCondition("batch_failures", 3, baseSignals({ phase: "failed", lastError: "boom\nat x" }), at(0)).summary).toBe("pipeline failed: boom");
+    expect(
+      evaluatePipelineCondition(
+        "batch_failures",
+        3,
+        baseSignals({ phase: "failed", lastError: "boom\nat x" }),
+        at(0),
+      ).summary,
+    ).toBe("pipeline failed: boom");
   });
 
   it("state growth fires when state rises over the window while input is steady, not when it is evicted", () => {
-    const growing = baseSignals({ stateRows: Array.from({ length: 30 }, (_, i) => 1000 + i * 100), stateWindowInputRates: Array(30).fill(50) });
-    expect(evaluatePipelineCondition("state_growth", null, growing, at(0))).toMatchObject({ active: true, value: 2.9 });
-    const bounded = baseSignals({ stateRows: Array.from({ length: 30 }, (_, i) => 1000 + (i % 5) * 100), stateWindowInputRates: Array(30).fill(50) });
+    const growing = baseSignals({
+      stateRows: Array.from({ length: 30 }, (_, i) => 1000 + i * 100),
+      stateWindowInputRates: Array(30).fill(50),
+    });
+    expect(evaluatePipelineCondition("state_growth", null, growing, at(0))).toMatchObject({
+      active: true,
+      value: 2.9,
+    });
+    const bounded = baseSignals({
+      stateRows: Array.from({ length: 30 }, (_, i) => 1000 + (i % 5) * 100),
+      stateWindowInputRates: Array(30).fill(50),
+    });
     expect(evaluatePipelineCondition("state_growth", null, bounded, at(0)).active).toBe(false);
-    const rampingInput = baseSignals({ stateRows: growing.stateRows, stateWindowInputRates: Array.from({ length: 30 }, (_, i) => 10 + i * 20) });
+    const rampingInput = baseSignals({
+      stateRows: growing.stateRows,
+      stateWindowInputRates: Array.from({ length: 30 }, (_, i) => 10 + i * 20),
+    });
     expect(evaluatePipelineCondition("state_growth", null, rampingInput, at(0)).active).toBe(false);
   });
 
   it("webhook failures fire on the first delivery that failed for good", () => {
-    expect(evaluatePipelineCondition("webhook_failures", null, baseSignals({ webhookFailures: 1 }), at(0)).active).toBe(true);
-    expect(evaluatePipelineCondition("webhook_failures", null, baseSignals({ webhookFailures: 0 }), at(0)).active).toBe(false);
+    expect(
+      evaluatePipelineCondition("webhook_failures", null, baseSignals({ webhookFailures: 1 }), at(0)).active,
+    ).toBe(true);
+    expect(
+      evaluatePipelineCondition("webhook_failures", null, baseSignals({ webhookFailures: 0 }), at(0)).active,
+    ).toBe(false);
   });
 
   it("a running pipeline with no batch for N trigger intervals fires; a paused one does not", () => {
     const stuck = baseSignals({ waitingSince: at(-40), triggerMs: 2000 });
-    expect(evaluatePipelineCondition("batch_stalled", 10, stuck, at(0))).toMatchObject({ active: true, value: 20 });
-    expect(evaluatePipelineCondition("batch_stalled", 10, { ...stuck, phase: "paused" }, at(0)).active).toBe(false);
-    expect(evaluatePipelineCondition("batch_stalled", 10, { ...stuck, waitingSince: at(-10) }, at(0)).active).toBe(false);
+    expect(evaluatePipelineCondition("batch_stalled", 10, stuck, at(0))).toMatchObject({
+      active: true,
+      value: 20,
+    });
+    expect(evaluatePipelineCondition("batch_stalled", 10, { ...stuck, phase: "paused" }, at(0)).active).toBe(
+      false,
+    );
+    expect(
+      evaluatePipelineCondition("batch_stalled", 10, { ...stuck, waitingSince: at(-10) }, at(0)).active,
+    ).toBe(false);
   });
 
   it("fleet: a missing heartbeat and no worker alive", () => {
@@ -159,25 +251,54 @@ describe("default rules over recorded series", () => {
       { id: "w2", host: "h", lastHeartbeatAt: at(-60), stoppedAt: null },
       { id: "w3", host: "h", lastHeartbeatAt: at(-60), stoppedAt: at(-59) },
     ];
-    expect(evaluateFleetCondition("worker_heartbeat_missing", 30, { workers, runningPipelines: 1 }, at(0))).toMatchObject({ active: true, value: 60, summary: "no heartbeat from w2" });
-    expect(evaluateFleetCondition("no_worker_alive", 30, { workers, runningPipelines: 1 }, at(0)).active).toBe(false);
-    expect(evaluateFleetCondition("no_worker_alive", 30, { workers: workers.slice(1), runningPipelines: 1 }, at(0))).toMatchObject({ active: true, value: 60 });
-    expect(evaluateFleetCondition("no_worker_alive", 30, { workers: [], runningPipelines: 0 }, at(0)).active).toBe(false);
+    expect(
+      evaluateFleetCondition("worker_heartbeat_missing", 30, { workers, runningPipelines: 1 }, at(0)),
+    ).toMatchObject({ active: true, value: 60, summary: "no heartbeat from w2" });
+    expect(
+      evaluateFleetCondition("no_worker_alive", 30, { workers, runningPipelines: 1 }, at(0)).active,
+    ).toBe(false);
+    expect(
+      evaluateFleetCondition(
+        "no_worker_alive",
+        30,
+        { workers: workers.slice(1), runningPipelines: 1 },
+        at(0),
+      ),
+    ).toMatchObject({ active: true, value: 60 });
+    expect(
+      evaluateFleetCondition("no_worker_alive", 30, { workers: [], runningPipelines: 0 }, at(0)).active,
+    ).toBe(false);
   });
 
   it("unknown conditions hold the state: a gap in samples neither fires nor resolves", () => {
     const rule = { forSeconds: 60, clearForSeconds: 60, repeatSeconds: 0, pendingSince: at(0) };
-    expect(stepRule(rule, null, { active: null }, false, at(100))).toEqual({ action: "idle", pendingSince: at(0) });
+    expect(stepRule(rule, null, { active: null }, false, at(100))).toEqual({
+      action: "idle",
+      pendingSince: at(0),
+    });
     const ep = { state: "firing" as const, clearSince: at(0), notifiedAt: at(0), lastNotifiedAt: at(0) };
-    expect(stepRule(rule, ep, { active: null }, false, at(100))).toMatchObject({ action: "update", clearSince: at(0) });
+    expect(stepRule(rule, ep, { active: null }, false, at(100))).toMatchObject({
+      action: "update",
+      clearSince: at(0),
+    });
   });
 
   it("silences match by rule or pipeline, until they expire or end", () => {
     const rule = { id: "r1", pipelineId: "p1" };
-    expect(isSilenced([{ pipelineId: "p1", ruleId: null, expiresAt: at(10), endedAt: null }], rule, at(0))).toBe(true);
-    expect(isSilenced([{ pipelineId: null, ruleId: "r1", expiresAt: at(10), endedAt: null }], rule, at(0))).toBe(true);
-    expect(isSilenced([{ pipelineId: "p1", ruleId: null, expiresAt: at(-1), endedAt: null }], rule, at(0))).toBe(false);
-    expect(isSilenced([{ pipelineId: "p1", ruleId: null, expiresAt: at(10), endedAt: at(-1) }], rule, at(0))).toBe(false);
-    expect(isSilenced([{ pipelineId: "p2", ruleId: "r2", expiresAt: at(10), endedAt: null }], rule, at(0))).toBe(false);
+    expect(
+      isSilenced([{ pipelineId: "p1", ruleId: null, expiresAt: at(10), endedAt: null }], rule, at(0)),
+    ).toBe(true);
+    expect(
+      isSilenced([{ pipelineId: null, ruleId: "r1", expiresAt: at(10), endedAt: null }], rule, at(0)),
+    ).toBe(true);
+    expect(
+      isSilenced([{ pipelineId: "p1", ruleId: null, expiresAt: at(-1), endedAt: null }], rule, at(0)),
+    ).toBe(false);
+    expect(
+      isSilenced([{ pipelineId: "p1", ruleId: null, expiresAt: at(10), endedAt: at(-1) }], rule, at(0)),
+    ).toBe(false);
+    expect(
+      isSilenced([{ pipelineId: "p2", ruleId: "r2", expiresAt: at(10), endedAt: null }], rule, at(0)),
+    ).toBe(false);
   });
 });

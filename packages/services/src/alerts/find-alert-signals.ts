@@ -7,7 +7,12 @@ import { z } from "zod";
 import { runPhase } from "../runs/run-state";
 import { targetsOf } from "../signals/get-pipeline-signals";
 import { offsetPoints, sampleOf } from "../signals/offset-signals";
-import { queryBatchBuckets, queryNewestIngest, queryOffsetBuckets, queryRangeTotals } from "../signals/rollup-queries";
+import {
+  queryBatchBuckets,
+  queryNewestIngest,
+  queryOffsetBuckets,
+  queryRangeTotals,
+} from "../signals/rollup-queries";
 import { bucketRange, GRAIN_SECONDS } from "../signals/time-range";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
 
@@ -26,13 +31,18 @@ function triggerMsOf(spec: unknown): number | null {
   const parsed = ZTrigger.safeParse(spec);
   const every = parsed.success ? (parsed.data.trigger?.every ?? "2s") : "2s";
   try {
-    return parsed.success && parsed.data.trigger && parsed.data.trigger.every === undefined ? null : parseDuration(every);
+    return parsed.success && parsed.data.trigger && parsed.data.trigger.every === undefined
+      ? null
+      : parseDuration(every);
   } catch {
     return null;
   }
 }
 
-export async function findPipelineAlertSignals(db: PrismaClient, now = new Date()): Promise<TPipelineAlertSignals[]> {
+export async function findPipelineAlertSignals(
+  db: PrismaClient,
+  now = new Date(),
+): Promise<TPipelineAlertSignals[]> {
   const pipelines = await db.pipeline.findMany({
     select: {
       id: true,
@@ -45,24 +55,41 @@ export async function findPipelineAlertSignals(db: PrismaClient, now = new Date(
           id: true,
           version: true,
           spec: true,
-          run: { select: { status: true, desiredState: true, lastError: true, consecutiveFailures: true, batchStartedAt: true, nextBatchAt: true } },
+          run: {
+            select: {
+              status: true,
+              desiredState: true,
+              lastError: true,
+              consecutiveFailures: true,
+              batchStartedAt: true,
+              nextBatchAt: true,
+            },
+          },
         },
       },
     },
   });
   const ids = pipelines.flatMap((p) => p.versions.map((v) => v.id));
-  const recent = bucketRange({ from: new Date(now.getTime() - RECENT_MS), to: now }, RECENT_MS / 1000 / GRAIN_SECONDS);
+  const recent = bucketRange(
+    { from: new Date(now.getTime() - RECENT_MS), to: now },
+    RECENT_MS / 1000 / GRAIN_SECONDS,
+  );
   const stateRange = bucketRange({ from: new Date(now.getTime() - STATE_WINDOW_MS), to: now }, 30);
   const windowFrom = new Date(now.getTime() - WINDOW_MS);
-  const [offsets, windowTotals, processed, newest, stateBuckets, stateOffsets, webhookFailures] = await Promise.all([
-    queryOffsetBuckets(db, ids, recent),
-    queryRangeTotals(db, ids, windowFrom, now),
-    queryRangeTotals(db, ids, new Date(now.getTime() - PROCESSING_MS), now),
-    queryNewestIngest(db, ids),
-    queryBatchBuckets(db, ids, stateRange),
-    queryOffsetBuckets(db, ids, stateRange),
-    db.webhookDelivery.groupBy({ by: ["pipelineId"], where: { status: "failed", lastAttemptAt: { gte: windowFrom } }, _count: { _all: true } }),
-  ]);
+  const [offsets, windowTotals, processed, newest, stateBuckets, stateOffsets, webhookFailures] =
+    await Promise.all([
+      queryOffsetBuckets(db, ids, recent),
+      queryRangeTotals(db, ids, windowFrom, now),
+      queryRangeTotals(db, ids, new Date(now.getTime() - PROCESSING_MS), now),
+      queryNewestIngest(db, ids),
+      queryBatchBuckets(db, ids, stateRange),
+      queryOffsetBuckets(db, ids, stateRange),
+      db.webhookDelivery.groupBy({
+        by: ["pipelineId"],
+        where: { status: "failed", lastAttemptAt: { gte: windowFrom } },
+        _count: { _all: true },
+      }),
+    ]);
   const of = <T extends { pv: string }>(rows: T[], pv: string) => rows.filter((r) => r.pv === pv);
 
   return pipelines.map((p): TPipelineAlertSignals => {
@@ -93,7 +120,11 @@ export async function findPipelineAlertSignals(db: PrismaClient, now = new Date(
         quarantinedOrDead: (totals?.quarantined ?? 0) + (totals?.dead_letter ?? 0),
       },
       stateRows: v ? of(stateBuckets, v.id).map((b) => b.state_rows) : [],
-      stateWindowInputRates: v ? offsetPoints(of(stateOffsets, v.id).map(sampleOf)).filter((x) => x.t >= stateRange.from).map((x) => x.inputRate) : [],
+      stateWindowInputRates: v
+        ? offsetPoints(of(stateOffsets, v.id).map(sampleOf))
+            .filter((x) => x.t >= stateRange.from)
+            .map((x) => x.inputRate)
+        : [],
       webhookFailures: webhookFailures.find((w) => w.pipelineId === p.id)?._count._all ?? 0,
     };
   });
@@ -101,8 +132,17 @@ export async function findPipelineAlertSignals(db: PrismaClient, now = new Date(
 
 export async function findFleetAlertSignals(db: PrismaClient, now = new Date()): Promise<TFleetAlertSignals> {
   const [workers, runningPipelines] = await Promise.all([
-    db.worker.findMany({ where: { lastHeartbeatAt: { gte: new Date(now.getTime() - 24 * 3600_000) } }, select: { id: true, host: true, lastHeartbeatAt: true, stoppedAt: true } }),
-    db.pipelineRun.count({ where: { desiredState: "running", status: { not: "failed" }, pipelineVersion: { supersededById: null } } }),
+    db.worker.findMany({
+      where: { lastHeartbeatAt: { gte: new Date(now.getTime() - 24 * 3600_000) } },
+      select: { id: true, host: true, lastHeartbeatAt: true, stoppedAt: true },
+    }),
+    db.pipelineRun.count({
+      where: {
+        desiredState: "running",
+        status: { not: "failed" },
+        pipelineVersion: { supersededById: null },
+      },
+    }),
   ]);
   return { workers, runningPipelines };
 }

@@ -9,7 +9,12 @@ export const ZFindAlertsInput = z.object({
   severity: z.enum(SEVERITIES).optional(),
   pipeline: z.string().max(200).optional(),
   /** Resolved alerts of the last this many hours are listed too. */
-  resolvedWithinHours: z.number().int().min(0).max(24 * 30).default(24),
+  resolvedWithinHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 30)
+    .default(24),
 });
 export type TFindAlertsInput = z.input<typeof ZFindAlertsInput>;
 
@@ -44,17 +49,37 @@ export interface TAlertView {
 }
 
 const EPISODE_INCLUDE = {
-  rule: { select: { id: true, kind: true, pipelineId: true, pipeline: { select: { name: true, ownerTeam: { select: { slug: true, name: true, onCallEmail: true } } } } } },
-  notifications: { orderBy: { id: "desc" as const }, take: 1, select: { kind: true, status: true, attempts: true, lastError: true } },
+  rule: {
+    select: {
+      id: true,
+      kind: true,
+      pipelineId: true,
+      pipeline: {
+        select: { name: true, ownerTeam: { select: { slug: true, name: true, onCallEmail: true } } },
+      },
+    },
+  },
+  notifications: {
+    orderBy: { id: "desc" as const },
+    take: 1,
+    select: { kind: true, status: true, attempts: true, lastError: true },
+  },
 } as const;
 
 type TEpisodeRow = Awaited<ReturnType<typeof episodesWhere>>[number];
-function episodesWhere(db: PrismaClient, where: NonNullable<Parameters<PrismaClient["alertEpisode"]["findMany"]>[0]>["where"], take = 500) {
+function episodesWhere(
+  db: PrismaClient,
+  where: NonNullable<Parameters<PrismaClient["alertEpisode"]["findMany"]>[0]>["where"],
+  take = 500,
+) {
   return db.alertEpisode.findMany({ where, include: EPISODE_INCLUDE, orderBy: { firedAt: "desc" }, take });
 }
 
 async function activeSilences(db: PrismaClient, now: Date) {
-  return db.alertSilence.findMany({ where: { endedAt: null, expiresAt: { gt: now } }, select: { id: true, pipelineId: true, ruleId: true } });
+  return db.alertSilence.findMany({
+    where: { endedAt: null, expiresAt: { gt: now } },
+    select: { id: true, pipelineId: true, ruleId: true },
+  });
 }
 
 function view(e: TEpisodeRow, silences: { pipelineId: string | null; ruleId: string | null }[]): TAlertView {
@@ -82,15 +107,25 @@ function view(e: TEpisodeRow, silences: { pipelineId: string | null; ruleId: str
     ackNote: e.ackNote,
     resolvedAt: e.resolvedAt,
     resolvedBy: e.resolvedBy,
-    silenced: e.state !== "resolved" && silences.some((s) => s.ruleId === e.rule.id || (s.pipelineId !== null && s.pipelineId === e.rule.pipelineId)),
+    silenced:
+      e.state !== "resolved" &&
+      silences.some(
+        (s) => s.ruleId === e.rule.id || (s.pipelineId !== null && s.pipelineId === e.rule.pipelineId),
+      ),
     delivery: n ? { kind: n.kind, status: n.status, attempts: n.attempts, lastError: n.lastError } : null,
   };
 }
 
 const problemsFirst = (a: TAlertView, b: TAlertView) =>
-  STATE_ORDER[a.state] - STATE_ORDER[b.state] || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.firedAt.getTime() - a.firedAt.getTime();
+  STATE_ORDER[a.state] - STATE_ORDER[b.state] ||
+  SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+  b.firedAt.getTime() - a.firedAt.getTime();
 
-export async function findAlerts(db: PrismaClient, input: TFindAlertsInput = {}, now = new Date()): Promise<TAlertView[]> {
+export async function findAlerts(
+  db: PrismaClient,
+  input: TFindAlertsInput = {},
+  now = new Date(),
+): Promise<TAlertView[]> {
   const f = ZFindAlertsInput.parse(input);
   const since = new Date(now.getTime() - f.resolvedWithinHours * 3600_000);
   const [rows, silences] = await Promise.all([
@@ -98,7 +133,9 @@ export async function findAlerts(db: PrismaClient, input: TFindAlertsInput = {},
       OR: [{ resolvedAt: null }, { resolvedAt: { gte: since } }],
       ...(f.severity ? { severity: f.severity } : {}),
       ...(f.pipeline ? { rule: { pipeline: { name: f.pipeline } } } : {}),
-      ...(f.team ? { rule: { pipeline: { ownerTeam: { slug: f.team }, ...(f.pipeline ? { name: f.pipeline } : {}) } } } : {}),
+      ...(f.team
+        ? { rule: { pipeline: { ownerTeam: { slug: f.team }, ...(f.pipeline ? { name: f.pipeline } : {}) } } }
+        : {}),
     }),
     activeSilences(db, now),
   ]);
@@ -133,13 +170,33 @@ export interface TPipelineAlerts {
   silences: { id: string; kind: TRuleKind | null; reason: string; createdBy: string; expiresAt: Date }[];
 }
 
-export async function getPipelineAlerts(db: PrismaClient, pipeline: string, now = new Date()): Promise<TPipelineAlerts | null> {
+export async function getPipelineAlerts(
+  db: PrismaClient,
+  pipeline: string,
+  now = new Date(),
+): Promise<TPipelineAlerts | null> {
   const p = await db.pipeline.findUnique({ where: { name: pipeline }, select: { id: true, name: true } });
   if (!p) return null;
   const [rules, episodes, silences, allSilences] = await Promise.all([
     db.alertRule.findMany({ where: { pipelineId: p.id } }),
-    db.alertEpisode.findMany({ where: { rule: { pipelineId: p.id } }, include: { ...EPISODE_INCLUDE, events: { orderBy: { at: "asc" }, select: { at: true, type: true, actor: true, note: true } } }, orderBy: { firedAt: "desc" }, take: 50 }),
-    db.alertSilence.findMany({ where: { endedAt: null, expiresAt: { gt: now }, OR: [{ pipelineId: p.id }, { rule: { pipelineId: p.id } }] }, include: { rule: { select: { kind: true } } }, orderBy: { expiresAt: "asc" } }),
+    db.alertEpisode.findMany({
+      where: { rule: { pipelineId: p.id } },
+      include: {
+        ...EPISODE_INCLUDE,
+        events: { orderBy: { at: "asc" }, select: { at: true, type: true, actor: true, note: true } },
+      },
+      orderBy: { firedAt: "desc" },
+      take: 50,
+    }),
+    db.alertSilence.findMany({
+      where: {
+        endedAt: null,
+        expiresAt: { gt: now },
+        OR: [{ pipelineId: p.id }, { rule: { pipelineId: p.id } }],
+      },
+      include: { rule: { select: { kind: true } } },
+      orderBy: { expiresAt: "asc" },
+    }),
     activeSilences(db, now),
   ]);
   const views = episodes.map((e) => ({ ...view(e, allSilences), events: e.events }));
@@ -150,15 +207,35 @@ export async function getPipelineAlerts(db: PrismaClient, pipeline: string, now 
       .map((r): TAlertRuleView => {
         const info = RULE_KIND_INFO[r.kind as TRuleKind];
         return {
-          id: r.id, kind: r.kind as TRuleKind, title: info.title, unit: info.unit, specTarget: info.specTarget, min: info.min, max: info.max,
-          severity: r.severity as TSeverity, threshold: r.threshold, forSeconds: r.forSeconds, clearForSeconds: r.clearForSeconds, repeatSeconds: r.repeatSeconds,
-          enabled: r.enabled, pending: r.pendingSince !== null, lastValue: r.lastValue, lastEvaluatedAt: r.lastEvaluatedAt, updatedBy: r.updatedBy,
+          id: r.id,
+          kind: r.kind as TRuleKind,
+          title: info.title,
+          unit: info.unit,
+          specTarget: info.specTarget,
+          min: info.min,
+          max: info.max,
+          severity: r.severity as TSeverity,
+          threshold: r.threshold,
+          forSeconds: r.forSeconds,
+          clearForSeconds: r.clearForSeconds,
+          repeatSeconds: r.repeatSeconds,
+          enabled: r.enabled,
+          pending: r.pendingSince !== null,
+          lastValue: r.lastValue,
+          lastEvaluatedAt: r.lastEvaluatedAt,
+          updatedBy: r.updatedBy,
         };
       })
       .sort((a, b) => order[a.kind]! - order[b.kind]!),
     open: views.filter((v) => v.state !== "resolved").sort(problemsFirst),
     history: views,
-    silences: silences.map((s) => ({ id: s.id, kind: (s.rule?.kind as TRuleKind | undefined) ?? null, reason: s.reason, createdBy: s.createdBy, expiresAt: s.expiresAt })),
+    silences: silences.map((s) => ({
+      id: s.id,
+      kind: (s.rule?.kind as TRuleKind | undefined) ?? null,
+      reason: s.reason,
+      createdBy: s.createdBy,
+      expiresAt: s.expiresAt,
+    })),
   };
 }
 
@@ -171,7 +248,10 @@ export interface TFiringSummary {
 
 /** Unresolved alerts per pipeline, for the fleet view (one query). */
 export async function findFiringAlertsByPipeline(db: PrismaClient): Promise<TFiringSummary[]> {
-  const rows = await db.alertEpisode.findMany({ where: { resolvedAt: null, pipelineId: { not: null } }, select: { state: true, severity: true, rule: { select: { pipeline: { select: { name: true } } } } } });
+  const rows = await db.alertEpisode.findMany({
+    where: { resolvedAt: null, pipelineId: { not: null } },
+    select: { state: true, severity: true, rule: { select: { pipeline: { select: { name: true } } } } },
+  });
   const by = new Map<string, TFiringSummary>();
   for (const r of rows) {
     const name = r.rule.pipeline?.name;
@@ -199,10 +279,26 @@ export interface TAlertNotificationView {
   nextAttemptAt: Date;
 }
 
-export async function findAlertNotifications(db: PrismaClient, opts: { limit?: number } = {}): Promise<TAlertNotificationView[]> {
-  const rows = await db.alertNotification.findMany({ orderBy: { id: "desc" }, take: opts.limit ?? 50, include: { team: { select: { name: true } } } });
+export async function findAlertNotifications(
+  db: PrismaClient,
+  opts: { limit?: number } = {},
+): Promise<TAlertNotificationView[]> {
+  const rows = await db.alertNotification.findMany({
+    orderBy: { id: "desc" },
+    take: opts.limit ?? 50,
+    include: { team: { select: { name: true } } },
+  });
   return rows.map((n) => ({
-    id: String(n.id), alertId: String(n.episodeId), kind: n.kind, team: n.team.name, status: n.status, attempts: n.attempts, lastStatusCode: n.lastStatusCode,
-    lastError: n.lastError, createdAt: n.createdAt, deliveredAt: n.deliveredAt, nextAttemptAt: n.nextAttemptAt,
+    id: String(n.id),
+    alertId: String(n.episodeId),
+    kind: n.kind,
+    team: n.team.name,
+    status: n.status,
+    attempts: n.attempts,
+    lastStatusCode: n.lastStatusCode,
+    lastError: n.lastError,
+    createdAt: n.createdAt,
+    deliveredAt: n.deliveredAt,
+    nextAttemptAt: n.nextAttemptAt,
   }));
 }

@@ -1,17 +1,60 @@
 // Alerts: rules, evaluation, episodes, silences and notifications (docs/alerting.md).
-export { RULE_KINDS, RULE_KIND_INFO, PIPELINE_RULE_KINDS, FLEET_RULE_KINDS, SEVERITIES, SEVERITY_ORDER, type TRuleKind, type TSeverity, type TRuleKindInfo } from "./rule-kinds";
+export {
+  RULE_KINDS,
+  RULE_KIND_INFO,
+  PIPELINE_RULE_KINDS,
+  FLEET_RULE_KINDS,
+  SEVERITIES,
+  SEVERITY_ORDER,
+  type TRuleKind,
+  type TSeverity,
+  type TRuleKindInfo,
+} from "./rule-kinds";
 export type { TPipelineAlertSignals, TFleetAlertSignals, TBacklogPoint } from "./alert-signals";
-export { evaluatePipelineCondition, evaluateFleetCondition, isInputSteady, type TCondition } from "./evaluate-condition";
+export {
+  evaluatePipelineCondition,
+  evaluateFleetCondition,
+  isInputSteady,
+  type TCondition,
+} from "./evaluate-condition";
 export { stepRule, isSilenced, type TRuleStep, type TNotifyKind } from "./step-rule";
 export { slackPayload, pipelineLink, type TSlackPayload, type TNotificationFacts } from "./slack-payload";
 export { findPipelineAlertSignals, findFleetAlertSignals } from "./find-alert-signals";
 export { ensureDefaultRules } from "./ensure-default-rules";
-export { takeAlertLease, releaseAlertLease, getAlertLease, AlertEvaluatorFencedError, type TEvaluatorId } from "./alert-lease";
-export { runAlertEvaluation, type TAlertEvaluationOptions, type TAlertEvaluationResult } from "./run-alert-evaluation";
-export { deliverAlertNotifications, resolveOnCallUrl, notificationRetryDelay, MAX_ATTEMPTS as ALERT_NOTIFICATION_MAX_ATTEMPTS } from "./deliver-alert-notifications";
+export {
+  takeAlertLease,
+  releaseAlertLease,
+  getAlertLease,
+  AlertEvaluatorFencedError,
+  type TEvaluatorId,
+} from "./alert-lease";
+export {
+  runAlertEvaluation,
+  type TAlertEvaluationOptions,
+  type TAlertEvaluationResult,
+} from "./run-alert-evaluation";
+export {
+  deliverAlertNotifications,
+  resolveOnCallUrl,
+  notificationRetryDelay,
+  MAX_ATTEMPTS as ALERT_NOTIFICATION_MAX_ATTEMPTS,
+} from "./deliver-alert-notifications";
 export { AlertChangeError, type TAlertActor } from "./alert-change";
-export { acknowledgeAlert, resolveAlert, ZRespondToAlertInput, type TRespondToAlertInput } from "./respond-to-alert";
-export { silenceAlerts, endSilence, ZSilenceAlertsInput, ZEndSilenceInput, MAX_SILENCE_MS, type TSilenceAlertsInput, type TEndSilenceInput } from "./silence-alerts";
+export {
+  acknowledgeAlert,
+  resolveAlert,
+  ZRespondToAlertInput,
+  type TRespondToAlertInput,
+} from "./respond-to-alert";
+export {
+  silenceAlerts,
+  endSilence,
+  ZSilenceAlertsInput,
+  ZEndSilenceInput,
+  MAX_SILENCE_MS,
+  type TSilenceAlertsInput,
+  type TEndSilenceInput,
+} from "./silence-alerts";
 export { updateAlertRule, ZUpdateAlertRuleInput, type TUpdateAlertRuleInput } from "./update-alert-rule";
 export {
   findAlerts,

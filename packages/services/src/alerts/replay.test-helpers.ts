@@ -33,7 +33,11 @@ export function baseSignals(over: Partial<TPipelineAlertSignals> = {}): TPipelin
 }
 
 /** Backlog points every 10 s ending at `now`, from a list of backlogs and a constant or listed input rate. */
-export function backlogSeries(now: Date, backlogs: number[], rate: number | number[]): TPipelineAlertSignals["recent"] {
+export function backlogSeries(
+  now: Date,
+  backlogs: number[],
+  rate: number | number[],
+): TPipelineAlertSignals["recent"] {
   return backlogs.map((b, i) => ({
     t: new Date(now.getTime() - (backlogs.length - 1 - i) * 10_000),
     backlog: b,
@@ -48,23 +52,52 @@ export interface TReplayTick {
   acknowledge?: boolean;
 }
 
-export function replay(kind: TRuleKind, ticks: TReplayTick[], over: { threshold?: number | null; forSeconds?: number; clearForSeconds?: number; repeatSeconds?: number } = {}) {
+export function replay(
+  kind: TRuleKind,
+  ticks: TReplayTick[],
+  over: {
+    threshold?: number | null;
+    forSeconds?: number;
+    clearForSeconds?: number;
+    repeatSeconds?: number;
+  } = {},
+) {
   const d = RULE_KIND_INFO[kind].defaults;
-  const rule = { forSeconds: over.forSeconds ?? d.forSeconds, clearForSeconds: over.clearForSeconds ?? d.clearForSeconds, repeatSeconds: over.repeatSeconds ?? 3600, pendingSince: null as Date | null };
+  const rule = {
+    forSeconds: over.forSeconds ?? d.forSeconds,
+    clearForSeconds: over.clearForSeconds ?? d.clearForSeconds,
+    repeatSeconds: over.repeatSeconds ?? 3600,
+    pendingSince: null as Date | null,
+  };
   let episode = null as TOpenEpisode | null;
   const notifications: { t: number; kind: TNotifyKind }[] = [];
   const episodes: { opened: number; resolved: number | null }[] = [];
   for (const tick of ticks) {
     const now = at(tick.t);
     if (tick.acknowledge && episode) episode = { ...episode, state: "acknowledged" };
-    const cond = evaluatePipelineCondition(kind, over.threshold === undefined ? d.threshold : over.threshold, tick.signals, now);
+    const cond = evaluatePipelineCondition(
+      kind,
+      over.threshold === undefined ? d.threshold : over.threshold,
+      tick.signals,
+      now,
+    );
     const step = stepRule(rule, episode, cond, tick.silenced ?? false, now);
     rule.pendingSince = step.pendingSince;
     if (step.action === "open") {
-      episode = { state: "firing", clearSince: null, notifiedAt: step.notify ? now : null, lastNotifiedAt: step.notify ? now : null };
+      episode = {
+        state: "firing",
+        clearSince: null,
+        notifiedAt: step.notify ? now : null,
+        lastNotifiedAt: step.notify ? now : null,
+      };
       episodes.push({ opened: tick.t, resolved: null });
     } else if (step.action === "update" && episode) {
-      episode = { ...episode, clearSince: step.clearSince, ...(step.notify ? { lastNotifiedAt: now } : {}), ...(step.notify === "fire" ? { notifiedAt: now } : {}) };
+      episode = {
+        ...episode,
+        clearSince: step.clearSince,
+        ...(step.notify ? { lastNotifiedAt: now } : {}),
+        ...(step.notify === "fire" ? { notifiedAt: now } : {}),
+      };
     } else if (step.action === "resolve") {
       episode = null;
       episodes.at(-1)!.resolved = tick.t;

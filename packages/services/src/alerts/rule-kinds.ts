@@ -45,7 +45,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 86_400,
     specTarget: false,
     defaults: { severity: "critical", threshold: 30, forSeconds: 60, clearForSeconds: 120 },
-    runbook: "The pipeline is falling behind, not absorbing a burst: check that it is running, its batch durations and its workers; raise maxOffsetsPerTrigger or add workers.",
+    runbook:
+      "The pipeline is falling behind, not absorbing a burst: check that it is running, its batch durations and its workers; raise maxOffsetsPerTrigger or add workers.",
   },
   processing_below_input: {
     scope: "pipeline",
@@ -55,7 +56,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 1,
     specTarget: false,
     defaults: { severity: "warning", threshold: 0.9, forSeconds: 300, clearForSeconds: 120 },
-    runbook: "Batches process fewer rows per second than arrive: look at the slowest phase on the pipeline page (read, process, commit) and at the workers' load.",
+    runbook:
+      "Batches process fewer rows per second than arrive: look at the slowest phase on the pipeline page (read, process, commit) and at the workers' load.",
   },
   freshness: {
     scope: "pipeline",
@@ -65,7 +67,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 604_800,
     specTarget: true,
     defaults: { severity: "critical", threshold: null, forSeconds: 60, clearForSeconds: 120 },
-    runbook: "Rows waiting on the topic are not reaching the sink within the freshness target: check the run state, failed batches and the backlog.",
+    runbook:
+      "Rows waiting on the topic are not reaching the sink within the freshness target: check the run state, failed batches and the backlog.",
   },
   violation_rate: {
     scope: "pipeline",
@@ -75,7 +78,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 1,
     specTarget: true,
     defaults: { severity: "warning", threshold: null, forSeconds: 120, clearForSeconds: 300 },
-    runbook: "An upstream producer changed what it sends: the pipeline page lists violations per expectation; fix the producer or the expectation.",
+    runbook:
+      "An upstream producer changed what it sends: the pipeline page lists violations per expectation; fix the producer or the expectation.",
   },
   dead_letter_rate: {
     scope: "pipeline",
@@ -85,7 +89,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 1,
     specTarget: false,
     defaults: { severity: "warning", threshold: 0.01, forSeconds: 120, clearForSeconds: 300 },
-    runbook: "Rows are undecodable or break the contract: the Dead letters section groups them by reason; fix the producer, then replay.",
+    runbook:
+      "Rows are undecodable or break the contract: the Dead letters section groups them by reason; fix the producer, then replay.",
   },
   batch_failures: {
     scope: "pipeline",
@@ -95,7 +100,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 1000,
     specTarget: false,
     defaults: { severity: "critical", threshold: 3, forSeconds: 0, clearForSeconds: 60 },
-    runbook: "The pipeline page shows the last error and the failed batch's sample rows; fix the cause, then restart (sluice restart <spec> \"reason\").",
+    runbook:
+      'The pipeline page shows the last error and the failed batch\'s sample rows; fix the cause, then restart (sluice restart <spec> "reason").',
   },
   state_growth: {
     scope: "pipeline",
@@ -105,7 +111,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 1000,
     specTarget: false,
     defaults: { severity: "warning", threshold: 0.5, forSeconds: 600, clearForSeconds: 600 },
-    runbook: "Dedup/window/CDC state keeps growing: the watermark may be stuck (an idle partition, event times in the future) or allowedLateness too long.",
+    runbook:
+      "Dedup/window/CDC state keeps growing: the watermark may be stuck (an idle partition, event times in the future) or allowedLateness too long.",
   },
   webhook_failures: {
     scope: "pipeline",
@@ -115,7 +122,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 1_000_000,
     specTarget: false,
     defaults: { severity: "warning", threshold: 1, forSeconds: 0, clearForSeconds: 300 },
-    runbook: "The receiver refuses or is down: the pipeline page lists failed deliveries with their errors; fix the receiver, then re-queue them.",
+    runbook:
+      "The receiver refuses or is down: the pipeline page lists failed deliveries with their errors; fix the receiver, then re-queue them.",
   },
   batch_stalled: {
     scope: "pipeline",
@@ -125,7 +133,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 10_000,
     specTarget: false,
     defaults: { severity: "critical", threshold: 10, forSeconds: 0, clearForSeconds: 30 },
-    runbook: "The pipeline should run but no batch happens: check that workers are alive (Fleet), the reconciler's log and Redis.",
+    runbook:
+      "The pipeline should run but no batch happens: check that workers are alive (Fleet), the reconciler's log and Redis.",
   },
   worker_heartbeat_missing: {
     scope: "fleet",
@@ -135,7 +144,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 86_400,
     specTarget: false,
     defaults: { severity: "warning", threshold: 30, forSeconds: 0, clearForSeconds: 30 },
-    runbook: "A worker process stopped without shutting down (killed, host gone): its batches move to other workers; restart it or remove the host.",
+    runbook:
+      "A worker process stopped without shutting down (killed, host gone): its batches move to other workers; restart it or remove the host.",
   },
   no_worker_alive: {
     scope: "fleet",
@@ -145,7 +155,8 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     max: 86_400,
     specTarget: false,
     defaults: { severity: "critical", threshold: 30, forSeconds: 0, clearForSeconds: 30 },
-    runbook: "Nothing runs pipelines: start workers (npm run worker) and check their log; this alert comes from the console's watchdog.",
+    runbook:
+      "Nothing runs pipelines: start workers (npm run worker) and check their log; this alert comes from the console's watchdog.",
   },
 };
 

@@ -6,7 +6,12 @@
 // no_worker_alive only, by the console's watchdog.
 import type { Prisma, PrismaClient } from "@sluice/db";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
-import { AlertEvaluatorFencedError, assertAlertLease, takeAlertLease, type TEvaluatorId } from "./alert-lease";
+import {
+  AlertEvaluatorFencedError,
+  assertAlertLease,
+  takeAlertLease,
+  type TEvaluatorId,
+} from "./alert-lease";
 import { ensureDefaultRules } from "./ensure-default-rules";
 import { evaluateFleetCondition, evaluatePipelineCondition, type TCondition } from "./evaluate-condition";
 import { findFleetAlertSignals, findPipelineAlertSignals } from "./find-alert-signals";
@@ -31,17 +36,24 @@ export type TAlertEvaluationResult =
   | { evaluated: true; epoch: bigint; rules: number; opened: number; resolved: number; queued: number }
   | { evaluated: false; reason: "lease held by another evaluator" | "fenced: a newer tick took the lease" };
 
-export async function runAlertEvaluation(db: PrismaClient, opts: TAlertEvaluationOptions): Promise<TAlertEvaluationResult> {
+export async function runAlertEvaluation(
+  db: PrismaClient,
+  opts: TAlertEvaluationOptions,
+): Promise<TAlertEvaluationResult> {
   const epoch = await takeAlertLease(db, opts.evaluator, opts.owner, opts.leaseMs, opts.takeover ?? false);
   if (epoch === null) return { evaluated: false, reason: "lease held by another evaluator" };
   const now = opts.now ?? new Date();
   await ensureDefaultRules(db);
   const needsPipelines = opts.kinds.some((k) => RULE_KIND_INFO[k].scope === "pipeline");
-  const [pipelines, fleet] = await Promise.all([needsPipelines ? findPipelineAlertSignals(db, now) : Promise.resolve([]), findFleetAlertSignals(db, now)]);
+  const [pipelines, fleet] = await Promise.all([
+    needsPipelines ? findPipelineAlertSignals(db, now) : Promise.resolve([]),
+    findFleetAlertSignals(db, now),
+  ]);
   const byPipeline = new Map(pipelines.map((p) => [p.pipelineId, p]));
   return evaluateFenced(db, opts, epoch, now, byPipeline, fleet).catch((err: unknown) => {
     // A newer tick (another worker's job) took the lease meanwhile: this one's decisions are discarded, by design.
-    if (err instanceof AlertEvaluatorFencedError) return { evaluated: false as const, reason: "fenced: a newer tick took the lease" as const };
+    if (err instanceof AlertEvaluatorFencedError)
+      return { evaluated: false as const, reason: "fenced: a newer tick took the lease" as const };
     throw err;
   });
 }
@@ -78,26 +90,98 @@ function evaluateFenced(
         const cond = conditionOf(kind, rule.threshold, signals, now);
         const open = rule.episodes[0] ?? null;
         const silenced = isSilenced(silences, rule, now);
-        const step = stepRule(rule, open ? { state: open.state as "firing" | "acknowledged", clearSince: open.clearSince, notifiedAt: open.notifiedAt, lastNotifiedAt: open.lastNotifiedAt } : null, cond, silenced, now);
+        const step = stepRule(
+          rule,
+          open
+            ? {
+                state: open.state as "firing" | "acknowledged",
+                clearSince: open.clearSince,
+                notifiedAt: open.notifiedAt,
+                lastNotifiedAt: open.lastNotifiedAt,
+              }
+            : null,
+          cond,
+          silenced,
+          now,
+        );
         counts.rules++;
-        ruleStates.push({ id: rule.id, pendingSince: step.pendingSince?.toISOString() ?? null, value: cond.value });
+        ruleStates.push({
+          id: rule.id,
+          pendingSince: step.pendingSince?.toISOString() ?? null,
+          value: cond.value,
+        });
         if (step.action === "idle") continue;
         const pipeline = rule.pipelineId ? (signals as TPipelineAlertSignals) : null;
         const recipients = pipeline ? [pipeline.ownerTeamId] : fleetTeams;
         let episode = open;
         if (step.action === "open") {
           episode = await tx.alertEpisode.create({
-            data: { ruleId: rule.id, pipelineId: rule.pipelineId, pipelineVersion: pipeline?.version ?? null, state: "firing", severity: rule.severity, startedAt: step.startedAt, firedAt: now, value: cond.value, threshold: cond.threshold, summary: cond.summary },
+            data: {
+              ruleId: rule.id,
+              pipelineId: rule.pipelineId,
+              pipelineVersion: pipeline?.version ?? null,
+              state: "firing",
+              severity: rule.severity,
+              startedAt: step.startedAt,
+              firedAt: now,
+              value: cond.value,
+              threshold: cond.threshold,
+              summary: cond.summary,
+            },
           });
-          await tx.alertEpisodeEvent.create({ data: { episodeId: episode.id, at: now, type: "fired", actor: "system", note: cond.summary, value: cond.value } });
-          if (!step.notify) await tx.alertEpisodeEvent.create({ data: { episodeId: episode.id, at: now, type: "suppressed", actor: "system", note: "silenced: the firing notification waits for the silence to end" } });
+          await tx.alertEpisodeEvent.create({
+            data: {
+              episodeId: episode.id,
+              at: now,
+              type: "fired",
+              actor: "system",
+              note: cond.summary,
+              value: cond.value,
+            },
+          });
+          if (!step.notify)
+            await tx.alertEpisodeEvent.create({
+              data: {
+                episodeId: episode.id,
+                at: now,
+                type: "suppressed",
+                actor: "system",
+                note: "silenced: the firing notification waits for the silence to end",
+              },
+            });
           counts.opened++;
         } else if (step.action === "resolve") {
-          await tx.alertEpisode.update({ where: { id: open!.id }, data: { state: "resolved", resolvedAt: now, resolvedBy: "auto", value: cond.value, summary: cond.summary } });
-          await tx.alertEpisodeEvent.create({ data: { episodeId: open!.id, at: now, type: "resolved", actor: "system", note: `clear for ${rule.clearForSeconds} s: ${cond.summary}`, value: cond.value } });
+          await tx.alertEpisode.update({
+            where: { id: open!.id },
+            data: {
+              state: "resolved",
+              resolvedAt: now,
+              resolvedBy: "auto",
+              value: cond.value,
+              summary: cond.summary,
+            },
+          });
+          await tx.alertEpisodeEvent.create({
+            data: {
+              episodeId: open!.id,
+              at: now,
+              type: "resolved",
+              actor: "system",
+              note: `clear for ${rule.clearForSeconds} s: ${cond.summary}`,
+              value: cond.value,
+            },
+          });
           counts.resolved++;
         } else {
-          await tx.alertEpisode.update({ where: { id: open!.id }, data: { clearSince: step.clearSince, value: cond.value, threshold: cond.threshold, summary: cond.summary } });
+          await tx.alertEpisode.update({
+            where: { id: open!.id },
+            data: {
+              clearSince: step.clearSince,
+              value: cond.value,
+              threshold: cond.threshold,
+              summary: cond.summary,
+            },
+          });
         }
         if (!step.notify || !episode) continue;
         const ep = episode;
@@ -129,10 +213,25 @@ function evaluateFenced(
         if (step.action !== "resolve") {
           await tx.alertEpisode.update({
             where: { id: ep.id },
-            data: { lastNotifiedAt: now, ...(step.notify === "fire" ? { notifiedAt: now } : {}), ...(step.notify === "reminder" ? { reminders: n } : {}) },
+            data: {
+              lastNotifiedAt: now,
+              ...(step.notify === "fire" ? { notifiedAt: now } : {}),
+              ...(step.notify === "reminder" ? { reminders: n } : {}),
+            },
           });
         }
-        await tx.alertEpisodeEvent.create({ data: { episodeId: ep.id, at: now, type: eventOf(step.notify), actor: "system", note: recipients.length > 0 ? `to ${recipients.map((t) => teamName.get(t) ?? t).join(", ")}` : "no team to notify" } });
+        await tx.alertEpisodeEvent.create({
+          data: {
+            episodeId: ep.id,
+            at: now,
+            type: eventOf(step.notify),
+            actor: "system",
+            note:
+              recipients.length > 0
+                ? `to ${recipients.map((t) => teamName.get(t) ?? t).join(", ")}`
+                : "no team to notify",
+          },
+        });
       }
       // Every rule's pending state and last value in one statement (a tick touches every rule).
       if (ruleStates.length > 0) {
@@ -147,14 +246,26 @@ function evaluateFenced(
   );
 }
 
-function conditionOf(kind: TRuleKind, threshold: number | null, signals: TPipelineAlertSignals | TFleetAlertSignals, now: Date): TCondition {
-  return RULE_KIND_INFO[kind].scope === "fleet" ? evaluateFleetCondition(kind, threshold, signals as TFleetAlertSignals, now) : evaluatePipelineCondition(kind, threshold, signals as TPipelineAlertSignals, now);
+function conditionOf(
+  kind: TRuleKind,
+  threshold: number | null,
+  signals: TPipelineAlertSignals | TFleetAlertSignals,
+  now: Date,
+): TCondition {
+  return RULE_KIND_INFO[kind].scope === "fleet"
+    ? evaluateFleetCondition(kind, threshold, signals as TFleetAlertSignals, now)
+    : evaluatePipelineCondition(kind, threshold, signals as TPipelineAlertSignals, now);
 }
 
-const eventOf = (kind: TNotifyKind) => (kind === "fire" ? "notified" : kind === "reminder" ? "reminded" : "notified_resolved");
+const eventOf = (kind: TNotifyKind) =>
+  kind === "fire" ? "notified" : kind === "reminder" ? "reminded" : "notified_resolved";
 
 /** A fleet alert pages every team that owns a pipeline that should be running (they are the ones affected). */
 async function fleetRecipients(tx: Prisma.TransactionClient): Promise<string[]> {
-  const rows = await tx.pipeline.findMany({ where: { versions: { some: { run: { desiredState: "running" } } } }, select: { ownerTeamId: true }, distinct: ["ownerTeamId"] });
+  const rows = await tx.pipeline.findMany({
+    where: { versions: { some: { run: { desiredState: "running" } } } },
+    select: { ownerTeamId: true },
+    distinct: ["ownerTeamId"],
+  });
   return rows.map((r) => r.ownerTeamId);
 }

@@ -16,30 +16,75 @@ export const ZSilenceAlertsInput = z
     pipeline: z.string().min(1).max(200).nullable(),
     /** One rule of the pipeline; absent: all of its rules. */
     kind: z.enum(RULE_KINDS, { error: `kind: one of ${RULE_KINDS.join(", ")}` }).optional(),
-    expiresAt: z.coerce.date({ error: "expiresAt: a silence needs an expiry (a date and time, at most 7 days ahead)" }),
-    reason: z.string({ error: "reason: say why (e.g. 'maintenance of the source until 14:00')" }).trim().min(3, "reason: say why (e.g. 'maintenance of the source until 14:00')").max(500),
+    expiresAt: z.coerce.date({
+      error: "expiresAt: a silence needs an expiry (a date and time, at most 7 days ahead)",
+    }),
+    reason: z
+      .string({ error: "reason: say why (e.g. 'maintenance of the source until 14:00')" })
+      .trim()
+      .min(3, "reason: say why (e.g. 'maintenance of the source until 14:00')")
+      .max(500),
   })
   .superRefine((v, ctx) => {
     const ms = v.expiresAt.getTime() - Date.now();
-    if (!(ms > 0)) ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "expiresAt: must be in the future" });
-    else if (ms > MAX_SILENCE_MS) ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "expiresAt: at most 7 days ahead; silence again when it ends if you must" });
-    if (v.pipeline === null && !v.kind) ctx.addIssue({ code: "custom", path: ["kind"], message: "kind: a fleet silence names the fleet rule (worker_heartbeat_missing or no_worker_alive)" });
+    if (!(ms > 0))
+      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "expiresAt: must be in the future" });
+    else if (ms > MAX_SILENCE_MS)
+      ctx.addIssue({
+        code: "custom",
+        path: ["expiresAt"],
+        message: "expiresAt: at most 7 days ahead; silence again when it ends if you must",
+      });
+    if (v.pipeline === null && !v.kind)
+      ctx.addIssue({
+        code: "custom",
+        path: ["kind"],
+        message: "kind: a fleet silence names the fleet rule (worker_heartbeat_missing or no_worker_alive)",
+      });
   });
 export type TSilenceAlertsInput = z.input<typeof ZSilenceAlertsInput>;
 
-export async function silenceAlerts(db: PrismaClient, actor: TAlertActor, input: TSilenceAlertsInput): Promise<{ id: string; expiresAt: Date }> {
+export async function silenceAlerts(
+  db: PrismaClient,
+  actor: TAlertActor,
+  input: TSilenceAlertsInput,
+): Promise<{ id: string; expiresAt: Date }> {
   const v = ZSilenceAlertsInput.parse(input);
   return db.$transaction(async (tx) => {
-    const pipeline = v.pipeline ? await tx.pipeline.findUnique({ where: { name: v.pipeline }, select: { id: true } }) : null;
-    if (v.pipeline && !pipeline) throw new AlertChangeError(`No pipeline named "${v.pipeline}".`, "not_found");
-    const rule = v.kind ? await tx.alertRule.findFirst({ where: { pipelineId: pipeline?.id ?? null, kind: v.kind }, select: { id: true } }) : null;
-    if (v.kind && !rule) throw new AlertChangeError(`No ${v.kind} rule on ${v.pipeline ?? "the fleet"} (its rules are created on the evaluator's next pass).`, "not_found");
-    const s = await tx.alertSilence.create({ data: { pipelineId: rule ? null : pipeline!.id, ruleId: rule?.id ?? null, reason: v.reason, createdBy: actor.label, expiresAt: v.expiresAt } });
+    const pipeline = v.pipeline
+      ? await tx.pipeline.findUnique({ where: { name: v.pipeline }, select: { id: true } })
+      : null;
+    if (v.pipeline && !pipeline)
+      throw new AlertChangeError(`No pipeline named "${v.pipeline}".`, "not_found");
+    const rule = v.kind
+      ? await tx.alertRule.findFirst({
+          where: { pipelineId: pipeline?.id ?? null, kind: v.kind },
+          select: { id: true },
+        })
+      : null;
+    if (v.kind && !rule)
+      throw new AlertChangeError(
+        `No ${v.kind} rule on ${v.pipeline ?? "the fleet"} (its rules are created on the evaluator's next pass).`,
+        "not_found",
+      );
+    const s = await tx.alertSilence.create({
+      data: {
+        pipelineId: rule ? null : pipeline!.id,
+        ruleId: rule?.id ?? null,
+        reason: v.reason,
+        createdBy: actor.label,
+        expiresAt: v.expiresAt,
+      },
+    });
     await recordAuditEvent(tx, {
       actorUserId: actor.userId,
       actor: actor.label,
       action: "alert.silence",
-      target: { type: "alert_silence", id: s.id, label: `${v.kind ?? "all rules"} on ${v.pipeline ?? "the fleet"}` },
+      target: {
+        type: "alert_silence",
+        id: s.id,
+        label: `${v.kind ?? "all rules"} on ${v.pipeline ?? "the fleet"}`,
+      },
       reason: v.reason,
       after: { expiresAt: v.expiresAt.toISOString(), kind: v.kind ?? null },
       from: actor.from,
@@ -55,15 +100,46 @@ export const ZEndSilenceInput = z.object({
 });
 export type TEndSilenceInput = z.input<typeof ZEndSilenceInput>;
 
-export async function endSilence(db: PrismaClient, actor: TAlertActor, input: TEndSilenceInput): Promise<{ id: string }> {
+export async function endSilence(
+  db: PrismaClient,
+  actor: TAlertActor,
+  input: TEndSilenceInput,
+): Promise<{ id: string }> {
   const v = ZEndSilenceInput.parse(input);
   return db.$transaction(async (tx) => {
-    const s = await tx.alertSilence.findUnique({ where: { id: v.silenceId }, include: { pipeline: { select: { name: true } }, rule: { select: { kind: true, pipeline: { select: { name: true } } } } } });
+    const s = await tx.alertSilence.findUnique({
+      where: { id: v.silenceId },
+      include: {
+        pipeline: { select: { name: true } },
+        rule: { select: { kind: true, pipeline: { select: { name: true } } } },
+      },
+    });
     const pipeline = s?.pipeline?.name ?? s?.rule?.pipeline?.name ?? null;
-    if (!s || pipeline !== v.pipeline) throw new AlertChangeError(`No silence ${v.silenceId}${v.pipeline ? ` on pipeline "${v.pipeline}"` : ""}.`, "not_found");
-    if (s.endedAt || s.expiresAt <= new Date()) throw new AlertChangeError(`That silence already ended${s.endedBy ? ` (by ${s.endedBy})` : ""}.`, "conflict");
-    await tx.alertSilence.update({ where: { id: s.id }, data: { endedAt: new Date(), endedBy: actor.label } });
-    await recordAuditEvent(tx, { actorUserId: actor.userId, actor: actor.label, action: "alert.unsilence", target: { type: "alert_silence", id: s.id, label: `${s.rule?.kind ?? "all rules"} on ${pipeline ?? "the fleet"}` }, from: actor.from });
+    if (!s || pipeline !== v.pipeline)
+      throw new AlertChangeError(
+        `No silence ${v.silenceId}${v.pipeline ? ` on pipeline "${v.pipeline}"` : ""}.`,
+        "not_found",
+      );
+    if (s.endedAt || s.expiresAt <= new Date())
+      throw new AlertChangeError(
+        `That silence already ended${s.endedBy ? ` (by ${s.endedBy})` : ""}.`,
+        "conflict",
+      );
+    await tx.alertSilence.update({
+      where: { id: s.id },
+      data: { endedAt: new Date(), endedBy: actor.label },
+    });
+    await recordAuditEvent(tx, {
+      actorUserId: actor.userId,
+      actor: actor.label,
+      action: "alert.unsilence",
+      target: {
+        type: "alert_silence",
+        id: s.id,
+        label: `${s.rule?.kind ?? "all rules"} on ${pipeline ?? "the fleet"}`,
+      },
+      from: actor.from,
+    });
     return { id: s.id };
   });
 }

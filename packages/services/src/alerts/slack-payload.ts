@@ -24,7 +24,11 @@ export interface TNotificationFacts {
 
 export interface TSlackPayload {
   text: string;
-  blocks: ({ type: "header"; text: { type: "plain_text"; text: string } } | { type: "section"; text: { type: "mrkdwn"; text: string }; fields?: { type: "mrkdwn"; text: string }[] } | { type: "context"; elements: { type: "mrkdwn"; text: string }[] })[];
+  blocks: (
+    | { type: "header"; text: { type: "plain_text"; text: string } }
+    | { type: "section"; text: { type: "mrkdwn"; text: string }; fields?: { type: "mrkdwn"; text: string }[] }
+    | { type: "context"; elements: { type: "mrkdwn"; text: string }[] }
+  )[];
 }
 
 const VERB: Record<TNotifyKind, string> = { fire: "FIRING", reminder: "STILL FIRING", resolve: "RESOLVED" };
@@ -47,14 +51,23 @@ export function slackPayload(f: TNotificationFacts): TSlackPayload {
     { type: "mrkdwn" as const, text: `*Since*\n${f.startedAt.toISOString()}` },
     { type: "mrkdwn" as const, text: `*Value vs threshold*\n${value}` },
   ];
-  if (f.kind === "resolve" && f.resolvedAt) fields.push({ type: "mrkdwn", text: `*Resolved*\n${f.resolvedAt.toISOString()}` });
+  if (f.kind === "resolve" && f.resolvedAt)
+    fields.push({ type: "mrkdwn", text: `*Resolved*\n${f.resolvedAt.toISOString()}` });
   return {
     text,
     blocks: [
       { type: "header", text: { type: "plain_text", text: `${VERB[f.kind]}: ${info.title}`.slice(0, 150) } },
       { type: "section", text: { type: "mrkdwn", text: f.summary }, fields },
       { type: "section", text: { type: "mrkdwn", text: `*Runbook:* ${info.runbook}` } },
-      { type: "context", elements: [{ type: "mrkdwn", text: `${link ? `<${link}|Open ${f.pipeline ?? "alerts"} in Sluice> · ` : ""}alert #${f.episodeId} · to ${f.team} on-call` }] },
+      {
+        type: "context",
+        elements: [
+          {
+            type: "mrkdwn",
+            text: `${link ? `<${link}|Open ${f.pipeline ?? "alerts"} in Sluice> · ` : ""}alert #${f.episodeId} · to ${f.team} on-call`,
+          },
+        ],
+      },
     ],
   };
 }

@@ -32,7 +32,13 @@ export type TRuleStep =
 
 const since = (now: Date, t: Date) => (now.getTime() - t.getTime()) / 1000;
 
-export function stepRule(rule: TRuleTiming, episode: TOpenEpisode | null, cond: Pick<TCondition, "active">, silenced: boolean, now: Date): TRuleStep {
+export function stepRule(
+  rule: TRuleTiming,
+  episode: TOpenEpisode | null,
+  cond: Pick<TCondition, "active">,
+  silenced: boolean,
+  now: Date,
+): TRuleStep {
   if (!episode) {
     if (cond.active === null) return { action: "idle", pendingSince: rule.pendingSince };
     if (!cond.active) return { action: "idle", pendingSince: null };
@@ -41,14 +47,26 @@ export function stepRule(rule: TRuleTiming, episode: TOpenEpisode | null, cond: 
     return { action: "open", pendingSince: null, startedAt: pendingSince, notify: silenced ? null : "fire" };
   }
   // Unknown keeps the clear clock where it is: a gap in the samples neither resolves nor re-arms.
-  const clearSince = cond.active === true ? null : cond.active === false ? (episode.clearSince ?? now) : episode.clearSince;
+  const clearSince =
+    cond.active === true ? null : cond.active === false ? (episode.clearSince ?? now) : episode.clearSince;
   if (clearSince && cond.active === false && since(now, clearSince) >= rule.clearForSeconds) {
     // Nobody was told it fired (silenced throughout): nobody is told it resolved.
-    return { action: "resolve", pendingSince: null, notify: !silenced && episode.notifiedAt ? "resolve" : null };
+    return {
+      action: "resolve",
+      pendingSince: null,
+      notify: !silenced && episode.notifiedAt ? "resolve" : null,
+    };
   }
   let notify: "fire" | "reminder" | null = null;
   if (!silenced && !episode.notifiedAt) notify = "fire";
-  else if (!silenced && episode.state === "firing" && rule.repeatSeconds > 0 && episode.lastNotifiedAt && since(now, episode.lastNotifiedAt) >= rule.repeatSeconds) notify = "reminder";
+  else if (
+    !silenced &&
+    episode.state === "firing" &&
+    rule.repeatSeconds > 0 &&
+    episode.lastNotifiedAt &&
+    since(now, episode.lastNotifiedAt) >= rule.repeatSeconds
+  )
+    notify = "reminder";
   return { action: "update", pendingSince: null, clearSince, notify };
 }
 
@@ -58,5 +76,10 @@ export function isSilenced(
   rule: { id: string; pipelineId: string | null },
   now: Date,
 ): boolean {
-  return silences.some((s) => !s.endedAt && s.expiresAt > now && (s.ruleId === rule.id || (s.pipelineId !== null && s.pipelineId === rule.pipelineId)));
+  return silences.some(
+    (s) =>
+      !s.endedAt &&
+      s.expiresAt > now &&
+      (s.ruleId === rule.id || (s.pipelineId !== null && s.pipelineId === rule.pipelineId)),
+  );
 }

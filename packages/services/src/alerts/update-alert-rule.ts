@@ -19,7 +19,11 @@ export const ZUpdateAlertRuleInput = z
     pipeline: z.string().min(1).max(200),
     kind: z.enum(PIPELINE_RULE_KINDS, { error: `kind: one of ${PIPELINE_RULE_KINDS.join(", ")}` }),
     severity: z.enum(SEVERITIES, { error: `severity: one of ${SEVERITIES.join(", ")}` }).optional(),
-    threshold: z.number({ error: "threshold: a number" }).finite("threshold: a finite number").nullable().optional(),
+    threshold: z
+      .number({ error: "threshold: a number" })
+      .finite("threshold: a finite number")
+      .nullable()
+      .optional(),
     forSeconds: seconds("forSeconds", 86_400).optional(),
     clearForSeconds: seconds("clearForSeconds", 86_400).optional(),
     repeatSeconds: seconds("repeatSeconds", 7 * 86_400).optional(),
@@ -27,11 +31,25 @@ export const ZUpdateAlertRuleInput = z
   })
   .superRefine((v, ctx) => {
     const info = RULE_KIND_INFO[v.kind];
-    if (v.threshold === null && !info.specTarget) ctx.addIssue({ code: "custom", path: ["threshold"], message: `threshold: ${v.kind} needs a threshold (${info.unit})` });
+    if (v.threshold === null && !info.specTarget)
+      ctx.addIssue({
+        code: "custom",
+        path: ["threshold"],
+        message: `threshold: ${v.kind} needs a threshold (${info.unit})`,
+      });
     if (typeof v.threshold === "number" && (v.threshold < info.min || v.threshold > info.max)) {
-      ctx.addIssue({ code: "custom", path: ["threshold"], message: `threshold: ${v.threshold} makes no sense for ${v.kind}; use ${info.min} to ${info.max} (${info.unit})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["threshold"],
+        message: `threshold: ${v.threshold} makes no sense for ${v.kind}; use ${info.min} to ${info.max} (${info.unit})`,
+      });
     }
-    if (v.repeatSeconds !== undefined && v.repeatSeconds > 0 && v.repeatSeconds < 60) ctx.addIssue({ code: "custom", path: ["repeatSeconds"], message: "repeatSeconds: 0 (no reminders) or at least 60" });
+    if (v.repeatSeconds !== undefined && v.repeatSeconds > 0 && v.repeatSeconds < 60)
+      ctx.addIssue({
+        code: "custom",
+        path: ["repeatSeconds"],
+        message: "repeatSeconds: 0 (no reminders) or at least 60",
+      });
   });
 export type TUpdateAlertRuleInput = z.input<typeof ZUpdateAlertRuleInput>;
 
@@ -39,22 +57,60 @@ export async function updateAlertRule(db: PrismaClient, actor: TAlertActor, inpu
   const { pipeline, kind, ...change } = ZUpdateAlertRuleInput.parse(input);
   return db.$transaction(async (tx) => {
     const rule = await tx.alertRule.findFirst({ where: { pipeline: { name: pipeline }, kind } });
-    if (!rule) throw new AlertChangeError(`No ${kind} rule on pipeline "${pipeline}" (its default rules are created on the evaluator's next pass, within seconds of registration).`, "not_found");
-    const before = { severity: rule.severity, threshold: rule.threshold, forSeconds: rule.forSeconds, clearForSeconds: rule.clearForSeconds, repeatSeconds: rule.repeatSeconds, enabled: rule.enabled };
+    if (!rule)
+      throw new AlertChangeError(
+        `No ${kind} rule on pipeline "${pipeline}" (its default rules are created on the evaluator's next pass, within seconds of registration).`,
+        "not_found",
+      );
+    const before = {
+      severity: rule.severity,
+      threshold: rule.threshold,
+      forSeconds: rule.forSeconds,
+      clearForSeconds: rule.clearForSeconds,
+      repeatSeconds: rule.repeatSeconds,
+      enabled: rule.enabled,
+    };
     const updated = await tx.alertRule.update({
       where: { id: rule.id },
-      data: { ...change, updatedBy: actor.label, ...(change.enabled === false ? { pendingSince: null } : {}) },
+      data: {
+        ...change,
+        updatedBy: actor.label,
+        ...(change.enabled === false ? { pendingSince: null } : {}),
+      },
     });
     if (change.enabled === false) {
       // A rule turned off is no longer evaluated, so its open episode would never resolve: it ends now.
-      const open = await tx.alertEpisode.findFirst({ where: { ruleId: rule.id, resolvedAt: null }, select: { id: true } });
+      const open = await tx.alertEpisode.findFirst({
+        where: { ruleId: rule.id, resolvedAt: null },
+        select: { id: true },
+      });
       if (open) {
-        await tx.alertEpisode.update({ where: { id: open.id }, data: { state: "resolved", resolvedAt: new Date(), resolvedBy: actor.label } });
-        await tx.alertEpisodeEvent.create({ data: { episodeId: open.id, type: "resolved", actor: actor.label, note: "the rule was turned off" } });
+        await tx.alertEpisode.update({
+          where: { id: open.id },
+          data: { state: "resolved", resolvedAt: new Date(), resolvedBy: actor.label },
+        });
+        await tx.alertEpisodeEvent.create({
+          data: { episodeId: open.id, type: "resolved", actor: actor.label, note: "the rule was turned off" },
+        });
       }
     }
-    const after = { severity: updated.severity, threshold: updated.threshold, forSeconds: updated.forSeconds, clearForSeconds: updated.clearForSeconds, repeatSeconds: updated.repeatSeconds, enabled: updated.enabled };
-    await recordAuditEvent(tx, { actorUserId: actor.userId, actor: actor.label, action: "alert.rule_change", target: { type: "alert_rule", id: rule.id, label: `${kind} on ${pipeline}` }, before, after, from: actor.from });
+    const after = {
+      severity: updated.severity,
+      threshold: updated.threshold,
+      forSeconds: updated.forSeconds,
+      clearForSeconds: updated.clearForSeconds,
+      repeatSeconds: updated.repeatSeconds,
+      enabled: updated.enabled,
+    };
+    await recordAuditEvent(tx, {
+      actorUserId: actor.userId,
+      actor: actor.label,
+      action: "alert.rule_change",
+      target: { type: "alert_rule", id: rule.id, label: `${kind} on ${pipeline}` },
+      before,
+      after,
+      from: actor.from,
+    });
     return { id: updated.id, ...after };
   });
 }

@@ -4,22 +4,27 @@
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "@sluice/db";
 
-export const ZFindAuditEventsInput = z.object({
-  /** Part of the actor (an email, "system:…"), case-insensitive. */
-  actor: z.string().trim().max(320).optional(),
-  /** An action ("pipeline.pause") or its area ("pipeline", "change"): exact, or everything under it. */
-  action: z.string().trim().max(100).optional(),
-  /** Part of the target's name (a pipeline, an email, a team), case-insensitive. */
-  target: z.string().trim().max(500).optional(),
-  /** Exactly this pipeline (its page's own history). */
-  pipeline: z.string().trim().max(200).optional(),
-  outcome: z.enum(["succeeded", "refused"]).optional(),
-  from: z.coerce.date().optional(),
-  to: z.coerce.date().optional(),
-  /** Events older than this id (the previous page's last one). */
-  before: z.coerce.bigint().optional(),
-  limit: z.number().int().min(1).max(500).default(50),
-}).refine((f) => !f.from || !f.to || f.from <= f.to, { message: "the start of the time range must be before its end", path: ["from"] });
+export const ZFindAuditEventsInput = z
+  .object({
+    /** Part of the actor (an email, "system:…"), case-insensitive. */
+    actor: z.string().trim().max(320).optional(),
+    /** An action ("pipeline.pause") or its area ("pipeline", "change"): exact, or everything under it. */
+    action: z.string().trim().max(100).optional(),
+    /** Part of the target's name (a pipeline, an email, a team), case-insensitive. */
+    target: z.string().trim().max(500).optional(),
+    /** Exactly this pipeline (its page's own history). */
+    pipeline: z.string().trim().max(200).optional(),
+    outcome: z.enum(["succeeded", "refused"]).optional(),
+    from: z.coerce.date().optional(),
+    to: z.coerce.date().optional(),
+    /** Events older than this id (the previous page's last one). */
+    before: z.coerce.bigint().optional(),
+    limit: z.number().int().min(1).max(500).default(50),
+  })
+  .refine((f) => !f.from || !f.to || f.from <= f.to, {
+    message: "the start of the time range must be before its end",
+    path: ["from"],
+  });
 export type TFindAuditEventsInput = z.input<typeof ZFindAuditEventsInput>;
 
 export interface TAuditEventView {
@@ -42,7 +47,8 @@ export interface TAuditEventView {
 export function auditEventsWhere(f: z.output<typeof ZFindAuditEventsInput>): Prisma.AuditEventWhereInput {
   const and: Prisma.AuditEventWhereInput[] = [];
   if (f.actor) and.push({ actor: { contains: f.actor, mode: "insensitive" } });
-  if (f.action) and.push({ OR: [{ action: f.action }, { action: { startsWith: `${f.action.replace(/\.$/, "")}.` } }] });
+  if (f.action)
+    and.push({ OR: [{ action: f.action }, { action: { startsWith: `${f.action.replace(/\.$/, "")}.` } }] });
   if (f.target) and.push({ targetLabel: { contains: f.target, mode: "insensitive" } });
   if (f.pipeline) and.push({ targetType: "pipeline", targetLabel: f.pipeline });
   if (f.outcome) and.push({ outcome: f.outcome });
@@ -52,21 +58,70 @@ export function auditEventsWhere(f: z.output<typeof ZFindAuditEventsInput>): Pri
   return { AND: and };
 }
 
-export async function findAuditEvents(db: PrismaClient, input: TFindAuditEventsInput): Promise<{ events: TAuditEventView[]; nextBefore: string | null }> {
+export async function findAuditEvents(
+  db: PrismaClient,
+  input: TFindAuditEventsInput,
+): Promise<{ events: TAuditEventView[]; nextBefore: string | null }> {
   const f = ZFindAuditEventsInput.parse(input);
-  const rows = await db.auditEvent.findMany({ where: auditEventsWhere(f), orderBy: { id: "desc" }, take: f.limit + 1 });
+  const rows = await db.auditEvent.findMany({
+    where: auditEventsWhere(f),
+    orderBy: { id: "desc" },
+    take: f.limit + 1,
+  });
   const events = rows.slice(0, f.limit).map(view);
   return { events, nextBefore: rows.length > f.limit ? events.at(-1)!.id : null };
 }
 
 /** Every event matching the filters as CSV (RFC 4180), oldest first, at most `max` rows. */
-export async function exportAuditEventsCsv(db: PrismaClient, input: TFindAuditEventsInput, max = 100_000): Promise<string> {
+export async function exportAuditEventsCsv(
+  db: PrismaClient,
+  input: TFindAuditEventsInput,
+  max = 100_000,
+): Promise<string> {
   const f = ZFindAuditEventsInput.parse({ ...input, limit: 1 });
-  const rows = await db.auditEvent.findMany({ where: auditEventsWhere(f), orderBy: { id: "asc" }, take: max });
-  const header = ["id", "occurred_at", "actor", "action", "outcome", "target_type", "target_id", "target", "reason", "before", "after", "origin", "ip_address", "user_agent"];
-  const lines = rows.map(view).map((e) =>
-    [e.id, e.occurredAt.toISOString(), e.actor, e.action, e.outcome, e.targetType, e.targetId, e.targetLabel, e.reason, json(e.before), json(e.after), e.origin, e.ipAddress, e.userAgent].map(csvField).join(","),
-  );
+  const rows = await db.auditEvent.findMany({
+    where: auditEventsWhere(f),
+    orderBy: { id: "asc" },
+    take: max,
+  });
+  const header = [
+    "id",
+    "occurred_at",
+    "actor",
+    "action",
+    "outcome",
+    "target_type",
+    "target_id",
+    "target",
+    "reason",
+    "before",
+    "after",
+    "origin",
+    "ip_address",
+    "user_agent",
+  ];
+  const lines = rows
+    .map(view)
+    .map((e) =>
+      [
+        e.id,
+        e.occurredAt.toISOString(),
+        e.actor,
+        e.action,
+        e.outcome,
+        e.targetType,
+        e.targetId,
+        e.targetLabel,
+        e.reason,
+        json(e.before),
+        json(e.after),
+        e.origin,
+        e.ipAddress,
+        e.userAgent,
+      ]
+        .map(csvField)
+        .join(","),
+    );
   return [header.join(","), ...lines].join("\r\n") + "\r\n";
 }
 

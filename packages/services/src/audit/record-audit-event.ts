@@ -19,9 +19,20 @@ export const ZAuditEventInput = z.object({
   /** Readable on its own: an email, "system:<what>", the email a failed sign-in tried. */
   actor: z.string().min(1).max(320),
   /** Dotted: "<area>.<verb>", e.g. "auth.sign_in", "user.role_change", "pipeline.pause". */
-  action: z.string().regex(/^[a-z][a-zA-Z_]*(\.[a-z][a-zA-Z_]*)+$/, "an action is dotted lower-case words, e.g. user.role_change"),
+  action: z
+    .string()
+    .regex(
+      /^[a-z][a-zA-Z_]*(\.[a-z][a-zA-Z_]*)+$/,
+      "an action is dotted lower-case words, e.g. user.role_change",
+    ),
   outcome: z.enum(["succeeded", "refused"]).default("succeeded"),
-  target: z.object({ type: z.string().min(1).max(100), id: z.string().max(200).nullish(), label: z.string().max(500).nullish() }).nullish(),
+  target: z
+    .object({
+      type: z.string().min(1).max(100),
+      id: z.string().max(200).nullish(),
+      label: z.string().max(500).nullish(),
+    })
+    .nullish(),
   reason: z.string().max(2000).default(""),
   /** The target's state before and after the change (never secrets: callers pass redacted views). */
   before: z.unknown().optional(),

@@ -24,14 +24,30 @@ const SELECT = {
   name: true,
   role: true,
   disabledAt: true,
-  memberships: { select: { team: { select: { id: true, slug: true, name: true } } }, orderBy: { team: { name: "asc" } } },
+  memberships: {
+    select: { team: { select: { id: true, slug: true, name: true } } },
+    orderBy: { team: { name: "asc" } },
+  },
 } as const;
 
-type TRow = { id: string; email: string; name: string; role: TRole; disabledAt: Date | null; memberships: { team: TActorTeam }[] };
+type TRow = {
+  id: string;
+  email: string;
+  name: string;
+  role: TRole;
+  disabledAt: Date | null;
+  memberships: { team: TActorTeam }[];
+};
 
 function toActor(row: TRow | null): TActor | null {
   if (!row || row.disabledAt) return null;
-  return { id: row.id, email: row.email, name: row.name, role: row.role, teams: row.memberships.map((m) => m.team) };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    teams: row.memberships.map((m) => m.team),
+  };
 }
 
 export async function getActor(db: PrismaClient, userId: string): Promise<TActor | null> {
@@ -39,7 +55,10 @@ export async function getActor(db: PrismaClient, userId: string): Promise<TActor
 }
 
 /** The CLI's actor (SLUICE_ACTOR / --as): distinguishes "no such user" from "disabled" for its message. */
-export async function getActorByEmail(db: PrismaClient, email: string): Promise<{ actor: TActor } | { missing: true } | { disabled: true }> {
+export async function getActorByEmail(
+  db: PrismaClient,
+  email: string,
+): Promise<{ actor: TActor } | { missing: true } | { disabled: true }> {
   const row = await db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: SELECT });
   if (!row) return { missing: true };
   if (row.disabledAt) return { disabled: true };

@@ -6,7 +6,9 @@ import { ACTIONS, type TAction } from "./actions";
 import type { TActor, TActorTeam } from "./actor";
 import { hasRole, type TRole } from "./roles";
 
-export type TDecision = { ok: true; actor: TActor } | { ok: false; code: "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND"; message: string };
+export type TDecision =
+  | { ok: true; actor: TActor }
+  | { ok: false; code: "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND"; message: string };
 
 /** What an action is done to. A pipeline's owner team decides for team-scoped roles. */
 export type TTargetRef = { pipeline: string } | { newPipeline: string; ownerTeamSlug: string } | null;
@@ -17,23 +19,33 @@ export interface TResolvedTarget {
 }
 
 const SIGN_IN: TDecision = { ok: false, code: "UNAUTHENTICATED", message: "Sign in to continue." };
-const list = (roles: readonly string[]) => (roles.length > 1 ? `${roles.slice(0, -1).join(", ")} or ${roles.at(-1)}` : roles[0]);
+const list = (roles: readonly string[]) =>
+  roles.length > 1 ? `${roles.slice(0, -1).join(", ")} or ${roles.at(-1)}` : roles[0];
 
 /** Reads: the role ladder (viewer < operator < owner < admin). */
 export function decideRole(actor: TActor | null, minRole: TRole): TDecision {
   if (!actor) return SIGN_IN;
   if (hasRole(actor.role, minRole)) return { ok: true, actor };
-  return { ok: false, code: "FORBIDDEN", message: `This needs the ${minRole} role; you are signed in as ${actor.role}. Ask an admin to change your role.` };
+  return {
+    ok: false,
+    code: "FORBIDDEN",
+    message: `This needs the ${minRole} role; you are signed in as ${actor.role}. Ask an admin to change your role.`,
+  };
 }
 
 /** Whether the actor's role could do the action to some target (decided without the target). */
 export function decideActionRole(actor: TActor | null, action: TAction): TDecision | "needs-target" {
   if (!actor) return SIGN_IN;
   const rule = ACTIONS[action];
-  if (actor.role === "admin" || (rule.fleet as readonly TRole[]).includes(actor.role)) return { ok: true, actor };
+  if (actor.role === "admin" || (rule.fleet as readonly TRole[]).includes(actor.role))
+    return { ok: true, actor };
   if ((rule.ownTeam as readonly TRole[]).includes(actor.role)) return "needs-target";
   const allowed = [...rule.fleet, ...rule.ownTeam.map((r) => `${r} (of the pipeline's team)`), "admin"];
-  return { ok: false, code: "FORBIDDEN", message: `Only ${list(allowed)} may ${rule.describe}; you are signed in as ${actor.role}. Ask an admin to change your role.` };
+  return {
+    ok: false,
+    code: "FORBIDDEN",
+    message: `Only ${list(allowed)} may ${rule.describe}; you are signed in as ${actor.role}. Ask an admin to change your role.`,
+  };
 }
 
 /** For enabling a button: could this actor do the action to some target (the server decides each one)? */
@@ -43,14 +55,23 @@ export function mayDoAction(actor: TActor | null, action: TAction): boolean {
 }
 
 /** The full decision, with the target's owner team known. */
-export function decideAction(actor: TActor | null, action: TAction, target: TResolvedTarget | null): TDecision {
+export function decideAction(
+  actor: TActor | null,
+  action: TAction,
+  target: TResolvedTarget | null,
+): TDecision {
   const byRole = decideActionRole(actor, action);
   if (byRole !== "needs-target") return byRole;
   const who = actor!;
-  if (!target) return { ok: false, code: "FORBIDDEN", message: `Name the pipeline to ${ACTIONS[action].describe}.` };
-  if (target.ownerTeam && who.teams.some((t) => t.id === target.ownerTeam!.id)) return { ok: true, actor: who };
-  const yours = who.teams.length > 0 ? `your teams: ${who.teams.map((t) => t.name).join(", ")}` : "you are in no team";
-  const owner = target.ownerTeam ? `it belongs to ${target.ownerTeam.name}` : "its team does not exist yet (an admin creates teams)";
+  if (!target)
+    return { ok: false, code: "FORBIDDEN", message: `Name the pipeline to ${ACTIONS[action].describe}.` };
+  if (target.ownerTeam && who.teams.some((t) => t.id === target.ownerTeam!.id))
+    return { ok: true, actor: who };
+  const yours =
+    who.teams.length > 0 ? `your teams: ${who.teams.map((t) => t.name).join(", ")}` : "you are in no team";
+  const owner = target.ownerTeam
+    ? `it belongs to ${target.ownerTeam.name}`
+    : "its team does not exist yet (an admin creates teams)";
   return {
     ok: false,
     code: "FORBIDDEN",
@@ -59,11 +80,21 @@ export function decideAction(actor: TActor | null, action: TAction, target: TRes
 }
 
 /** Decide for a target named by the caller (a pipeline name), looking up its owner team. */
-export async function authorizeAction(db: PrismaClient, actor: TActor | null, action: TAction, ref: TTargetRef): Promise<TDecision> {
+export async function authorizeAction(
+  db: PrismaClient,
+  actor: TActor | null,
+  action: TAction,
+  ref: TTargetRef,
+): Promise<TDecision> {
   const byRole = decideActionRole(actor, action);
   if (byRole !== "needs-target") return byRole;
   const target = await resolveTarget(db, ref);
-  if (target === "missing") return { ok: false, code: "NOT_FOUND", message: `No pipeline named "${ref && "pipeline" in ref ? ref.pipeline : ""}".` };
+  if (target === "missing")
+    return {
+      ok: false,
+      code: "NOT_FOUND",
+      message: `No pipeline named "${ref && "pipeline" in ref ? ref.pipeline : ""}".`,
+    };
   return decideAction(actor, action, target);
 }
 
@@ -71,29 +102,44 @@ async function resolveTarget(db: PrismaClient, ref: TTargetRef): Promise<TResolv
   if (!ref) return null;
   const team = { select: { id: true, slug: true, name: true } } as const;
   if ("pipeline" in ref) {
-    const p = await db.pipeline.findUnique({ where: { name: ref.pipeline }, select: { name: true, ownerTeam: team } });
+    const p = await db.pipeline.findUnique({
+      where: { name: ref.pipeline },
+      select: { name: true, ownerTeam: team },
+    });
     return p ? { pipeline: p.name, ownerTeam: p.ownerTeam } : "missing";
   }
-  const existing = await db.pipeline.findUnique({ where: { name: ref.newPipeline }, select: { name: true, ownerTeam: team } });
+  const existing = await db.pipeline.findUnique({
+    where: { name: ref.newPipeline },
+    select: { name: true, ownerTeam: team },
+  });
   // A new version of an existing pipeline is decided by the team that owns it now: a spec that names
   // another owner cannot take a pipeline away from its team.
   if (existing && existing.ownerTeam.slug !== ref.ownerTeamSlug) {
     return { pipeline: ref.newPipeline, ownerTeam: existing.ownerTeam };
   }
-  const owner = existing?.ownerTeam ?? (await db.team.findUnique({ where: { slug: ref.ownerTeamSlug }, ...team }));
+  const owner =
+    existing?.ownerTeam ?? (await db.team.findUnique({ where: { slug: ref.ownerTeamSlug }, ...team }));
   return { pipeline: ref.newPipeline, ownerTeam: owner };
 }
 
 /** An action was refused; carries the decision's code and message for the edge to report. */
 export class NotAllowedError extends Error {
-  constructor(readonly code: "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND", message: string) {
+  constructor(
+    readonly code: "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND",
+    message: string,
+  ) {
     super(message);
     this.name = "NotAllowedError";
   }
 }
 
 /** authorizeAction that throws NotAllowedError on a refusal and returns the actor otherwise. */
-export async function requireAction(db: PrismaClient, actor: TActor | null, action: TAction, ref: TTargetRef): Promise<TActor> {
+export async function requireAction(
+  db: PrismaClient,
+  actor: TActor | null,
+  action: TAction,
+  ref: TTargetRef,
+): Promise<TActor> {
   const decision = await authorizeAction(db, actor, action, ref);
   if (!decision.ok) throw new NotAllowedError(decision.code, decision.message);
   return decision.actor;

@@ -8,9 +8,14 @@ import type { PrismaClient } from "@sluice/db";
 
 export const SIGN_IN_THROTTLE = { maxAttempts: 5, windowSeconds: 15 * 60 } as const;
 
-export type TThrottleDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; retryAt: Date };
+export type TThrottleDecision =
+  { allowed: true } | { allowed: false; retryAfterSeconds: number; retryAt: Date };
 
-export async function consumeSignInAttempt(db: PrismaClient, email: string, limits = SIGN_IN_THROTTLE): Promise<TThrottleDecision> {
+export async function consumeSignInAttempt(
+  db: PrismaClient,
+  email: string,
+  limits = SIGN_IN_THROTTLE,
+): Promise<TThrottleDecision> {
   const key = email.trim().toLowerCase().slice(0, 320);
   const window = `${limits.windowSeconds} seconds`;
   const [row] = await db.$queryRaw<{ attempts: number; window_started: Date; now: Date }[]>`
@@ -21,7 +26,11 @@ export async function consumeSignInAttempt(db: PrismaClient, email: string, limi
     RETURNING attempts, window_started, now() AS now`;
   if (!row || row.attempts <= limits.maxAttempts) return { allowed: true };
   const retryAt = new Date(row.window_started.getTime() + limits.windowSeconds * 1000);
-  return { allowed: false, retryAt, retryAfterSeconds: Math.max(1, Math.ceil((retryAt.getTime() - row.now.getTime()) / 1000)) };
+  return {
+    allowed: false,
+    retryAt,
+    retryAfterSeconds: Math.max(1, Math.ceil((retryAt.getTime() - row.now.getTime()) / 1000)),
+  };
 }
 
 /** After a successful sign-in: the account's earlier failures no longer count. */
@@ -32,6 +41,7 @@ export async function clearSignInAttempts(db: PrismaClient, email: string): Prom
 /** "Try again in 14 minutes (at 09:41 UTC)." — the sentence both limits end their refusal with. */
 export function describeRetry(retryAfterSeconds: number, now = new Date()): string {
   const at = new Date(now.getTime() + retryAfterSeconds * 1000).toISOString().slice(11, 16);
-  const wait = retryAfterSeconds < 90 ? `${retryAfterSeconds} seconds` : `${Math.ceil(retryAfterSeconds / 60)} minutes`;
+  const wait =
+    retryAfterSeconds < 90 ? `${retryAfterSeconds} seconds` : `${Math.ceil(retryAfterSeconds / 60)} minutes`;
   return `Try again in ${wait} (at ${at} UTC).`;
 }

@@ -30,20 +30,36 @@ export async function applyCheckpointReset(
   const [cp] = await tx.$queryRaw<{ last_batch_id: bigint; end_offsets: Record<string, number> }[]>`
     SELECT last_batch_id, end_offsets FROM checkpoints WHERE pipeline_version_id = ${cr.pipelineVersionId} FOR UPDATE`;
   if (!cp) throw new ChangeRequestError("the pipeline version has no checkpoint", "conflict");
-  const version = await tx.pipelineVersion.findUniqueOrThrow({ where: { id: cr.pipelineVersionId }, select: { spec: true } });
+  const version = await tx.pipelineVersion.findUniqueOrThrow({
+    where: { id: cr.pipelineVersionId },
+    select: { spec: true },
+  });
   const targets = Object.fromEntries(impact.partitions.map((p) => [String(p.partition), p.target]));
   // The checkpoint moved on since the request: judge the same targets from where it is now (a skip
   // ahead may have become a rewind, which can be wrong for a windowed aggregate).
-  const now = resetImpact({ shape: shapeOfSpec(version.spec), target: { kind: "offsets", offsets: targets }, state: payload.state, checkpoint: cp.end_offsets, bounds: impact.partitions });
-  if (now.refusals.length > 0) throw new ChangeRequestError(`the checkpoint moved on since the request, and from where it is now: ${now.refusals.join("; ")}`, "conflict");
+  const now = resetImpact({
+    shape: shapeOfSpec(version.spec),
+    target: { kind: "offsets", offsets: targets },
+    state: payload.state,
+    checkpoint: cp.end_offsets,
+    bounds: impact.partitions,
+  });
+  if (now.refusals.length > 0)
+    throw new ChangeRequestError(
+      `the checkpoint moved on since the request, and from where it is now: ${now.refusals.join("; ")}`,
+      "conflict",
+    );
 
   const clear = payload.state === "clear";
   const offsetsAfter = { ...cp.end_offsets, ...targets };
   let stateRowsCleared = 0;
   if (clear) {
-    stateRowsCleared += await tx.$executeRaw`DELETE FROM dedup_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-    stateRowsCleared += await tx.$executeRaw`DELETE FROM window_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-    stateRowsCleared += await tx.$executeRaw`DELETE FROM cdc_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    stateRowsCleared +=
+      await tx.$executeRaw`DELETE FROM dedup_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    stateRowsCleared +=
+      await tx.$executeRaw`DELETE FROM window_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    stateRowsCleared +=
+      await tx.$executeRaw`DELETE FROM cdc_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
   }
   await tx.$executeRaw`
     UPDATE checkpoints
@@ -67,5 +83,11 @@ export async function applyCheckpointReset(
       approvedBy,
     },
   });
-  return { afterBatchId: Number(cp.last_batch_id), offsetsBefore: cp.end_offsets, offsetsAfter, stateCleared: clear, stateRowsCleared };
+  return {
+    afterBatchId: Number(cp.last_batch_id),
+    offsetsBefore: cp.end_offsets,
+    offsetsAfter,
+    stateCleared: clear,
+    stateRowsCleared,
+  };
 }

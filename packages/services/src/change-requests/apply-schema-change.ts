@@ -16,7 +16,12 @@
 // pending. Errors that retrying cannot fix (the state cannot continue, the table cannot follow, the
 // proposal equals the running spec, it no longer validates) are `ApplyRefusedError`: the caller rolls this
 // work back to a savepoint and records the request as failed with the message.
-import { ConfigurationError, IncompatibleStateError, migrateSinkTable, registerPipelineVersionIn } from "@sluice/engine";
+import {
+  ConfigurationError,
+  IncompatibleStateError,
+  migrateSinkTable,
+  registerPipelineVersionIn,
+} from "@sluice/engine";
 import { validateSpec, type TPipelineSpec } from "@sluice/spec";
 import type { Prisma } from "@sluice/db";
 import { lockRun, recordTransition } from "../runs/run-record";
@@ -53,12 +58,25 @@ export async function applySchemaChange(
   const payload = (cr.payload ?? {}) as { proposed?: unknown; needsEdit?: string | null };
   // Not `failed`: the request stays pending (its observations keep updating) until someone rejects it
   // or asks again with an edited spec.
-  if (payload.needsEdit) throw new ChangeRequestError(`change request #${cr.id} has no safe proposal to apply: ${payload.needsEdit} Reject it with a note, or ask again with an edited spec (the pipeline's New version → Request approval).`, "invalid");
+  if (payload.needsEdit)
+    throw new ChangeRequestError(
+      `change request #${cr.id} has no safe proposal to apply: ${payload.needsEdit} Reject it with a note, or ask again with an edited spec (the pipeline's New version → Request approval).`,
+      "invalid",
+    );
   const proposed = validateSpec(payload.proposed);
-  if (!proposed.ok) throw new ApplyRefusedError(`the proposed spec no longer validates: ${proposed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-  const old = await tx.pipelineVersion.findUniqueOrThrow({ where: { id: cr.pipelineVersionId }, select: { version: true, spec: true } });
+  if (!proposed.ok)
+    throw new ApplyRefusedError(
+      `the proposed spec no longer validates: ${proposed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+    );
+  const old = await tx.pipelineVersion.findUniqueOrThrow({
+    where: { id: cr.pipelineVersionId },
+    select: { version: true, spec: true },
+  });
   const current = validateSpec(old.spec);
-  if (!current.ok) throw new ApplyRefusedError(`the running spec (v${old.version}) no longer validates: its state cannot be compared with the proposal's`);
+  if (!current.ok)
+    throw new ApplyRefusedError(
+      `the running spec (v${old.version}) no longer validates: its state cannot be compared with the proposal's`,
+    );
 
   await tx.$executeRaw`INSERT INTO checkpoints (pipeline_version_id) VALUES (${cr.pipelineVersionId}) ON CONFLICT DO NOTHING`;
   const [cp] = await tx.$queryRaw<{ last_batch_id: bigint; end_offsets: Record<string, number> }[]>`
@@ -67,15 +85,26 @@ export async function applySchemaChange(
   const sql = prismaSqlClient(tx);
   const registered = await registerPipelineVersionIn(sql, proposed.spec as TPipelineSpec, {
     registeredBy: `change-request:${cr.id}`,
-    reason: `schema change request #${cr.id} (requested by ${cr.requestedBy}, approved by ${approvedBy}): ${cr.reason}`.slice(0, 2000),
+    reason:
+      `schema change request #${cr.id} (requested by ${cr.requestedBy}, approved by ${approvedBy}): ${cr.reason}`.slice(
+        0,
+        2000,
+      ),
   }).catch((err: unknown) => {
-    if (err instanceof IncompatibleStateError || err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
+    if (err instanceof IncompatibleStateError || err instanceof ConfigurationError)
+      throw new ApplyRefusedError(err.message);
     throw err;
   });
-  if (!registered.created) throw new ApplyRefusedError(`the proposal is exactly version ${registered.version}'s spec: there is nothing to apply`);
+  if (!registered.created)
+    throw new ApplyRefusedError(
+      `the proposal is exactly version ${registered.version}'s spec: there is nothing to apply`,
+    );
   if (registered.continuedFrom?.pipelineVersionId !== cr.pipelineVersionId) {
     // The stale check before this makes it unreachable; refusing keeps "same offsets" a guarantee.
-    throw new ChangeRequestError(`version ${registered.version} would not continue v${old.version}'s checkpoint: the request is stale`, "conflict");
+    throw new ChangeRequestError(
+      `version ${registered.version} would not continue v${old.version}'s checkpoint: the request is stale`,
+      "conflict",
+    );
   }
   const sinkChanges = await migrateSinkTable(sql, current.spec, proposed.spec).catch((err: unknown) => {
     if (err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
@@ -87,17 +116,45 @@ export async function applySchemaChange(
   const before = await lockRun(tx, cr.pipelineVersionId);
   await tx.pipelineRun.update({
     where: { pipelineVersionId: cr.pipelineVersionId },
-    data: { status: "stopped", desiredState: "stopped", scheduleSeq: before.seq + 1, batchStartedAt: null, batchWorkerId: null, nextBatchAt: null, updatedAt: new Date() },
+    data: {
+      status: "stopped",
+      desiredState: "stopped",
+      scheduleSeq: before.seq + 1,
+      batchStartedAt: null,
+      batchWorkerId: null,
+      nextBatchAt: null,
+      updatedAt: new Date(),
+    },
   });
-  await recordTransition(tx, cr.pipelineVersionId, { action: "superseded", from: before.status, to: "stopped", desired: "stopped", actor, reason: why });
+  await recordTransition(tx, cr.pipelineVersionId, {
+    action: "superseded",
+    from: before.status,
+    to: "stopped",
+    desired: "stopped",
+    actor,
+    reason: why,
+  });
   const run = before.desired;
   await lockRun(tx, registered.pipelineVersionId);
   if (run !== "stopped") {
     await tx.pipelineRun.update({
       where: { pipelineVersionId: registered.pipelineVersionId },
-      data: { status: run, desiredState: run, scheduleSeq: 1, nextBatchAt: run === "running" ? new Date() : null, updatedAt: new Date() },
+      data: {
+        status: run,
+        desiredState: run,
+        scheduleSeq: 1,
+        nextBatchAt: run === "running" ? new Date() : null,
+        updatedAt: new Date(),
+      },
     });
-    await recordTransition(tx, registered.pipelineVersionId, { action: run === "running" ? "start" : "pause", from: "stopped", to: run, desired: run, actor, reason: `schema change request #${cr.id}: takes over from version ${old.version}` });
+    await recordTransition(tx, registered.pipelineVersionId, {
+      action: run === "running" ? "start" : "pause",
+      from: "stopped",
+      to: run,
+      desired: run,
+      actor,
+      reason: `schema change request #${cr.id}: takes over from version ${old.version}`,
+    });
   }
   return {
     version: registered.version,

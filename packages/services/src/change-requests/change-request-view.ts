@@ -1,7 +1,15 @@
 // A change request as the console, the CLI and tests read it, and the refusals the services raise.
 import type { Prisma, PrismaClient } from "@sluice/db";
 
-export const CHANGE_REQUEST_STATUSES = ["pending", "approved", "applied", "rejected", "cancelled", "failed", "stale"] as const;
+export const CHANGE_REQUEST_STATUSES = [
+  "pending",
+  "approved",
+  "applied",
+  "rejected",
+  "cancelled",
+  "failed",
+  "stale",
+] as const;
 export type TChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 export type TChangeRequestKind = "checkpoint_reset" | "schema_change";
 
@@ -39,7 +47,10 @@ export class ChangeRequestError extends Error {
 type TDb = PrismaClient | Prisma.TransactionClient;
 
 export async function getChangeRequest(db: TDb, id: bigint): Promise<TChangeRequestView | null> {
-  const r = await db.changeRequest.findUnique({ where: { id }, include: { comments: { orderBy: { id: "asc" } } } });
+  const r = await db.changeRequest.findUnique({
+    where: { id },
+    include: { comments: { orderBy: { id: "asc" } } },
+  });
   if (!r) return null;
   const [views] = await toViews(db, [r]);
   return views ?? null;
@@ -50,7 +61,9 @@ export async function findChangeRequests(
   input: { status?: TChangeRequestStatus | "open"; pipeline?: string; limit?: number } = {},
 ): Promise<TChangeRequestView[]> {
   const status = input.status === "open" ? { in: ["pending", "approved"] } : input.status;
-  const pipelineId = input.pipeline ? ((await db.pipeline.findUnique({ where: { name: input.pipeline }, select: { id: true } }))?.id ?? "-") : undefined;
+  const pipelineId = input.pipeline
+    ? ((await db.pipeline.findUnique({ where: { name: input.pipeline }, select: { id: true } }))?.id ?? "-")
+    : undefined;
   const rows = await db.changeRequest.findMany({
     where: { ...(status ? { status } : {}), ...(pipelineId ? { pipelineId } : {}) },
     orderBy: { id: "desc" },

@@ -30,9 +30,27 @@ export interface TDecideHooks {
   scheduler?: TBatchScheduler;
 }
 
-type TLocked = { id: bigint; kind: string; status: string; pipeline_id: string; pipeline_version_id: string; requested_by_id: string | null; requested_by: string; reason: string; decided_by_id: string | null; decided_by: string | null; payload: unknown; impact: unknown };
+type TLocked = {
+  id: bigint;
+  kind: string;
+  status: string;
+  pipeline_id: string;
+  pipeline_version_id: string;
+  requested_by_id: string | null;
+  requested_by: string;
+  reason: string;
+  decided_by_id: string | null;
+  decided_by: string | null;
+  payload: unknown;
+  impact: unknown;
+};
 
-export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, input: TDecideChangeRequestInput, hooks: TDecideHooks = {}): Promise<TChangeRequestView> {
+export async function approveChangeRequest(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TDecideChangeRequestInput,
+  hooks: TDecideHooks = {},
+): Promise<TChangeRequestView> {
   const req = ZDecideChangeRequestInput.parse(input);
   const outcome = await db
     .$transaction(
@@ -40,23 +58,58 @@ export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, inp
         const cr = await lockRequest(tx, req);
         refuseOwn(cr, who, "approve");
         if (cr.status !== "pending") {
-          if ((cr.status === "applied" || cr.status === "approved") && cr.decided_by_id === who.actorUserId) return { kind: "again" as const };
-          throw new ChangeRequestError(`change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: nothing to approve`, "conflict");
+          if ((cr.status === "applied" || cr.status === "approved") && cr.decided_by_id === who.actorUserId)
+            return { kind: "again" as const };
+          throw new ChangeRequestError(
+            `change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: nothing to approve`,
+            "conflict",
+          );
         }
-        const latest = await tx.pipelineVersion.findFirst({ where: { pipelineId: cr.pipeline_id }, orderBy: { version: "desc" }, select: { id: true, version: true } });
+        const latest = await tx.pipelineVersion.findFirst({
+          where: { pipelineId: cr.pipeline_id },
+          orderBy: { version: "desc" },
+          select: { id: true, version: true },
+        });
         if (latest?.id !== cr.pipeline_version_id) {
           await tx.$executeRaw`UPDATE change_requests SET status = 'stale', updated_at = now(), decision_note = ${`pipeline has a new version (v${latest?.version ?? "?"}) since the request`} WHERE id = ${cr.id} AND status = 'pending'`;
-          await recordAuditEvent(tx, { ...who, action: "change.stale", target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), newVersion: latest?.version ?? null } });
+          await recordAuditEvent(tx, {
+            ...who,
+            action: "change.stale",
+            target: targetOf(cr, req),
+            reason: req.note,
+            after: { changeRequest: String(cr.id), newVersion: latest?.version ?? null },
+          });
           return { kind: "stale" as const, version: latest?.version ?? null };
         }
         const moved = await tx.$executeRaw`
           UPDATE change_requests SET status = 'approved', decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()
            WHERE id = ${cr.id} AND status = 'pending'`;
-        if (moved !== 1) throw new ChangeRequestError(`change request #${cr.id} was decided by someone else meanwhile`, "conflict");
-        await recordAuditEvent(tx, { ...who, action: "change.approve", target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), kind: cr.kind } });
+        if (moved !== 1)
+          throw new ChangeRequestError(
+            `change request #${cr.id} was decided by someone else meanwhile`,
+            "conflict",
+          );
+        await recordAuditEvent(tx, {
+          ...who,
+          action: "change.approve",
+          target: targetOf(cr, req),
+          reason: req.note,
+          after: { changeRequest: String(cr.id), kind: cr.kind },
+        });
         if (cr.kind === "schema_change") return applySchemaChangeIn(tx, cr, who, req, hooks);
-        if (cr.kind !== "checkpoint_reset") throw new ChangeRequestError(`applying a ${cr.kind} request is not supported`, "invalid");
-        const applied = await applyCheckpointReset(tx, { id: cr.id, pipelineVersionId: cr.pipeline_version_id, payload: cr.payload, impact: cr.impact, requestedBy: cr.requested_by }, who.actor);
+        if (cr.kind !== "checkpoint_reset")
+          throw new ChangeRequestError(`applying a ${cr.kind} request is not supported`, "invalid");
+        const applied = await applyCheckpointReset(
+          tx,
+          {
+            id: cr.id,
+            pipelineVersionId: cr.pipeline_version_id,
+            payload: cr.payload,
+            impact: cr.impact,
+            requestedBy: cr.requested_by,
+          },
+          who.actor,
+        );
         await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
         await recordAuditEvent(tx, {
           ...who,
@@ -64,7 +117,11 @@ export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, inp
           target: targetOf(cr, req),
           reason: `checkpoint reset of change request #${cr.id}, requested by ${cr.requested_by}`,
           before: { offsets: applied.offsetsBefore, afterBatchId: applied.afterBatchId },
-          after: { offsets: applied.offsetsAfter, stateCleared: applied.stateCleared, stateRowsCleared: applied.stateRowsCleared },
+          after: {
+            offsets: applied.offsetsAfter,
+            stateCleared: applied.stateCleared,
+            stateRowsCleared: applied.stateRowsCleared,
+          },
         });
         await hooks.beforeCommit?.();
         return { kind: "applied" as const };
@@ -75,40 +132,76 @@ export async function approveChangeRequest(db: PrismaClient, who: TAuditWho, inp
       if (err instanceof ChangeRequestError) await auditRefused(db, who, "change.approve", req, err);
       throw err;
     });
-  if (outcome.kind === "failed") throw new ChangeRequestError(`change request #${req.id} failed and is recorded as failed: ${outcome.message}`, "conflict");
+  if (outcome.kind === "failed")
+    throw new ChangeRequestError(
+      `change request #${req.id} failed and is recorded as failed: ${outcome.message}`,
+      "conflict",
+    );
   if (outcome.kind === "applied" && "schedule" in outcome && outcome.schedule && hooks.scheduler) {
     // After the commit: the new version's run row says running; queueing its turn now only saves the reconciler's wait.
     await hooks.scheduler.scheduleTurn({ ...outcome.schedule, delayMs: 0 }).catch(() => undefined);
   }
   if (outcome.kind === "stale") {
-    throw new ChangeRequestError(`change request #${req.id} is stale: pipeline "${req.pipeline}" got a new version (v${outcome.version}) after it was made, so its impact no longer holds. Request it again against the current version.`, "conflict");
+    throw new ChangeRequestError(
+      `change request #${req.id} is stale: pipeline "${req.pipeline}" got a new version (v${outcome.version}) after it was made, so its impact no longer holds. Request it again against the current version.`,
+      "conflict",
+    );
   }
   return (await getChangeRequest(db, req.id))!;
 }
 
-export async function rejectChangeRequest(db: PrismaClient, who: TAuditWho, input: TDecideChangeRequestInput): Promise<TChangeRequestView> {
+export async function rejectChangeRequest(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TDecideChangeRequestInput,
+): Promise<TChangeRequestView> {
   return decideWithoutApplying(db, who, input, "rejected", "reject");
 }
 
 /** The requester withdraws their request (an admin may cancel anyone's). */
-export async function cancelChangeRequest(db: PrismaClient, who: TAuditWho & { isAdmin: boolean }, input: TDecideChangeRequestInput): Promise<TChangeRequestView> {
+export async function cancelChangeRequest(
+  db: PrismaClient,
+  who: TAuditWho & { isAdmin: boolean },
+  input: TDecideChangeRequestInput,
+): Promise<TChangeRequestView> {
   return decideWithoutApplying(db, who, input, "cancelled", "cancel");
 }
 
-async function decideWithoutApplying(db: PrismaClient, who: TAuditWho & { isAdmin?: boolean }, input: TDecideChangeRequestInput, to: "rejected" | "cancelled", verb: "reject" | "cancel"): Promise<TChangeRequestView> {
+async function decideWithoutApplying(
+  db: PrismaClient,
+  who: TAuditWho & { isAdmin?: boolean },
+  input: TDecideChangeRequestInput,
+  to: "rejected" | "cancelled",
+  verb: "reject" | "cancel",
+): Promise<TChangeRequestView> {
   const req = ZDecideChangeRequestInput.parse(input);
   await db
     .$transaction(async (tx) => {
-      if (verb === "reject" && !req.note) throw new ChangeRequestError("note: say why it is rejected: the requester reads it", "invalid");
+      if (verb === "reject" && !req.note)
+        throw new ChangeRequestError("note: say why it is rejected: the requester reads it", "invalid");
       const cr = await lockRequest(tx, req);
       if (verb === "reject") refuseOwn(cr, who, "reject");
-      if (verb === "cancel" && cr.requested_by_id !== who.actorUserId && !who.isAdmin) throw new ChangeRequestError(`only ${cr.requested_by}, who asked for change request #${cr.id}, (or an admin) may cancel it`, "forbidden");
+      if (verb === "cancel" && cr.requested_by_id !== who.actorUserId && !who.isAdmin)
+        throw new ChangeRequestError(
+          `only ${cr.requested_by}, who asked for change request #${cr.id}, (or an admin) may cancel it`,
+          "forbidden",
+        );
       if (cr.status === to && cr.decided_by_id === who.actorUserId) return;
-      if (cr.status !== "pending") throw new ChangeRequestError(`change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: it cannot be ${to}`, "conflict");
+      if (cr.status !== "pending")
+        throw new ChangeRequestError(
+          `change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: it cannot be ${to}`,
+          "conflict",
+        );
       await tx.$executeRaw`
         UPDATE change_requests SET status = ${to}, decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()
          WHERE id = ${cr.id} AND status = 'pending'`;
-      await recordAuditEvent(tx, { ...who, action: `change.${verb}`, target: targetOf(cr, req), reason: req.note, after: { changeRequest: String(cr.id), status: to } });
+      await recordAuditEvent(tx, {
+        ...who,
+        action: `change.${verb}`,
+        target: targetOf(cr, req),
+        reason: req.note,
+        after: { changeRequest: String(cr.id), status: to },
+      });
     })
     .catch(async (err: unknown) => {
       if (err instanceof ChangeRequestError) await auditRefused(db, who, `change.${verb}`, req, err);
@@ -123,52 +216,111 @@ export const ZCommentChangeRequestInput = z.object({
   body: z.string().trim().min(1, "Write a comment").max(4000),
 });
 
-export async function commentOnChangeRequest(db: PrismaClient, who: TAuditWho, input: z.input<typeof ZCommentChangeRequestInput>): Promise<TChangeRequestView> {
+export async function commentOnChangeRequest(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: z.input<typeof ZCommentChangeRequestInput>,
+): Promise<TChangeRequestView> {
   const req = ZCommentChangeRequestInput.parse(input);
   await db.$transaction(async (tx) => {
     const cr = await lockRequest(tx, { id: req.id, pipeline: req.pipeline });
-    await tx.changeRequestComment.create({ data: { changeRequestId: cr.id, authorId: who.actorUserId, author: who.actor, body: req.body } });
-    await recordAuditEvent(tx, { ...who, action: "change.comment", target: targetOf(cr, req), reason: req.body, after: { changeRequest: String(cr.id) } });
+    await tx.changeRequestComment.create({
+      data: { changeRequestId: cr.id, authorId: who.actorUserId, author: who.actor, body: req.body },
+    });
+    await recordAuditEvent(tx, {
+      ...who,
+      action: "change.comment",
+      target: targetOf(cr, req),
+      reason: req.body,
+      after: { changeRequest: String(cr.id) },
+    });
   });
   return (await getChangeRequest(db, req.id))!;
 }
 
-async function lockRequest(tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0], req: { id: bigint; pipeline: string }): Promise<TLocked> {
+async function lockRequest(
+  tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0],
+  req: { id: bigint; pipeline: string },
+): Promise<TLocked> {
   const [cr] = await tx.$queryRaw<TLocked[]>`
     SELECT c.id, c.kind, c.status, c.pipeline_id, c.pipeline_version_id, c.requested_by_id, c.requested_by, c.reason, c.decided_by_id, c.decided_by, c.payload, c.impact
       FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id
      WHERE c.id = ${req.id} AND p.name = ${req.pipeline}
        FOR UPDATE OF c`;
-  if (!cr) throw new ChangeRequestError(`no change request #${req.id} for pipeline "${req.pipeline}"`, "not_found");
+  if (!cr)
+    throw new ChangeRequestError(`no change request #${req.id} for pipeline "${req.pipeline}"`, "not_found");
   return cr;
 }
 
 function refuseOwn(cr: TLocked, who: TAuditWho, verb: string): void {
   if (cr.requested_by_id !== null && cr.requested_by_id === who.actorUserId) {
-    throw new ChangeRequestError(`you asked for change request #${cr.id}: someone else must ${verb} it (four-eyes rule, whatever your role). Cancel it if it is no longer wanted.`, "forbidden");
+    throw new ChangeRequestError(
+      `you asked for change request #${cr.id}: someone else must ${verb} it (four-eyes rule, whatever your role). Cancel it if it is no longer wanted.`,
+      "forbidden",
+    );
   }
 }
 
-const targetOf = (cr: TLocked, req: { pipeline: string }) => ({ type: "pipeline", id: cr.pipeline_id, label: req.pipeline });
+const targetOf = (cr: TLocked, req: { pipeline: string }) => ({
+  type: "pipeline",
+  id: cr.pipeline_id,
+  label: req.pipeline,
+});
 
-async function auditRefused(db: PrismaClient, who: TAuditWho, action: string, req: { id: bigint; pipeline: string; note?: string }, err: ChangeRequestError): Promise<void> {
-  await recordAuditEvent(db, { ...who, action, outcome: "refused", target: { type: "pipeline", label: req.pipeline }, reason: err.message, after: { changeRequest: String(req.id) } }).catch(() => undefined);
+async function auditRefused(
+  db: PrismaClient,
+  who: TAuditWho,
+  action: string,
+  req: { id: bigint; pipeline: string; note?: string },
+  err: ChangeRequestError,
+): Promise<void> {
+  await recordAuditEvent(db, {
+    ...who,
+    action,
+    outcome: "refused",
+    target: { type: "pipeline", label: req.pipeline },
+    reason: err.message,
+    after: { changeRequest: String(req.id) },
+  }).catch(() => undefined);
 }
 
 type TTxOf = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
-async function applySchemaChangeIn(tx: TTxOf, cr: TLocked, who: TAuditWho, req: { id: bigint; pipeline: string; note: string }, hooks: TDecideHooks) {
+async function applySchemaChangeIn(
+  tx: TTxOf,
+  cr: TLocked,
+  who: TAuditWho,
+  req: { id: bigint; pipeline: string; note: string },
+  hooks: TDecideHooks,
+) {
   // A savepoint: a refusal that retrying cannot fix undoes the apply's work, keeps the approval and
   // records the request as failed; any other error rolls everything back (still pending, retryable).
   await tx.$executeRaw`SAVEPOINT schema_apply`;
   let applied: TAppliedSchemaChange;
   try {
-    applied = await applySchemaChange(tx, { id: cr.id, pipelineVersionId: cr.pipeline_version_id, payload: cr.payload, requestedBy: cr.requested_by, reason: cr.reason }, who.actor);
+    applied = await applySchemaChange(
+      tx,
+      {
+        id: cr.id,
+        pipelineVersionId: cr.pipeline_version_id,
+        payload: cr.payload,
+        requestedBy: cr.requested_by,
+        reason: cr.reason,
+      },
+      who.actor,
+    );
   } catch (err) {
     if (!(err instanceof ApplyRefusedError)) throw err;
     await tx.$executeRaw`ROLLBACK TO SAVEPOINT schema_apply`;
     await tx.$executeRaw`UPDATE change_requests SET status = 'failed', updated_at = now(), result = ${JSON.stringify({ error: err.message })}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
-    await recordAuditEvent(tx, { ...who, action: "change.apply", outcome: "refused", target: targetOf(cr, req), reason: err.message.slice(0, 2000), after: { changeRequest: String(cr.id), kind: cr.kind, status: "failed" } });
+    await recordAuditEvent(tx, {
+      ...who,
+      action: "change.apply",
+      outcome: "refused",
+      target: targetOf(cr, req),
+      reason: err.message.slice(0, 2000),
+      after: { changeRequest: String(cr.id), kind: cr.kind, status: "failed" },
+    });
     return { kind: "failed" as const, message: err.message };
   }
   await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
@@ -177,9 +329,22 @@ async function applySchemaChangeIn(tx: TTxOf, cr: TLocked, who: TAuditWho, req: 
     action: "change.apply",
     target: targetOf(cr, req),
     reason: `schema change of change request #${cr.id}, requested by ${cr.requested_by}`,
-    before: { version: applied.previousVersion, offsets: applied.offsets, afterBatchId: applied.afterBatchId },
-    after: { version: applied.version, offsets: applied.offsets, sinkChanges: applied.sinkChanges, run: applied.run },
+    before: {
+      version: applied.previousVersion,
+      offsets: applied.offsets,
+      afterBatchId: applied.afterBatchId,
+    },
+    after: {
+      version: applied.version,
+      offsets: applied.offsets,
+      sinkChanges: applied.sinkChanges,
+      run: applied.run,
+    },
   });
   await hooks.beforeCommit?.();
-  return { kind: "applied" as const, schedule: applied.run === "running" ? { pipelineVersionId: applied.pipelineVersionId, seq: 1 } : undefined };
+  return {
+    kind: "applied" as const,
+    schedule:
+      applied.run === "running" ? { pipelineVersionId: applied.pipelineVersionId, seq: 1 } : undefined,
+  };
 }

@@ -14,10 +14,21 @@ export interface TCheckpointResetView {
   at: Date;
 }
 
-export async function findCheckpointResets(db: PrismaClient, pipeline: string, limit = 20): Promise<TCheckpointResetView[]> {
-  const versions = await db.pipelineVersion.findMany({ where: { pipeline: { name: pipeline } }, select: { id: true, version: true } });
+export async function findCheckpointResets(
+  db: PrismaClient,
+  pipeline: string,
+  limit = 20,
+): Promise<TCheckpointResetView[]> {
+  const versions = await db.pipelineVersion.findMany({
+    where: { pipeline: { name: pipeline } },
+    select: { id: true, version: true },
+  });
   const byId = new Map(versions.map((v) => [v.id, v.version]));
-  const rows = await db.checkpointReset.findMany({ where: { pipelineVersionId: { in: [...byId.keys()] } }, orderBy: { id: "desc" }, take: limit });
+  const rows = await db.checkpointReset.findMany({
+    where: { pipelineVersionId: { in: [...byId.keys()] } },
+    orderBy: { id: "desc" },
+    take: limit,
+  });
   return rows.map((r) => ({
     changeRequestId: String(r.changeRequestId),
     version: byId.get(r.pipelineVersionId) ?? 0,

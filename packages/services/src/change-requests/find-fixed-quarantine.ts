@@ -28,13 +28,22 @@ export interface TFixedQuarantine {
 /** Reasons name the offending value; grouped without it so one kind of problem is one line. */
 export const reasonKind = (reason: string) => reason.replace(/, got .*$/s, "");
 
-export async function findFixedQuarantine(db: PrismaClient, changeRequestId: bigint): Promise<TFixedQuarantine | null> {
-  const cr = await db.changeRequest.findUnique({ where: { id: changeRequestId }, select: { kind: true, status: true, pipelineVersionId: true, payload: true } });
+export async function findFixedQuarantine(
+  db: PrismaClient,
+  changeRequestId: bigint,
+): Promise<TFixedQuarantine | null> {
+  const cr = await db.changeRequest.findUnique({
+    where: { id: changeRequestId },
+    select: { kind: true, status: true, pipelineVersionId: true, payload: true },
+  });
   if (!cr) throw new ChangeRequestError(`no change request #${changeRequestId}`, "not_found");
   if (cr.kind !== "schema_change" || cr.status !== "applied") return null;
   const proposed = validateSpec((cr.payload as { proposed?: unknown }).proposed);
   if (!proposed.ok) return null;
-  const version = await db.pipelineVersion.findUniqueOrThrow({ where: { id: cr.pipelineVersionId }, select: { version: true } });
+  const version = await db.pipelineVersion.findUniqueOrThrow({
+    where: { id: cr.pipelineVersionId },
+    select: { version: true },
+  });
   const checker = contractChecker(proposed.spec, contractColumns(proposed.spec));
   const rows = await db.$queryRaw<{ id: bigint; reason: string; payload: unknown }[]>`
     SELECT d.id, d.reason, d.payload FROM dead_letters d

@@ -5,11 +5,23 @@ import { describe, expect, it } from "vitest";
 import { groupForApproval, proposeFromDrift, safeWidening } from "./observe-schema-drift";
 
 const base = ledgerSpec("t");
-const field = (over: Record<string, unknown>) => ({ field: "x", outcome: "rescued" as const, inferredType: "string" as const, count: 1, firstSeenMs: 0, lastSeenMs: 0, samples: [], ...over });
+const field = (over: Record<string, unknown>) => ({
+  field: "x",
+  outcome: "rescued" as const,
+  inferredType: "string" as const,
+  count: 1,
+  firstSeenMs: 0,
+  lastSeenMs: 0,
+  samples: [],
+  ...over,
+});
 
 describe("proposeFromDrift", () => {
   it("declares a rescued field optional with its inferred type and widens an int that arrives as a fraction to decimal", () => {
-    const { proposed, needsEdit } = proposeFromDrift(base, [field({ field: "channel" }), field({ field: "seq", outcome: "quarantined", declaredType: "int", inferredType: "double" })]);
+    const { proposed, needsEdit } = proposeFromDrift(base, [
+      field({ field: "channel" }),
+      field({ field: "seq", outcome: "quarantined", declaredType: "int", inferredType: "double" }),
+    ]);
     expect(needsEdit).toBeNull();
     expect(proposed.contract.fields.channel).toEqual({ type: "string", optional: true });
     expect(proposed.contract.fields.seq).toEqual({ type: "decimal", optional: false });
@@ -17,7 +29,9 @@ describe("proposeFromDrift", () => {
   });
 
   it("leaves a mismatch without a safe widening for a person to edit, and says why", () => {
-    const { proposed, needsEdit } = proposeFromDrift(base, [field({ field: "amount", outcome: "quarantined", declaredType: "decimal", inferredType: "string" })]);
+    const { proposed, needsEdit } = proposeFromDrift(base, [
+      field({ field: "amount", outcome: "quarantined", declaredType: "decimal", inferredType: "string" }),
+    ]);
     expect(proposed.contract.fields.amount).toEqual(base.contract.fields.amount);
     expect(needsEdit).toMatch(/^amount is declared decimal but arrives as string: no type holds both/);
   });
@@ -29,7 +43,14 @@ describe("proposeFromDrift", () => {
   });
 
   it("only widens where every stored and new value fits", () => {
-    expect([safeWidening("int", "double"), safeWidening("int", "decimal"), safeWidening("double", "decimal"), safeWidening("string", "int"), safeWidening("timestamp", "string"), safeWidening(undefined, "int")]).toEqual(["decimal", "decimal", "decimal", undefined, undefined, "int"]);
+    expect([
+      safeWidening("int", "double"),
+      safeWidening("int", "decimal"),
+      safeWidening("double", "decimal"),
+      safeWidening("string", "int"),
+      safeWidening("timestamp", "string"),
+      safeWidening(undefined, "int"),
+    ]).toEqual(["decimal", "decimal", "decimal", undefined, undefined, "int"]);
   });
 });
 
@@ -37,9 +58,22 @@ describe("groupForApproval", () => {
   it("keeps the fields that can be declared together, apart from those that cannot, so corrupt values never block a new field", () => {
     const channel = field({ field: "channel" });
     const seq = field({ field: "seq", outcome: "quarantined", declaredType: "int", inferredType: "double" });
-    const amount = field({ field: "amount", outcome: "quarantined", declaredType: "decimal", inferredType: "string" });
-    const type = field({ field: "type", outcome: "quarantined", declaredType: "string", inferredType: "json" });
-    expect(groupForApproval(base, [amount, channel, type, seq]).map((g) => g.map((f) => f.field))).toEqual([["channel", "seq"], ["amount", "type"]]);
+    const amount = field({
+      field: "amount",
+      outcome: "quarantined",
+      declaredType: "decimal",
+      inferredType: "string",
+    });
+    const type = field({
+      field: "type",
+      outcome: "quarantined",
+      declaredType: "string",
+      inferredType: "json",
+    });
+    expect(groupForApproval(base, [amount, channel, type, seq]).map((g) => g.map((f) => f.field))).toEqual([
+      ["channel", "seq"],
+      ["amount", "type"],
+    ]);
     expect(groupForApproval(base, [amount]).map((g) => g.map((f) => f.field))).toEqual([["amount"]]);
     expect(groupForApproval(base, [])).toEqual([]);
   });

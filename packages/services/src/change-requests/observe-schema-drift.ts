@@ -49,8 +49,13 @@ export function safeWidening(declared: TFieldType | undefined, observed: TFieldT
 }
 
 /** The current spec with the drifted fields declared; `needsEdit` when some cannot be proposed safely. */
-export function proposeFromDrift(current: TPipelineSpec, fields: DriftField[]): { proposed: TPipelineSpec; needsEdit: string | null } {
-  const contractFields = { ...(current.contract.fields as Record<string, { type: TFieldType; optional: boolean }>) };
+export function proposeFromDrift(
+  current: TPipelineSpec,
+  fields: DriftField[],
+): { proposed: TPipelineSpec; needsEdit: string | null } {
+  const contractFields = {
+    ...(current.contract.fields as Record<string, { type: TFieldType; optional: boolean }>),
+  };
   const unsafe: string[] = [];
   for (const f of fields) {
     if (f.outcome === "rescued" || f.declaredType === undefined) {
@@ -59,39 +64,81 @@ export function proposeFromDrift(current: TPipelineSpec, fields: DriftField[]): 
     }
     const widened = safeWidening(f.declaredType, f.inferredType);
     if (widened) contractFields[f.field] = { ...contractFields[f.field]!, type: widened };
-    else unsafe.push(`${f.field} is declared ${f.declaredType} but arrives as ${f.inferredType}: no type holds both without changing what stored values mean`);
+    else
+      unsafe.push(
+        `${f.field} is declared ${f.declaredType} but arrives as ${f.inferredType}: no type holds both without changing what stored values mean`,
+      );
   }
   const proposed = { ...current, contract: { ...current.contract, fields: contractFields } } as TPipelineSpec;
   const checked = validateSpec(JSON.parse(JSON.stringify(proposed)));
-  if (!checked.ok) return { proposed: current, needsEdit: `the fields cannot be declared as they arrive (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): edit the proposal` };
-  return { proposed: checked.spec, needsEdit: unsafe.length > 0 ? `${unsafe.join("; ")}. Edit the proposal (or fix the producer) before approving.` : null };
+  if (!checked.ok)
+    return {
+      proposed: current,
+      needsEdit: `the fields cannot be declared as they arrive (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): edit the proposal`,
+    };
+  return {
+    proposed: checked.spec,
+    needsEdit:
+      unsafe.length > 0
+        ? `${unsafe.join("; ")}. Edit the proposal (or fix the producer) before approving.`
+        : null,
+  };
 }
 
-export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVersionId: string; batchId: number; drift: SchemaDrift }): Promise<TObserveResult> {
+export async function observeSchemaDrift(
+  db: PrismaClient,
+  input: { pipelineVersionId: string; batchId: number; drift: SchemaDrift },
+): Promise<TObserveResult> {
   if (input.drift.length === 0) return { kind: "none" };
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(${`sluice.drift.${input.pipelineVersionId}`}))) l`;
-    const version = await tx.pipelineVersion.findUnique({ where: { id: input.pipelineVersionId }, select: { id: true, version: true, spec: true, pipelineId: true, supersededById: true, pipeline: { select: { name: true } } } });
+    const version = await tx.pipelineVersion.findUnique({
+      where: { id: input.pipelineVersionId },
+      select: {
+        id: true,
+        version: true,
+        spec: true,
+        pipelineId: true,
+        supersededById: true,
+        pipeline: { select: { name: true } },
+      },
+    });
     if (!version || version.supersededById) return { kind: "none" as const };
     const current = validateSpec(version.spec);
     if (!current.ok) return { kind: "none" as const };
     // A rejected request explains its fields on later versions too (someone decided it is not a
     // schema change: e.g. a producer's corrupt values); open ones only on their own version.
     const requests = await tx.changeRequest.findMany({
-      where: { kind: "schema_change", pipelineId: version.pipelineId, OR: [{ pipelineVersionId: version.id, status: { in: ["pending", "approved"] } }, { status: "rejected" }] },
+      where: {
+        kind: "schema_change",
+        pipelineId: version.pipelineId,
+        OR: [
+          { pipelineVersionId: version.id, status: { in: ["pending", "approved"] } },
+          { status: "rejected" },
+        ],
+      },
       select: { id: true, status: true, requestedById: true, payload: true },
       orderBy: { id: "asc" },
     });
-    const onSystemPending = new Map<string, { id: bigint; payload: { observed?: TStoredObserved[] } & Record<string, unknown> }>();
+    const onSystemPending = new Map<
+      string,
+      { id: bigint; payload: { observed?: TStoredObserved[] } & Record<string, unknown> }
+    >();
     const explained = new Set<string>();
     for (const r of requests) {
-      const payload = r.payload as { observed?: TStoredObserved[] | null; proposed?: { contract?: { fields?: Record<string, unknown> } } };
+      const payload = r.payload as {
+        observed?: TStoredObserved[] | null;
+        proposed?: { contract?: { fields?: Record<string, unknown> } };
+      };
       for (const o of payload.observed ?? []) {
         explained.add(keyOf(o));
-        if (r.status === "pending" && r.requestedById === null) onSystemPending.set(keyOf(o), { id: r.id, payload: payload as never });
+        if (r.status === "pending" && r.requestedById === null)
+          onSystemPending.set(keyOf(o), { id: r.id, payload: payload as never });
       }
       // A person's pending proposal that declares an unknown field explains its rescue.
-      if (r.status === "pending") for (const name of Object.keys(payload.proposed?.contract?.fields ?? {})) if (!(name in current.spec.contract.fields)) explained.add(`rescued:${name}`);
+      if (r.status === "pending")
+        for (const name of Object.keys(payload.proposed?.contract?.fields ?? {}))
+          if (!(name in current.spec.contract.fields)) explained.add(`rescued:${name}`);
     }
 
     const updated = new Map<bigint, { payload: Record<string, unknown> & { observed: TStoredObserved[] } }>();
@@ -99,7 +146,9 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
     for (const f of input.drift) {
       const pending = onSystemPending.get(keyOf(f));
       if (pending) {
-        const entry = updated.get(pending.id) ?? { payload: { ...pending.payload, observed: [...(pending.payload.observed ?? [])] } };
+        const entry = updated.get(pending.id) ?? {
+          payload: { ...pending.payload, observed: [...(pending.payload.observed ?? [])] },
+        };
         entry.payload.observed = entry.payload.observed.map((o) => (keyOf(o) === keyOf(f) ? merge(o, f) : o));
         updated.set(pending.id, entry);
       } else if (!explained.has(keyOf(f))) fresh.push(f);
@@ -108,17 +157,35 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
     // when there is one: it is one decision (fix the producer, or reject), not one request per field.
     const groups = groupForApproval(current.spec, fresh);
     const unsafeGroup = groups.find((g) => proposeFromDrift(current.spec, g).needsEdit !== null);
-    const undeclarable = unsafeGroup && requests.find((r) => r.status === "pending" && r.requestedById === null && (r.payload as { needsEdit?: string | null }).needsEdit);
+    const undeclarable =
+      unsafeGroup &&
+      requests.find(
+        (r) =>
+          r.status === "pending" &&
+          r.requestedById === null &&
+          (r.payload as { needsEdit?: string | null }).needsEdit,
+      );
     if (unsafeGroup && undeclarable) {
-      const entry = updated.get(undeclarable.id) ?? { payload: { ...(undeclarable.payload as Record<string, unknown>), observed: [...((undeclarable.payload as { observed?: TStoredObserved[] }).observed ?? [])] } };
+      const entry = updated.get(undeclarable.id) ?? {
+        payload: {
+          ...(undeclarable.payload as Record<string, unknown>),
+          observed: [...((undeclarable.payload as { observed?: TStoredObserved[] }).observed ?? [])],
+        },
+      };
       entry.payload.observed.push(...unsafeGroup.map((f) => stored(f)));
       // proposeFromDrift reads only field, outcome, declaredType and inferredType, which stored rows keep.
-      entry.payload.needsEdit = proposeFromDrift(current.spec, entry.payload.observed as unknown as DriftField[]).needsEdit;
+      entry.payload.needsEdit = proposeFromDrift(
+        current.spec,
+        entry.payload.observed as unknown as DriftField[],
+      ).needsEdit;
       updated.set(undeclarable.id, entry);
       groups.splice(groups.indexOf(unsafeGroup), 1);
     }
     for (const [id, { payload }] of updated) {
-      await tx.changeRequest.update({ where: { id }, data: { payload: JSON.parse(JSON.stringify(payload)), updatedAt: new Date() } });
+      await tx.changeRequest.update({
+        where: { id },
+        data: { payload: JSON.parse(JSON.stringify(payload)), updatedAt: new Date() },
+      });
     }
 
     const target = { type: "pipeline", id: version.pipelineId, label: version.pipeline.name };
@@ -135,7 +202,9 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
         `Raised by the engine: batch ${input.batchId} of version ${version.version}`,
         rescued.length > 0 ? ` rescued unknown field(s) ${rescued.join(", ")} into _rescued` : "",
         rescued.length > 0 && quarantined.length > 0 ? " and" : "",
-        quarantined.length > 0 ? ` quarantined rows for field(s) ${quarantined.join(", ")} (not what the contract declares)` : "",
+        quarantined.length > 0
+          ? ` quarantined rows for field(s) ${quarantined.join(", ")} (not what the contract declares)`
+          : "",
         ". The producer sends something the contract does not declare: see the observed fields and samples.",
       ].join("");
       const cr = await tx.changeRequest.create({
@@ -157,15 +226,32 @@ export async function observeSchemaDrift(db: PrismaClient, input: { pipelineVers
         action: "change.request",
         target,
         reason,
-        after: { changeRequest: String(cr.id), kind: "schema_change", fields: group.map((f) => ({ field: f.field, outcome: f.outcome, inferredType: f.inferredType, count: f.count })), needsEdit },
+        after: {
+          changeRequest: String(cr.id),
+          kind: "schema_change",
+          fields: group.map((f) => ({
+            field: f.field,
+            outcome: f.outcome,
+            inferredType: f.inferredType,
+            count: f.count,
+          })),
+          needsEdit,
+        },
         from: { origin: "system" },
       });
     }
     const fields = input.drift.map((f) => f.field);
     const ids = [...updated.keys()].map(String);
     const raisedIds = raised.map(String);
-    if (raisedIds.length > 0 && ids.length > 0) return { kind: "raised+updated" as const, id: raisedIds[0]!, raised: raisedIds, ids, fields };
-    if (raisedIds.length > 0) return { kind: "raised" as const, id: raisedIds[0]!, raised: raisedIds, fields: fresh.map((f) => f.field) };
+    if (raisedIds.length > 0 && ids.length > 0)
+      return { kind: "raised+updated" as const, id: raisedIds[0]!, raised: raisedIds, ids, fields };
+    if (raisedIds.length > 0)
+      return {
+        kind: "raised" as const,
+        id: raisedIds[0]!,
+        raised: raisedIds,
+        fields: fresh.map((f) => f.field),
+      };
     if (ids.length > 0) return { kind: "updated" as const, ids, fields };
     return { kind: "none" as const };
   });
@@ -200,9 +286,8 @@ function merge(o: TStoredObserved, f: DriftField): TStoredObserved {
     firstSeen: new Date(first).toISOString(),
     lastSeen: new Date(last).toISOString(),
     // The proposal stays what was raised (an approver may be reading it); a type seen later that differs shows here.
-    inferredType: o.inferredType === f.inferredType ? o.inferredType : `${o.inferredType} (later also ${f.inferredType})`,
+    inferredType:
+      o.inferredType === f.inferredType ? o.inferredType : `${o.inferredType} (later also ${f.inferredType})`,
     samples: o.samples.length >= MAX_SAMPLES ? o.samples : [...o.samples, ...f.samples].slice(0, MAX_SAMPLES),
   };
 }
-
-

@@ -13,7 +13,9 @@ const RETURNS_ROWS = /^\s*(SELECT|WITH|VALUES)\b|\bRETURNING\b/i;
 export function prismaSqlClient(tx: Prisma.TransactionClient): SqlClient {
   return {
     async query<R>(text: string, values: unknown[] = []) {
-      const params = values.map((v) => (v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v));
+      const params = values.map((v) =>
+        v !== null && typeof v === "object" && !(v instanceof Date) ? JSON.stringify(v) : v,
+      );
       if (RETURNS_ROWS.test(text)) {
         const rows = await tx.$queryRawUnsafe<R[]>(text, ...params);
         return { rows, rowCount: rows.length };

@@ -18,21 +18,51 @@ export const ZRequestCheckpointResetInput = z.object({
 });
 export type TRequestCheckpointResetInput = z.input<typeof ZRequestCheckpointResetInput>;
 
-export async function requestCheckpointReset(db: PrismaClient, offsets: TTopicOffsets, who: TAuditWho, input: TRequestCheckpointResetInput): Promise<TChangeRequestView> {
+export async function requestCheckpointReset(
+  db: PrismaClient,
+  offsets: TTopicOffsets,
+  who: TAuditWho,
+  input: TRequestCheckpointResetInput,
+): Promise<TChangeRequestView> {
   const req = ZRequestCheckpointResetInput.parse(input);
   const found = await findPipelineVersion(db, req.pipeline);
-  if (!found?.version) throw new ChangeRequestError(`No pipeline named "${req.pipeline}" with a registered version.`, "not_found");
+  if (!found?.version)
+    throw new ChangeRequestError(
+      `No pipeline named "${req.pipeline}" with a registered version.`,
+      "not_found",
+    );
   const version = found.version;
   const topic = (version.spec as { source?: { kafka?: { topic?: string } } }).source?.kafka?.topic;
-  if (!topic) throw new ChangeRequestError(`pipeline "${req.pipeline}" reads no Kafka topic: there is no checkpoint to reset`, "invalid");
-  const checkpoint = await db.checkpoint.findUnique({ where: { pipelineVersionId: version.id }, select: { endOffsets: true, lastBatchId: true } });
+  if (!topic)
+    throw new ChangeRequestError(
+      `pipeline "${req.pipeline}" reads no Kafka topic: there is no checkpoint to reset`,
+      "invalid",
+    );
+  const checkpoint = await db.checkpoint.findUnique({
+    where: { pipelineVersionId: version.id },
+    select: { endOffsets: true, lastBatchId: true },
+  });
   const bounds = await offsets.bounds(topic);
   const byTime = req.to.kind === "timestamp" ? await offsets.forTimestamp(topic, req.to.at) : undefined;
-  const impact = resetImpact({ shape: shapeOfSpec(version.spec), target: req.to, state: req.state, checkpoint: (checkpoint?.endOffsets ?? {}) as Record<string, number>, bounds, ...(byTime ? { byTime } : {}) });
+  const impact = resetImpact({
+    shape: shapeOfSpec(version.spec),
+    target: req.to,
+    state: req.state,
+    checkpoint: (checkpoint?.endOffsets ?? {}) as Record<string, number>,
+    bounds,
+    ...(byTime ? { byTime } : {}),
+  });
   const target = { type: "pipeline", id: found.pipelineId, label: found.pipeline };
   if (impact.refusals.length > 0) {
     const message = `checkpoint reset refused: ${impact.refusals.join("; ")}`;
-    await recordAuditEvent(db, { ...who, action: "change.request", outcome: "refused", target, reason: req.reason, after: { kind: "checkpoint_reset", to: req.to, state: req.state, refused: message } });
+    await recordAuditEvent(db, {
+      ...who,
+      action: "change.request",
+      outcome: "refused",
+      target,
+      reason: req.reason,
+      after: { kind: "checkpoint_reset", to: req.to, state: req.state, refused: message },
+    });
     throw new ChangeRequestError(message, "invalid");
   }
   const created = await db.$transaction(async (tx) => {
@@ -44,8 +74,14 @@ export async function requestCheckpointReset(db: PrismaClient, offsets: TTopicOf
         requestedById: who.actorUserId,
         requestedBy: who.actor,
         reason: req.reason,
-        payload: { topic, to: req.to.kind === "timestamp" ? { kind: "timestamp", at: req.to.at.toISOString() } : req.to, state: req.state },
-        impact: JSON.parse(JSON.stringify({ ...impact, topic, checkpointBatchId: Number(checkpoint?.lastBatchId ?? -1) })),
+        payload: {
+          topic,
+          to: req.to.kind === "timestamp" ? { kind: "timestamp", at: req.to.at.toISOString() } : req.to,
+          state: req.state,
+        },
+        impact: JSON.parse(
+          JSON.stringify({ ...impact, topic, checkpointBatchId: Number(checkpoint?.lastBatchId ?? -1) }),
+        ),
       },
     });
     await recordAuditEvent(tx, {
@@ -53,7 +89,14 @@ export async function requestCheckpointReset(db: PrismaClient, offsets: TTopicOf
       action: "change.request",
       target,
       reason: req.reason,
-      after: { changeRequest: String(cr.id), kind: "checkpoint_reset", to: req.to, state: req.state, reprocessed: impact.reprocessed, skipped: impact.skipped },
+      after: {
+        changeRequest: String(cr.id),
+        kind: "checkpoint_reset",
+        to: req.to,
+        state: req.state,
+        reprocessed: impact.reprocessed,
+        skipped: impact.skipped,
+      },
     });
     return cr;
   });

@@ -15,7 +15,11 @@ let database: TestDatabase;
 let db: PrismaClient;
 let ledger: Record<string, unknown> & { contract: { fields: Record<string, unknown> } };
 const owner = { actorUserId: "u-owner", actor: "owner@sluice.local", from: { origin: "web" as const } };
-const operator = { actorUserId: "u-operator", actor: "operator@sluice.local", from: { origin: "web" as const } };
+const operator = {
+  actorUserId: "u-operator",
+  actor: "operator@sluice.local",
+  from: { origin: "web" as const },
+};
 
 beforeAll(async () => {
   database = await createTestDatabase("schema_change");
@@ -23,7 +27,13 @@ beforeAll(async () => {
   const spec = (await loadDemoPipelineSpecs(DEMO)).find((s) => s.spec.name === "payments-ledger")!.spec;
   ledger = JSON.parse(JSON.stringify(spec));
   const team = await db.team.create({ data: { slug: "payments-data", name: "Payments Data" } });
-  await db.pipeline.create({ data: { name: "payments-ledger", ownerTeamId: team.id, versions: { create: { version: 1, spec: ledger as object, specHash: "h1" } } } });
+  await db.pipeline.create({
+    data: {
+      name: "payments-ledger",
+      ownerTeamId: team.id,
+      versions: { create: { version: 1, spec: ledger as object, specHash: "h1" } },
+    },
+  });
 });
 afterAll(async () => {
   await db?.$disconnect();
@@ -33,8 +43,18 @@ afterAll(async () => {
 describe("requestSchemaChange", () => {
   it("classifies removing a field an expectation uses as breaking and names the expectation", async () => {
     const { card_country: _removed, ...fields } = ledger.contract.fields;
-    const proposed = { ...ledger, contract: { ...ledger.contract, fields: { ...fields, channel: "string?" } }, expectations: (ledger.expectations as { name: string }[]).filter((e) => e.name !== "card_country_is_iso") };
-    const cr = await requestSchemaChange(db, owner, { pipeline: "payments-ledger", proposed, reason: "upstream dropped card_country" });
+    const proposed = {
+      ...ledger,
+      contract: { ...ledger.contract, fields: { ...fields, channel: "string?" } },
+      expectations: (ledger.expectations as { name: string }[]).filter(
+        (e) => e.name !== "card_country_is_iso",
+      ),
+    };
+    const cr = await requestSchemaChange(db, owner, {
+      pipeline: "payments-ledger",
+      proposed,
+      reason: "upstream dropped card_country",
+    });
     expect(cr).toMatchObject({ kind: "schema_change", status: "pending", requestedBy: "owner@sluice.local" });
     const impact = cr.impact as TSchemaChangeImpact;
     expect(impact.contract.compatibility).toBe("breaking");
@@ -42,21 +62,41 @@ describe("requestSchemaChange", () => {
       ["card_country", "field-removed", false],
       ["channel", "field-added", true],
     ]);
-    expect(impact.downstream).toEqual([{ field: "card_country", uses: ["expectations.card_country_is_iso", "the sink table's column"] }]);
+    expect(impact.downstream).toEqual([
+      { field: "card_country", uses: ["expectations.card_country_is_iso", "the sink table's column"] },
+    ]);
     expect(typeof impact.state.compatible).toBe("boolean");
     expect(await db.auditEvent.count({ where: { action: "change.request" } })).toBe(1);
   });
 
   it("refuses an invalid proposal naming the field, and a spec for another pipeline", async () => {
-    await expect(requestSchemaChange(db, owner, { pipeline: "payments-ledger", proposed: { ...ledger, contract: { fields: { event_id: "strin" } } }, reason: "x" })).rejects.toThrow(/^the proposed spec is invalid: contract\.fields\.event_id: "strin" is not a field type/);
-    await expect(requestSchemaChange(db, owner, { pipeline: "payments-ledger", proposed: { ...ledger, name: "other" }, reason: "x" })).rejects.toThrow('name: the proposed spec is for "other", not "payments-ledger"');
+    await expect(
+      requestSchemaChange(db, owner, {
+        pipeline: "payments-ledger",
+        proposed: { ...ledger, contract: { fields: { event_id: "strin" } } },
+        reason: "x",
+      }),
+    ).rejects.toThrow(
+      /^the proposed spec is invalid: contract\.fields\.event_id: "strin" is not a field type/,
+    );
+    await expect(
+      requestSchemaChange(db, owner, {
+        pipeline: "payments-ledger",
+        proposed: { ...ledger, name: "other" },
+        reason: "x",
+      }),
+    ).rejects.toThrow('name: the proposed spec is for "other", not "payments-ledger"');
   });
 
   it("its requester can never approve it; another person's approval registers the proposal as the next version", async () => {
     const [cr] = await db.changeRequest.findMany({ where: { kind: "schema_change" } });
-    await expect(approveChangeRequest(db, owner, { id: cr!.id, pipeline: "payments-ledger" })).rejects.toThrow(/someone else must approve it/);
+    await expect(
+      approveChangeRequest(db, owner, { id: cr!.id, pipeline: "payments-ledger" }),
+    ).rejects.toThrow(/someone else must approve it/);
     expect((await db.changeRequest.findUniqueOrThrow({ where: { id: cr!.id } })).status).toBe("pending");
-    expect(await approveChangeRequest(db, operator, { id: cr!.id, pipeline: "payments-ledger" })).toMatchObject({ status: "applied", result: { version: 2, previousVersion: 1, run: "stopped" } });
+    expect(
+      await approveChangeRequest(db, operator, { id: cr!.id, pipeline: "payments-ledger" }),
+    ).toMatchObject({ status: "applied", result: { version: 2, previousVersion: 1, run: "stopped" } });
     expect(await db.pipelineVersion.count()).toBe(2);
   });
 });

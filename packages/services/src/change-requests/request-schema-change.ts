@@ -8,7 +8,15 @@
 // Approving one applies it at a batch boundary (apply-schema-change.ts); the requester never approves
 // their own. The engine's requests are raised by observe-schema-drift.ts.
 import { z } from "zod";
-import { classifyContractChange, parseSpec, stateCompatibility, validateSpec, type TContractClassification, type TPipelineSpec, type TStateCompatibility } from "@sluice/spec";
+import {
+  classifyContractChange,
+  parseSpec,
+  stateCompatibility,
+  validateSpec,
+  type TContractClassification,
+  type TPipelineSpec,
+  type TStateCompatibility,
+} from "@sluice/spec";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
@@ -39,12 +47,23 @@ export const ZRequestSchemaChangeInput = z.object({
   reason: z.string().trim().min(1, "Give a reason: the approver reads it").max(2000),
 });
 
-export async function requestSchemaChangeFromText(db: PrismaClient, who: TAuditWho, input: z.input<typeof ZRequestSchemaChangeInput>): Promise<TChangeRequestView> {
+export async function requestSchemaChangeFromText(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: z.input<typeof ZRequestSchemaChangeInput>,
+): Promise<TChangeRequestView> {
   const req = ZRequestSchemaChangeInput.parse(input);
   const parsed = parseSpec(req.specText);
   if (!parsed.ok) {
     const message = `the proposed spec is invalid: ${parsed.errors.map((e) => `${e.line ? `line ${e.line}: ` : ""}${e.path ? `${e.path}: ` : ""}${e.message}`).join("; ")}`;
-    await recordAuditEvent(db, { ...who, action: "change.request", outcome: "refused", target: { type: "pipeline", label: req.pipeline }, reason: req.reason, after: { kind: "schema_change", refused: message.slice(0, 1000) } });
+    await recordAuditEvent(db, {
+      ...who,
+      action: "change.request",
+      outcome: "refused",
+      target: { type: "pipeline", label: req.pipeline },
+      reason: req.reason,
+      after: { kind: "schema_change", refused: message.slice(0, 1000) },
+    });
     throw new ChangeRequestError(message, "invalid");
   }
   return requestSchemaChange(db, who, { pipeline: req.pipeline, proposed: parsed.spec, reason: req.reason });
@@ -55,14 +74,31 @@ export async function requestSchemaChange(
   who: TAuditWho,
   input: { pipeline: string; proposed: unknown; reason: string; observed?: TObservedField[] },
 ): Promise<TChangeRequestView> {
-  if (!input.reason.trim()) throw new ChangeRequestError("reason: say why the schema changes: the approver reads it", "invalid");
+  if (!input.reason.trim())
+    throw new ChangeRequestError("reason: say why the schema changes: the approver reads it", "invalid");
   const found = await findPipelineVersion(db, input.pipeline);
-  if (!found?.version) throw new ChangeRequestError(`No pipeline named "${input.pipeline}" with a registered version.`, "not_found");
+  if (!found?.version)
+    throw new ChangeRequestError(
+      `No pipeline named "${input.pipeline}" with a registered version.`,
+      "not_found",
+    );
   const current = validateSpec(found.version.spec);
-  if (!current.ok) throw new ChangeRequestError(`the registered spec of "${input.pipeline}" no longer validates: ${current.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, "conflict");
+  if (!current.ok)
+    throw new ChangeRequestError(
+      `the registered spec of "${input.pipeline}" no longer validates: ${current.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+      "conflict",
+    );
   const proposed = validateSpec(input.proposed);
-  if (!proposed.ok) throw new ChangeRequestError(`the proposed spec is invalid: ${proposed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, "invalid");
-  if (proposed.spec.name !== current.spec.name) throw new ChangeRequestError(`name: the proposed spec is for "${proposed.spec.name}", not "${input.pipeline}"`, "invalid");
+  if (!proposed.ok)
+    throw new ChangeRequestError(
+      `the proposed spec is invalid: ${proposed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+      "invalid",
+    );
+  if (proposed.spec.name !== current.spec.name)
+    throw new ChangeRequestError(
+      `name: the proposed spec is for "${proposed.spec.name}", not "${input.pipeline}"`,
+      "invalid",
+    );
   const impact = schemaChangeImpact(current.spec, proposed.spec);
   const target = { type: "pipeline", id: found.pipelineId, label: found.pipeline };
   const created = await db.$transaction(async (tx) => {
@@ -83,7 +119,12 @@ export async function requestSchemaChange(
       action: "change.request",
       target,
       reason: input.reason,
-      after: { changeRequest: String(cr.id), kind: "schema_change", compatibility: impact.contract.compatibility, continuesState: impact.state.compatible },
+      after: {
+        changeRequest: String(cr.id),
+        kind: "schema_change",
+        compatibility: impact.contract.compatibility,
+        continuesState: impact.state.compatible,
+      },
     });
     return cr;
   });
@@ -92,8 +133,16 @@ export async function requestSchemaChange(
 
 export function schemaChangeImpact(before: TPipelineSpec, after: TPipelineSpec): TSchemaChangeImpact {
   const contract = classifyContractChange(before.contract, after.contract);
-  const touched = [...new Set(contract.changes.filter((c) => c.field && c.kind !== "field-added").map((c) => c.field!))];
-  return { contract, state: stateCompatibility(before, after), downstream: touched.map((field) => ({ field, uses: usesOf(before, field) })).filter((d) => d.uses.length > 0) };
+  const touched = [
+    ...new Set(contract.changes.filter((c) => c.field && c.kind !== "field-added").map((c) => c.field!)),
+  ];
+  return {
+    contract,
+    state: stateCompatibility(before, after),
+    downstream: touched
+      .map((field) => ({ field, uses: usesOf(before, field) }))
+      .filter((d) => d.uses.length > 0),
+  };
 }
 
 /** Where a field's name appears as a word in the spec's expressions and column lists. */
@@ -111,7 +160,8 @@ function usesOf(spec: TPipelineSpec, field: string): string[] {
   for (const e of s.expectations ?? []) if (word.test(e.expr)) uses.push(`expectations.${e.name}`);
   if (s.transform?.filter && word.test(s.transform.filter)) uses.push("transform.filter");
   if (s.transform?.select?.includes(field)) uses.push("transform.select (a sink column)");
-  for (const [m, expr] of Object.entries(s.aggregate?.measures ?? {})) if (word.test(expr)) uses.push(`aggregate.measures.${m}`);
+  for (const [m, expr] of Object.entries(s.aggregate?.measures ?? {}))
+    if (word.test(expr)) uses.push(`aggregate.measures.${m}`);
   if (s.aggregate?.groupBy?.includes(field)) uses.push("aggregate.groupBy");
   if (s.dedupe?.key?.includes(field)) uses.push("dedupe.key");
   if (s.eventTime?.column === field) uses.push("eventTime.column");

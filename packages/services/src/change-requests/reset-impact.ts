@@ -13,10 +13,18 @@ import { z } from "zod";
 export const ZResetTarget = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("earliest") }),
   z.object({ kind: z.literal("latest") }),
-  z.object({ kind: z.literal("timestamp"), at: z.coerce.date({ error: "at: give a date and time, e.g. 2026-12-01T10:00:00Z" }) }),
+  z.object({
+    kind: z.literal("timestamp"),
+    at: z.coerce.date({ error: "at: give a date and time, e.g. 2026-12-01T10:00:00Z" }),
+  }),
   z.object({
     kind: z.literal("offsets"),
-    offsets: z.record(z.string().regex(/^\d+$/, "partition numbers are whole numbers, e.g. \"0\""), z.number().int().min(0, "an offset is 0 or more")).refine((o) => Object.keys(o).length > 0, "name at least one partition's offset"),
+    offsets: z
+      .record(
+        z.string().regex(/^\d+$/, 'partition numbers are whole numbers, e.g. "0"'),
+        z.number().int().min(0, "an offset is 0 or more"),
+      )
+      .refine((o) => Object.keys(o).length > 0, "name at least one partition's offset"),
   }),
 ]);
 export type TResetTarget = z.infer<typeof ZResetTarget>;
@@ -56,8 +64,18 @@ export interface TResetImpact {
 }
 
 export function shapeOfSpec(spec: unknown): TResetShape {
-  const s = (spec ?? {}) as { aggregate?: unknown; cdc?: unknown; dedupe?: unknown; sink?: { webhook?: unknown } };
-  return { aggregate: s.aggregate != null, cdc: s.cdc != null, dedupe: s.dedupe != null, webhook: s.sink?.webhook != null };
+  const s = (spec ?? {}) as {
+    aggregate?: unknown;
+    cdc?: unknown;
+    dedupe?: unknown;
+    sink?: { webhook?: unknown };
+  };
+  return {
+    aggregate: s.aggregate != null,
+    cdc: s.cdc != null,
+    dedupe: s.dedupe != null,
+    webhook: s.sink?.webhook != null,
+  };
 }
 
 export function resetImpact(input: {
@@ -75,7 +93,9 @@ export function resetImpact(input: {
   const warnings: string[] = [];
   const known = new Set(input.bounds.map((b) => b.partition));
   if (target.kind === "offsets") {
-    for (const p of Object.keys(target.offsets)) if (!known.has(Number(p))) refusals.push(`partition ${p} does not exist: the topic has partitions ${[...known].join(", ")}`);
+    for (const p of Object.keys(target.offsets))
+      if (!known.has(Number(p)))
+        refusals.push(`partition ${p} does not exist: the topic has partitions ${[...known].join(", ")}`);
   }
   const partitions = input.bounds.map((b): TPartitionImpact => {
     const current = input.checkpoint[String(b.partition)] ?? b.low;
@@ -90,20 +110,42 @@ export function resetImpact(input: {
         break;
       case "timestamp":
         t = input.byTime?.[b.partition] ?? b.high;
-        if (t <= b.low && b.low > 0) warning = `the time is at or before partition ${b.partition}'s log start (offset ${b.low}): older events are gone (retention) and are not re-read`;
+        if (t <= b.low && b.low > 0)
+          warning = `the time is at or before partition ${b.partition}'s log start (offset ${b.low}): older events are gone (retention) and are not re-read`;
         break;
       case "offsets": {
         const asked = target.offsets[String(b.partition)];
         t = asked ?? current;
-        if (asked !== undefined && asked > b.high) refusals.push(`partition ${b.partition}: offset ${asked} is past the log end ${b.high}; choose at most ${b.high} (or "latest")`);
-        if (asked !== undefined && asked < b.low) refusals.push(`partition ${b.partition}: offset ${asked} is before the log start ${b.low}: those events are gone (retention); choose at least ${b.low} (or "earliest")`);
+        if (asked !== undefined && asked > b.high)
+          refusals.push(
+            `partition ${b.partition}: offset ${asked} is past the log end ${b.high}; choose at most ${b.high} (or "latest")`,
+          );
+        if (asked !== undefined && asked < b.low)
+          refusals.push(
+            `partition ${b.partition}: offset ${asked} is before the log start ${b.low}: those events are gone (retention); choose at least ${b.low} (or "earliest")`,
+          );
         break;
       }
     }
     const reprocessed = Math.max(0, current - Math.max(t, b.low));
     const skipped = Math.max(0, t - current);
-    if (skipped > 0) warning = [warning, `${skipped} event(s) on partition ${b.partition} are skipped: they never reach the sink`].filter(Boolean).join("; ");
-    return { partition: b.partition, current, target: Math.min(Math.max(t, b.low), b.high), low: b.low, high: b.high, reprocessed, skipped, warning };
+    if (skipped > 0)
+      warning = [
+        warning,
+        `${skipped} event(s) on partition ${b.partition} are skipped: they never reach the sink`,
+      ]
+        .filter(Boolean)
+        .join("; ");
+    return {
+      partition: b.partition,
+      current,
+      target: Math.min(Math.max(t, b.low), b.high),
+      low: b.low,
+      high: b.high,
+      reprocessed,
+      skipped,
+      warning,
+    };
   });
   const reprocessed = partitions.reduce((n, p) => n + p.reprocessed, 0);
   const skipped = partitions.reduce((n, p) => n + p.skipped, 0);
@@ -112,15 +154,41 @@ export function resetImpact(input: {
   let result: string;
 
   if (shape.aggregate) {
-    if (rewinds && state === "keep") refusals.push(`rewinding a windowed aggregate while keeping its window state double counts: the ${reprocessed} re-read event(s) are already in their windows. Clear the state and reset to earliest to rebuild, or do not rewind.`);
-    else if (rewinds && !fromStart) refusals.push(`a windowed aggregate with cleared state can only be rebuilt from the start of the topic (earliest, log start 0): windows that began before the reset point would be recomputed from part of their events.`);
-    result = rewinds ? "the window state is cleared and every window is rebuilt from the start of the topic" : skipped > 0 ? "windows miss the skipped events" : "nothing changes";
+    if (rewinds && state === "keep")
+      refusals.push(
+        `rewinding a windowed aggregate while keeping its window state double counts: the ${reprocessed} re-read event(s) are already in their windows. Clear the state and reset to earliest to rebuild, or do not rewind.`,
+      );
+    else if (rewinds && !fromStart)
+      refusals.push(
+        `a windowed aggregate with cleared state can only be rebuilt from the start of the topic (earliest, log start 0): windows that began before the reset point would be recomputed from part of their events.`,
+      );
+    result = rewinds
+      ? "the window state is cleared and every window is rebuilt from the start of the topic"
+      : skipped > 0
+        ? "windows miss the skipped events"
+        : "nothing changes";
   } else if (shape.cdc) {
-    if (rewinds && state === "clear" && !fromStart) refusals.push(`CDC history with cleared state can only be rebuilt from the start of the topic (earliest, log start 0): changes before the reset point would be missing from the history.`);
-    result = rewinds ? (state === "keep" ? "re-read changes are older than or equal to what the CDC state holds: they are counted as stale and change nothing" : "the CDC state is cleared and the history rebuilt from the start of the topic") : skipped > 0 ? "the skipped changes never reach the table" : "nothing changes";
+    if (rewinds && state === "clear" && !fromStart)
+      refusals.push(
+        `CDC history with cleared state can only be rebuilt from the start of the topic (earliest, log start 0): changes before the reset point would be missing from the history.`,
+      );
+    result = rewinds
+      ? state === "keep"
+        ? "re-read changes are older than or equal to what the CDC state holds: they are counted as stale and change nothing"
+        : "the CDC state is cleared and the history rebuilt from the start of the topic"
+      : skipped > 0
+        ? "the skipped changes never reach the table"
+        : "nothing changes";
   } else if (shape.webhook) {
-    if (rewinds && state === "keep" && shape.dedupe) refusals.push(`keeping the dedup state makes every re-read event a "duplicate": nothing would be re-sent. Clear the state to re-send (the delivery ledger still never sends a delivered key twice).`);
-    result = rewinds ? "re-read events are sent again only for keys the delivery ledger has not delivered (never twice per key)" : skipped > 0 ? "the skipped events are never sent" : "nothing changes";
+    if (rewinds && state === "keep" && shape.dedupe)
+      refusals.push(
+        `keeping the dedup state makes every re-read event a "duplicate": nothing would be re-sent. Clear the state to re-send (the delivery ledger still never sends a delivered key twice).`,
+      );
+    result = rewinds
+      ? "re-read events are sent again only for keys the delivery ledger has not delivered (never twice per key)"
+      : skipped > 0
+        ? "the skipped events are never sent"
+        : "nothing changes";
   } else {
     // An append ledger: its primary key absorbs the replays.
     result = rewinds
@@ -129,7 +197,8 @@ export function resetImpact(input: {
         ? "the skipped events never reach the ledger"
         : "nothing changes";
   }
-  if (!rewinds && skipped === 0 && refusals.length === 0) warnings.push("the checkpoint is already there: the reset changes no offset");
+  if (!rewinds && skipped === 0 && refusals.length === 0)
+    warnings.push("the checkpoint is already there: the reset changes no offset");
   for (const p of partitions) if (p.warning) warnings.push(p.warning);
   return { partitions, reprocessed, skipped, result, warnings, refusals };
 }

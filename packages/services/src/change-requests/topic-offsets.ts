@@ -30,9 +30,18 @@ export function kafkaTopicOffsets(kafka: Kafka): TTopicOffsets {
   return {
     bounds: (topic) =>
       withAdmin(async (admin) =>
-        (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, low: Number(p.low), high: Number(p.high) })).sort((a, b) => a.partition - b.partition),
+        (await admin.fetchTopicOffsets(topic))
+          .map((p) => ({ partition: p.partition, low: Number(p.low), high: Number(p.high) }))
+          .sort((a, b) => a.partition - b.partition),
       ),
     forTimestamp: (topic, at) =>
-      withAdmin(async (admin) => Object.fromEntries((await admin.fetchTopicOffsetsByTimestamp(topic, at.getTime())).map((p) => [p.partition, Number(p.offset)]))),
+      withAdmin(async (admin) =>
+        Object.fromEntries(
+          (await admin.fetchTopicOffsetsByTimestamp(topic, at.getTime())).map((p) => [
+            p.partition,
+            Number(p.offset),
+          ]),
+        ),
+      ),
   };
 }

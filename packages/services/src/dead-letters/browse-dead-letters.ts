@@ -7,7 +7,12 @@
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { deadLetterCondition, ZDeadLetterFilter } from "./dead-letter-filter";
-import { toRowView, type TDeadLetterOutcome, type TDeadLetterRowView, type TDeadLetterSqlRow } from "./summarize-dead-letters";
+import {
+  toRowView,
+  type TDeadLetterOutcome,
+  type TDeadLetterRowView,
+  type TDeadLetterSqlRow,
+} from "./summarize-dead-letters";
 
 export const ZBrowseDeadLettersInput = ZDeadLetterFilter.extend({
   /** The next page: rows with an id below this one. */
@@ -84,7 +89,10 @@ type TRow = TDeadLetterSqlRow & {
 };
 
 /** null when there is no pipeline of that name. */
-export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLettersInput): Promise<TDeadLetterPage | null> {
+export async function browseDeadLetters(
+  db: PrismaClient,
+  input: TBrowseDeadLettersInput,
+): Promise<TDeadLetterPage | null> {
   const { before, limit, pipeline, ...filter } = ZBrowseDeadLettersInput.parse(input);
   const found = await db.pipeline.findUnique({ where: { name: pipeline }, select: { id: true, name: true } });
   if (!found) return null;
@@ -117,7 +125,9 @@ export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLett
       bytes: r.bytes,
       truncated: r.truncated,
       preview: (r.payload_head ?? Buffer.from(r.head).toString("utf8")).slice(0, PREVIEW_CHARS),
-      resolution: r.r_action ? { action: r.r_action, actor: r.r_actor ?? "", reason: r.r_reason ?? "", at: r.r_at! } : null,
+      resolution: r.r_action
+        ? { action: r.r_action, actor: r.r_actor ?? "", reason: r.r_reason ?? "", at: r.r_at! }
+        : null,
       replay:
         r.replay_id === null
           ? null
@@ -138,7 +148,10 @@ export async function browseDeadLetters(db: PrismaClient, input: TBrowseDeadLett
   };
 }
 
-export const ZInspectDeadLetterInput = z.object({ pipeline: z.string().min(1).max(200), id: z.coerce.number().int().min(1) });
+export const ZInspectDeadLetterInput = z.object({
+  pipeline: z.string().min(1).max(200),
+  id: z.coerce.number().int().min(1),
+});
 
 export interface TInspectedDeadLetter extends Omit<TBrowsedDeadLetter, "preview" | "replay"> {
   topic: string;
@@ -152,10 +165,28 @@ export interface TInspectedDeadLetter extends Omit<TBrowsedDeadLetter, "preview"
 }
 
 /** null when the pipeline or the dead letter (of that pipeline) does not exist. */
-export async function inspectDeadLetter(db: PrismaClient, input: z.input<typeof ZInspectDeadLetterInput>): Promise<TInspectedDeadLetter | null> {
+export async function inspectDeadLetter(
+  db: PrismaClient,
+  input: z.input<typeof ZInspectDeadLetterInput>,
+): Promise<TInspectedDeadLetter | null> {
   const { pipeline, id } = ZInspectDeadLetterInput.parse(input);
   const [d] = await db.$queryRaw<
-    { id: bigint; version: number; batch_id: bigint; outcome: string; reason: string; topic: string; partition: number; offset: bigint; key: string | null; raw: Uint8Array; truncated: boolean; payload: unknown; ingest_time: Date | null; created_at: Date }[]
+    {
+      id: bigint;
+      version: number;
+      batch_id: bigint;
+      outcome: string;
+      reason: string;
+      topic: string;
+      partition: number;
+      offset: bigint;
+      key: string | null;
+      raw: Uint8Array;
+      truncated: boolean;
+      payload: unknown;
+      ingest_time: Date | null;
+      created_at: Date;
+    }[]
   >`SELECT d.id, v.version, d.batch_id, d.outcome, d.reason, d.topic, d.partition, d."offset", d.key, d.raw, d.truncated, d.payload, d.ingest_time, d.created_at
       FROM dead_letters d JOIN pipeline_versions v ON v.id = d.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
      WHERE d.id = ${id} AND p.name = ${pipeline}`;
@@ -180,7 +211,14 @@ export async function inspectDeadLetter(db: PrismaClient, input: z.input<typeof 
     text: raw.toString("utf8"),
     validUtf8: isUtf8(raw),
     payload: d.payload ?? null,
-    resolution: resolution ? { action: resolution.action, actor: resolution.actor, reason: resolution.reason, at: resolution.createdAt } : null,
+    resolution: resolution
+      ? {
+          action: resolution.action,
+          actor: resolution.actor,
+          reason: resolution.reason,
+          at: resolution.createdAt,
+        }
+      : null,
   };
 }
 

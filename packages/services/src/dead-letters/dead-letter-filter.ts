@@ -30,7 +30,17 @@ export const ZDeadLetterFilter = z.object({
 export type TDeadLetterFilter = z.output<typeof ZDeadLetterFilter>;
 
 /** True when the filter narrows anything (acting on every row of a pipeline needs at least the outcome). */
-export const narrowsSomething = (f: Omit<TDeadLetterFilter, "pipeline">) => Boolean(f.outcome || f.reasonGroup || f.reasonContains || f.partition !== undefined || f.from || f.to || f.text || f.ids?.length);
+export const narrowsSomething = (f: Omit<TDeadLetterFilter, "pipeline">) =>
+  Boolean(
+    f.outcome ||
+    f.reasonGroup ||
+    f.reasonContains ||
+    f.partition !== undefined ||
+    f.from ||
+    f.to ||
+    f.text ||
+    f.ids?.length,
+  );
 
 /** The filter's condition on `dead_letters d` (the pipeline or version is the caller's condition). */
 export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Prisma.Sql {
@@ -45,8 +55,14 @@ export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Pri
   if (f.partition !== undefined) parts.push(Prisma.sql`d.partition = ${f.partition}`);
   if (f.from) parts.push(Prisma.sql`d.created_at >= ${f.from}`);
   if (f.to) parts.push(Prisma.sql`d.created_at <= ${f.to}`);
-  if (f.text) parts.push(Prisma.sql`((d.payload IS NOT NULL AND d.payload::text ILIKE '%' || ${escapeLike(f.text)} || '%') OR position(convert_to(${f.text}, 'UTF8') IN d.raw) > 0)`);
-  if (f.ids?.length) parts.push(Prisma.sql`d.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(f.ids)}::jsonb)::bigint)`);
+  if (f.text)
+    parts.push(
+      Prisma.sql`((d.payload IS NOT NULL AND d.payload::text ILIKE '%' || ${escapeLike(f.text)} || '%') OR position(convert_to(${f.text}, 'UTF8') IN d.raw) > 0)`,
+    );
+  if (f.ids?.length)
+    parts.push(
+      Prisma.sql`d.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(f.ids)}::jsonb)::bigint)`,
+    );
   return parts.length ? Prisma.join(parts, " AND ") : Prisma.sql`TRUE`;
 }
 

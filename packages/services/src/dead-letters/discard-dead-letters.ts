@@ -16,7 +16,8 @@ export const MAX_DISCARD = 10_000;
 export const ZDiscardDeadLettersInput = ZDeadLetterFilter.extend({
   reason: z.string().trim().min(1, "Give a reason: why these rows will never be replayed").max(2000),
 }).refine(narrowsSomething, {
-  message: "choose which rows: an outcome, a reason, a partition, a time range, text in the payload, or rows by id (discarding everything needs at least the outcome)",
+  message:
+    "choose which rows: an outcome, a reason, a partition, a time range, text in the payload, or rows by id (discarding everything needs at least the outcome)",
   path: ["outcome"],
 });
 export type TDiscardDeadLettersInput = z.input<typeof ZDiscardDeadLettersInput>;
@@ -30,7 +31,11 @@ export interface TDiscardDeadLettersResult {
   more: boolean;
 }
 
-export async function discardDeadLetters(db: PrismaClient, who: TAuditWho, input: TDiscardDeadLettersInput): Promise<TDiscardDeadLettersResult | null> {
+export async function discardDeadLetters(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TDiscardDeadLettersInput,
+): Promise<TDiscardDeadLettersResult | null> {
   const f = ZDiscardDeadLettersInput.parse(input);
   const found = await findPipelineVersion(db, f.pipeline);
   if (!found?.version) return null;
@@ -40,7 +45,10 @@ export async function discardDeadLetters(db: PrismaClient, who: TAuditWho, input
         FROM dead_letters d LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
        WHERE d.pipeline_version_id IN (SELECT id FROM pipeline_versions WHERE pipeline_id = ${found.pipelineId}) AND ${deadLetterCondition(f)}
        ORDER BY d.id LIMIT ${MAX_DISCARD + 1}`;
-    const open = matched.slice(0, MAX_DISCARD).filter((m) => !m.resolved).map((m) => m.id);
+    const open = matched
+      .slice(0, MAX_DISCARD)
+      .filter((m) => !m.resolved)
+      .map((m) => m.id);
     const discarded = open.length
       ? await tx.$executeRaw`
           INSERT INTO dead_letter_resolutions (dead_letter_id, pipeline_version_id, action, actor_user_id, actor, reason)
@@ -48,12 +56,21 @@ export async function discardDeadLetters(db: PrismaClient, who: TAuditWho, input
             FROM dead_letters d WHERE d.id IN (SELECT x::bigint FROM jsonb_array_elements_text(${JSON.stringify(open.map(String))}::jsonb) x)
           ON CONFLICT (dead_letter_id) DO NOTHING`
       : 0;
-    const result = { discarded, alreadyResolved: matched.slice(0, MAX_DISCARD).length - open.length + (open.length - discarded), more: matched.length > MAX_DISCARD };
+    const result = {
+      discarded,
+      alreadyResolved: matched.slice(0, MAX_DISCARD).length - open.length + (open.length - discarded),
+      more: matched.length > MAX_DISCARD,
+    };
     if (discarded > 0) {
       const { pipeline: _p, reason: _r, ...filter } = f;
-      await recordAuditEvent(tx, { ...who, action: "deadletter.discard", target: { type: "pipeline", id: found.pipelineId, label: found.pipeline }, reason: f.reason, after: { ...result, filter, version: found.version!.version } });
+      await recordAuditEvent(tx, {
+        ...who,
+        action: "deadletter.discard",
+        target: { type: "pipeline", id: found.pipelineId, label: found.pipeline },
+        reason: f.reason,
+        after: { ...result, filter, version: found.version!.version },
+      });
     }
     return result;
   });
 }
-

@@ -31,7 +31,11 @@ export const MAX_REPLAY = 10_000;
 
 export const ZRequestDeadLetterReplayInput = ZDeadLetterFilter.extend({
   note: z.string().trim().min(1, "Give a reason: why these rows should be replayed now").max(2000),
-}).refine(narrowsSomething, { message: "choose which rows: by id, all with a reason, or a filter (replaying everything needs at least the outcome)", path: ["ids"] });
+}).refine(narrowsSomething, {
+  message:
+    "choose which rows: by id, all with a reason, or a filter (replaying everything needs at least the outcome)",
+  path: ["ids"],
+});
 export type TRequestDeadLetterReplayInput = z.input<typeof ZRequestDeadLetterReplayInput>;
 
 export interface TDeadLetterReplayRefusal {
@@ -82,11 +86,19 @@ interface TCandidate {
 export const SETTLED_REPLAY_OUTCOMES = ["sink", "duplicate", "filtered", "dropped", "stale"];
 
 /** null when there is no pipeline of that name, or it has no version yet. */
-export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, input: TRequestDeadLetterReplayInput): Promise<TRequestDeadLetterReplayResult | null> {
+export async function requestDeadLetterReplay(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TRequestDeadLetterReplayInput,
+): Promise<TRequestDeadLetterReplayResult | null> {
   const f = ZRequestDeadLetterReplayInput.parse(input);
   const pipeline = await db.pipeline.findUnique({
     where: { name: f.pipeline },
-    select: { id: true, name: true, versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, spec: true } } },
+    select: {
+      id: true,
+      name: true,
+      versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, spec: true } },
+    },
   });
   const serving = pipeline?.versions[0];
   if (!pipeline || !serving) return null;
@@ -95,7 +107,9 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
 
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
-    const cp = await tx.$queryRaw<{ watermark: Date | null }[]>`SELECT watermark FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
+    const cp = await tx.$queryRaw<
+      { watermark: Date | null }[]
+    >`SELECT watermark FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
     // The versions whose checkpoint the serving one continues (itself included): their dead letters
     // are rows it skipped. Another version's (fresh state: blue/green, a rebuild) it reads on its own.
     const lineage = await tx.$queryRaw<{ id: string }[]>`
@@ -134,7 +148,10 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
     for (const row of taken) {
       const record = `${row.topic}:${row.partition}:${row.offset}`;
       const sameRecord = records.get(record);
-      const why = sameRecord !== undefined ? `its source record (partition ${row.partition}, offset ${row.offset}) is replayed from dead letter #${sameRecord} in this request` : refusal(row);
+      const why =
+        sameRecord !== undefined
+          ? `its source record (partition ${row.partition}, offset ${row.offset}) is replayed from dead letter #${sameRecord} in this request`
+          : refusal(row);
       if (!why) records.set(record, row.id);
       if (why) refused.push({ id: Number(row.id), why });
       else accepted.push(row.id);
@@ -142,13 +159,27 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
     // Asked by id but not a dead letter of this pipeline: say so rather than ignore it.
     if (f.ids) {
       const found = new Set(taken.map((r) => Number(r.id)));
-      for (const id of f.ids) if (!found.has(id)) refused.push({ id, why: `no dead letter #${id} of pipeline "${pipeline.name}"${f.outcome ? ` with outcome ${f.outcome}` : ""}${f.reasonGroup || f.reasonContains ? " with that reason" : ""}` });
+      for (const id of f.ids)
+        if (!found.has(id))
+          refused.push({
+            id,
+            why: `no dead letter #${id} of pipeline "${pipeline.name}"${f.outcome ? ` with outcome ${f.outcome}` : ""}${f.reasonGroup || f.reasonContains ? " with that reason" : ""}`,
+          });
     }
     const selection = JSON.parse(JSON.stringify(filter)) as Record<string, string | number | number[]>;
     let replayId: number | null = null;
     if (accepted.length > 0) {
       const replay = await tx.deadLetterReplay.create({
-        data: { pipelineId: pipeline.id, pipelineVersionId: serving.id, actorUserId: who.actorUserId, actor: who.actor, note: f.note, selection, accepted: accepted.length, refused: refused as object[] },
+        data: {
+          pipelineId: pipeline.id,
+          pipelineVersionId: serving.id,
+          actorUserId: who.actorUserId,
+          actor: who.actor,
+          note: f.note,
+          selection,
+          accepted: accepted.length,
+          refused: refused as object[],
+        },
         select: { id: true },
       });
       replayId = Number(replay.id);
@@ -157,16 +188,32 @@ export async function requestDeadLetterReplay(db: PrismaClient, who: TAuditWho, 
         SELECT ${replay.id}, x::bigint, ${serving.id} FROM jsonb_array_elements_text(${JSON.stringify(accepted.map(String))}::jsonb) x
         ON CONFLICT (dead_letter_id) WHERE status = 'pending' DO NOTHING`;
       // The lock serializes requests and every pending row was refused above, so none can conflict.
-      if (queued !== accepted.length) throw new Error(`replay of ${accepted.length} dead letter(s): only ${queued} could be queued; nothing was queued, try again`);
+      if (queued !== accepted.length)
+        throw new Error(
+          `replay of ${accepted.length} dead letter(s): only ${queued} could be queued; nothing was queued, try again`,
+        );
     }
-    const result: TRequestDeadLetterReplayResult = { replayId, version: serving.version, accepted: accepted.length, refused, more: rows.length > MAX_REPLAY };
+    const result: TRequestDeadLetterReplayResult = {
+      replayId,
+      version: serving.version,
+      accepted: accepted.length,
+      refused,
+      more: rows.length > MAX_REPLAY,
+    };
     await recordAuditEvent(tx, {
       ...who,
       action: "deadletter.replay",
       outcome: accepted.length > 0 ? "succeeded" : "refused",
       target: { type: "pipeline", id: pipeline.id, label: pipeline.name },
       reason: f.note,
-      after: { replayId, version: serving.version, accepted: accepted.length, refused: refused.slice(0, 100), refusedCount: refused.length, selection },
+      after: {
+        replayId,
+        version: serving.version,
+        accepted: accepted.length,
+        refused: refused.slice(0, 100),
+        refusedCount: refused.length,
+        selection,
+      },
     });
     return result;
   });
@@ -179,26 +226,41 @@ interface TReplaySpec {
   aggregate?: { window?: unknown; allowedLateness?: string | number };
 }
 
-function refusalFor(spec: TReplaySpec, version: number, watermark: Date | null, continued: ReadonlySet<string>) {
+function refusalFor(
+  spec: TReplaySpec,
+  version: number,
+  watermark: Date | null,
+  continued: ReadonlySet<string>,
+) {
   const topic = spec.source?.kafka?.topic;
   const column = spec.eventTime?.column;
-  const latenessMs = spec.aggregate?.allowedLateness === undefined ? 0 : parseDuration(spec.aggregate.allowedLateness);
+  const latenessMs =
+    spec.aggregate?.allowedLateness === undefined ? 0 : parseDuration(spec.aggregate.allowedLateness);
   const horizon = watermark && column ? new Date(watermark.getTime() - latenessMs) : null;
   const windowed = spec.aggregate?.window !== undefined;
   return (row: TCandidate): string | null => {
-    if (row.discarded_by) return `discarded by ${row.discarded_by} at ${row.discarded_at!.toISOString()}: ${row.discard_reason}`;
-    if (row.item_status === "pending") return `a replay is already pending (request #${row.item_replay} by ${row.item_by} at ${row.item_at!.toISOString()}, into version ${row.item_into})`;
+    if (row.discarded_by)
+      return `discarded by ${row.discarded_by} at ${row.discarded_at!.toISOString()}: ${row.discard_reason}`;
+    if (row.item_status === "pending")
+      return `a replay is already pending (request #${row.item_replay} by ${row.item_by} at ${row.item_at!.toISOString()}, into version ${row.item_into})`;
     if (row.item_status === "applied") {
       const into = `replayed into batch ${row.item_batch} of version ${row.item_into} by ${row.item_by} at ${row.item_at!.toISOString()}`;
-      if (SETTLED_REPLAY_OUTCOMES.includes(row.item_outcome ?? "")) return `already ${into} (${row.item_outcome}${row.item_detail ? `: ${row.item_detail}` : ""})`;
-      if (row.item_again !== null && row.item_again !== row.id) return `already ${into} and failed again (${row.item_detail}); replay its new dead letter #${row.item_again} instead`;
+      if (SETTLED_REPLAY_OUTCOMES.includes(row.item_outcome ?? ""))
+        return `already ${into} (${row.item_outcome}${row.item_detail ? `: ${row.item_detail}` : ""})`;
+      if (row.item_again !== null && row.item_again !== row.id)
+        return `already ${into} and failed again (${row.item_detail}); replay its new dead letter #${row.item_again} instead`;
       // Failed again (or was left out) and is still this dead letter: it may be replayed again.
     }
-    if (!continued.has(row.pipeline_version_id)) return `it is a row of version ${row.version}, whose checkpoint version ${version} does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice`;
-    if (row.rewound_at !== null) return `a checkpoint reset at ${row.rewound_at.toISOString()} rewound partition ${row.partition} to or before offset ${row.offset}: the row was read again after it was dead-lettered, so replaying it could apply it twice`;
-    if (row.twin_id !== null) return `its source record (partition ${row.partition}, offset ${row.offset}) was already replayed from dead letter #${row.twin_id}`;
-    if (row.truncated) return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
-    if (topic && row.topic !== topic) return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;
+    if (!continued.has(row.pipeline_version_id))
+      return `it is a row of version ${row.version}, whose checkpoint version ${version} does not continue (registered with fresh state, it reads the topic on its own): replayed, it could be applied twice`;
+    if (row.rewound_at !== null)
+      return `a checkpoint reset at ${row.rewound_at.toISOString()} rewound partition ${row.partition} to or before offset ${row.offset}: the row was read again after it was dead-lettered, so replaying it could apply it twice`;
+    if (row.twin_id !== null)
+      return `its source record (partition ${row.partition}, offset ${row.offset}) was already replayed from dead letter #${row.twin_id}`;
+    if (row.truncated)
+      return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
+    if (topic && row.topic !== topic)
+      return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;
     if (horizon && column) {
       const t = eventTimeOf(row.payload, column);
       if (t !== null && t < horizon.getTime()) {

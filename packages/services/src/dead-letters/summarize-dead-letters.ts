@@ -29,7 +29,10 @@ const INSTANT = { pattern: String.raw`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)
 /** JSON.parse: "… in JSON at position 42". */
 const JSON_POSITION = { pattern: String.raw`at position \d+`, replacement: "at position <n>" };
 /** JSON.parse: `Unexpected token 'c', "card_payme"... is not valid JSON` (the row's first characters). */
-const JSON_TOKEN = { pattern: String.raw`Unexpected token .* is not valid JSON`, replacement: "Unexpected token … is not valid JSON" };
+const JSON_TOKEN = {
+  pattern: String.raw`Unexpected token .* is not valid JSON`,
+  replacement: "Unexpected token … is not valid JSON",
+};
 /** The contract: `field "amount" should be decimal, got "12,50"` (the row's value). */
 const CONTRACT_VALUE = { pattern: String.raw`, got .*$`, replacement: ", got …" };
 export const REASON_GROUPING = [INSTANT, JSON_POSITION, JSON_TOKEN, CONTRACT_VALUE] as const;
@@ -76,12 +79,29 @@ export interface TDeadLetterSummary {
 }
 
 /** null when there is no pipeline of that name. */
-export async function summarizeDeadLetters(db: PrismaClient, input: TSummarizeDeadLettersInput): Promise<TDeadLetterSummary | null> {
-  const { pipeline: name, reasons: reasonLimit, rows: rowLimit, sample } = ZSummarizeDeadLettersInput.parse(input);
+export async function summarizeDeadLetters(
+  db: PrismaClient,
+  input: TSummarizeDeadLettersInput,
+): Promise<TDeadLetterSummary | null> {
+  const {
+    pipeline: name,
+    reasons: reasonLimit,
+    rows: rowLimit,
+    sample,
+  } = ZSummarizeDeadLettersInput.parse(input);
   const ref = await findPipelineVersion(db, name);
   if (!ref) return null;
   const counts: TDeadLetterSummary["counts"] = { dead_letter: 0, quarantined: 0, late: 0, total: 0 };
-  if (!ref.version) return { pipeline: ref.pipeline, version: null, counts, reasons: [], reasonGroups: 0, reasonSample: sample, rows: [] };
+  if (!ref.version)
+    return {
+      pipeline: ref.pipeline,
+      version: null,
+      counts,
+      reasons: [],
+      reasonGroups: 0,
+      reasonSample: sample,
+      rows: [],
+    };
   const pipelineVersionId = ref.version.id;
   const [byOutcome, groups, rows] = await Promise.all([
     db.deadLetter.groupBy({ by: ["outcome"], where: { pipelineVersionId }, _count: { _all: true } }),
@@ -96,7 +116,13 @@ export async function summarizeDeadLetters(db: PrismaClient, input: TSummarizeDe
     pipeline: ref.pipeline,
     version: ref.version.version,
     counts,
-    reasons: groups.map((g) => ({ outcome: g.outcome as TDeadLetterOutcome, reason: g.reason, example: g.example, count: g.n, lastAt: g.last_at })),
+    reasons: groups.map((g) => ({
+      outcome: g.outcome as TDeadLetterOutcome,
+      reason: g.reason,
+      example: g.example,
+      count: g.n,
+      lastAt: g.last_at,
+    })),
     reasonGroups: groups[0]?.groups ?? 0,
     reasonSample: sample,
     rows: rows.map(toRowView),
@@ -104,7 +130,17 @@ export async function summarizeDeadLetters(db: PrismaClient, input: TSummarizeDe
 }
 
 /** A dead_letters row as SQL returns it (snake_case, bigints) → the view the console shows. */
-export type TDeadLetterSqlRow = { id: bigint; batch_id: bigint; outcome: string; reason: string; partition: number; offset: bigint; key: string | null; ingest_time: Date | null; created_at: Date };
+export type TDeadLetterSqlRow = {
+  id: bigint;
+  batch_id: bigint;
+  outcome: string;
+  reason: string;
+  partition: number;
+  offset: bigint;
+  key: string | null;
+  ingest_time: Date | null;
+  created_at: Date;
+};
 export const toRowView = (r: TDeadLetterSqlRow): TDeadLetterRowView => ({
   id: Number(r.id),
   batchId: Number(r.batch_id),
@@ -122,7 +158,9 @@ export const toRowView = (r: TDeadLetterSqlRow): TDeadLetterRowView => ({
 function reasonGroups(db: PrismaClient, v: string, sample: number, limit: number) {
   const [a, b, c, d] = REASON_GROUPING;
   // Grouped in a subquery: the parameters of the expression would not match a GROUP BY that repeats it.
-  return db.$queryRaw<{ outcome: string; reason: string; example: string; n: number; last_at: Date; groups: number }[]>`
+  return db.$queryRaw<
+    { outcome: string; reason: string; example: string; n: number; last_at: Date; groups: number }[]
+  >`
     SELECT outcome, left(pattern, ${REASON_CHARS}) AS reason, left(min(reason), ${REASON_CHARS}) AS example,
            count(*)::int AS n, max(created_at) AS last_at, (count(*) OVER ())::int AS groups
       FROM (SELECT outcome, reason, created_at,
@@ -140,7 +178,9 @@ function reasonGroups(db: PrismaClient, v: string, sample: number, limit: number
 }
 
 function newestRows(db: PrismaClient, v: string, limit: number) {
-  return db.$queryRaw<TDeadLetterSqlRow[]>`SELECT id, batch_id, outcome, left(reason, ${REASON_CHARS}) AS reason, partition, "offset", left(key, ${REASON_CHARS}) AS key, ingest_time, created_at
+  return db.$queryRaw<
+    TDeadLetterSqlRow[]
+  >`SELECT id, batch_id, outcome, left(reason, ${REASON_CHARS}) AS reason, partition, "offset", left(key, ${REASON_CHARS}) AS key, ingest_time, created_at
       FROM ((SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'dead_letter' ORDER BY created_at DESC, id DESC LIMIT ${limit})
             UNION ALL
             (SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'quarantined' ORDER BY created_at DESC, id DESC LIMIT ${limit})

@@ -6,5 +6,10 @@ import { parseSpecOrThrow, type TPipelineSpec } from "@sluice/spec";
 
 export async function loadDemoPipelineSpecs(dir: string): Promise<{ file: string; spec: TPipelineSpec }[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith(".yaml")).sort();
-  return Promise.all(files.map(async (f) => ({ file: path.join(dir, f), spec: parseSpecOrThrow(await readFile(path.join(dir, f), "utf8")) })));
+  return Promise.all(
+    files.map(async (f) => ({
+      file: path.join(dir, f),
+      spec: parseSpecOrThrow(await readFile(path.join(dir, f), "utf8")),
+    })),
+  );
 }

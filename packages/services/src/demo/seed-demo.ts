@@ -36,12 +36,23 @@ export async function seedDemo(db: PrismaClient, demoPassword: string): Promise<
     const row =
       (await db.user.findUnique({ where: { email: user.email } })) ??
       (await db.user.create({
-        data: { email: user.email, name: user.name, role: user.role, memberships: { create: { teamId: teamIds.get(user.team)! } } },
+        data: {
+          email: user.email,
+          name: user.name,
+          role: user.role,
+          memberships: { create: { teamId: teamIds.get(user.team)! } },
+        },
       }));
     const hasPassword = await db.account.count({ where: { userId: row.id, providerId: "credential" } });
     if (hasPassword === 0) {
       await db.account.create({
-        data: { id: `credential-${row.id}`, userId: row.id, providerId: "credential", accountId: row.id, password: await hashPassword(demoPassword) },
+        data: {
+          id: `credential-${row.id}`,
+          userId: row.id,
+          providerId: "credential",
+          accountId: row.id,
+          password: await hashPassword(demoPassword),
+        },
       });
     }
   }

@@ -12,41 +12,83 @@ import { needsApproval } from "./needs-approval";
 export type TDraftRegistration =
   | { kind: "new-pipeline"; message: string }
   | { kind: "unchanged"; version: number; message: string }
-  | { kind: "new-version"; previous: number; continues: boolean; message: string; needsApproval: string[] | null };
+  | {
+      kind: "new-version";
+      previous: number;
+      continues: boolean;
+      message: string;
+      needsApproval: string[] | null;
+    };
 
 export type TDraftCheck =
   | { ok: false; errors: TSpecError[]; contractFields: TContractField[] }
-  | { ok: true; name: string; owner: string; topic: string; contractFields: TContractField[]; registration: TDraftRegistration };
+  | {
+      ok: true;
+      name: string;
+      owner: string;
+      topic: string;
+      contractFields: TContractField[];
+      registration: TDraftRegistration;
+    };
 
 export interface TContractField {
   name: string;
   type: string;
 }
 
-export async function checkDraft(res: { db: PrismaClient; pool: pg.Pool }, text: string): Promise<TDraftCheck> {
+export async function checkDraft(
+  res: { db: PrismaClient; pool: pg.Pool },
+  text: string,
+): Promise<TDraftCheck> {
   const contractFields = lenientContractFields(text);
   const parsed = parseSpec(text);
   if (!parsed.ok) return { ok: false, errors: parsed.errors, contractFields };
   const { spec } = parsed;
-  return { ok: true, name: spec.name, owner: spec.owner, topic: spec.source.kafka.topic, contractFields, registration: await draftRegistration(res, spec) };
+  return {
+    ok: true,
+    name: spec.name,
+    owner: spec.owner,
+    topic: spec.source.kafka.topic,
+    contractFields,
+    registration: await draftRegistration(res, spec),
+  };
 }
 
-async function draftRegistration(res: { db: PrismaClient; pool: pg.Pool }, spec: TPipelineSpec): Promise<TDraftRegistration> {
+async function draftRegistration(
+  res: { db: PrismaClient; pool: pg.Pool },
+  spec: TPipelineSpec,
+): Promise<TDraftRegistration> {
   const preview = await previewRegistration(res.pool, spec);
-  if (preview.kind === "new-pipeline") return { kind: "new-pipeline", message: `Registers a new pipeline, ${spec.name}, as version 1.` };
-  if (preview.kind === "registered") return { kind: "unchanged", version: preview.version, message: `The same spec as version ${preview.version}: registering it changes nothing.` };
+  if (preview.kind === "new-pipeline")
+    return { kind: "new-pipeline", message: `Registers a new pipeline, ${spec.name}, as version 1.` };
+  if (preview.kind === "registered")
+    return {
+      kind: "unchanged",
+      version: preview.version,
+      message: `The same spec as version ${preview.version}: registering it changes nothing.`,
+    };
   const { compatibility, previous } = preview;
   const approval = needsApproval(await latestSpec(res.db, spec.name), spec);
   const reasons = approval.needed ? approval.reasons : null;
   const message = compatibility.compatible
     ? `Registers version ${previous + 1}, continuing version ${previous}'s checkpoint and state.${compatibility.notes.length > 0 ? `\n${formatStateFindings(compatibility.notes)}` : ""}`
     : `Version ${previous + 1} cannot continue version ${previous}'s state:\n${formatStateFindings(compatibility.problems)}\nRegister it with fresh state (an explicit choice), or revert the change.`;
-  return { kind: "new-version", previous, continues: compatibility.compatible, message, needsApproval: reasons };
+  return {
+    kind: "new-version",
+    previous,
+    continues: compatibility.compatible,
+    message,
+    needsApproval: reasons,
+  };
 }
 
 /** The newest registered spec of a pipeline, if it still validates. */
 export async function latestSpec(db: PrismaClient, name: string): Promise<TPipelineSpec | undefined> {
-  const v = await db.pipelineVersion.findFirst({ where: { pipeline: { name } }, orderBy: { version: "desc" }, select: { spec: true } });
+  const v = await db.pipelineVersion.findFirst({
+    where: { pipeline: { name } },
+    orderBy: { version: "desc" },
+    select: { spec: true },
+  });
   const checked = v ? validateSpec(v.spec) : undefined;
   return checked?.ok ? checked.spec : undefined;
 }
@@ -54,10 +96,20 @@ export async function latestSpec(db: PrismaClient, name: string): Promise<TPipel
 /** contract.fields as written, even when the rest of the spec does not validate yet. */
 export function lenientContractFields(text: string): TContractField[] {
   try {
-    const value = parseDocument(text, { uniqueKeys: false }).toJS({ maxAliasCount: 50 }) as { contract?: { fields?: Record<string, unknown> } } | null;
+    const value = parseDocument(text, { uniqueKeys: false }).toJS({ maxAliasCount: 50 }) as {
+      contract?: { fields?: Record<string, unknown> };
+    } | null;
     const fields = value?.contract?.fields;
     if (!fields || typeof fields !== "object") return [];
-    return Object.entries(fields).map(([name, t]) => ({ name, type: typeof t === "string" ? t : typeof t === "object" && t && "type" in t ? String((t as { type: unknown }).type) : "?" }));
+    return Object.entries(fields).map(([name, t]) => ({
+      name,
+      type:
+        typeof t === "string"
+          ? t
+          : typeof t === "object" && t && "type" in t
+            ? String((t as { type: unknown }).type)
+            : "?",
+    }));
   } catch {
     return [];
   }

@@ -37,11 +37,22 @@ export function draftFromForm(input: TDraftForm): string {
     ...(f.description ? { description: f.description } : {}),
     source: { kafka: { topic: f.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 5000 } },
     format: "json",
-    contract: { fields: Object.fromEntries(f.fields.filter((x) => x.name).map((x) => [x.name, x.type])), onUnknownField: "rescue", onTypeMismatch: "quarantine" },
+    contract: {
+      fields: Object.fromEntries(f.fields.filter((x) => x.name).map((x) => [x.name, x.type])),
+      onUnknownField: "rescue",
+      onTypeMismatch: "quarantine",
+    },
     eventTime: { column: f.eventTimeColumn, watermarkDelay: f.watermarkDelay },
     ...(f.dedupeKey.length > 0 ? { dedupe: { key: f.dedupeKey, within: "watermark" } } : {}),
     ...(f.shape === "windowed"
-      ? { aggregate: { window: { tumbling: f.window }, groupBy: f.groupBy, measures: Object.fromEntries(f.measures.filter((m) => m.name).map((m) => [m.name, m.expr])), outputMode: "update" } }
+      ? {
+          aggregate: {
+            window: { tumbling: f.window },
+            groupBy: f.groupBy,
+            measures: Object.fromEntries(f.measures.filter((m) => m.name).map((m) => [m.name, m.expr])),
+            outputMode: "update",
+          },
+        }
       : {}),
     lateData: "deadLetter",
     sink: { postgres: { table: f.table } },

@@ -44,15 +44,23 @@ function adversarialMessages(): { partition: number; value: string }[] {
 }
 
 async function tableCounts(): Promise<Record<string, number>> {
-  const tables = await pool.query<{ name: string }>(`SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) AS name FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`);
+  const tables = await pool.query<{ name: string }>(
+    `SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) AS name FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`,
+  );
   const counts: Record<string, number> = {};
-  for (const { name } of tables.rows) counts[name] = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`)).rows[0]!.n);
+  for (const { name } of tables.rows)
+    counts[name] = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${name}`)).rows[0]!.n);
   return counts;
 }
 
-async function realFirstBatch(spec: TPipelineSpec): Promise<{ pipelineVersionId: string; progress: BatchProgress }> {
+async function realFirstBatch(
+  spec: TPipelineSpec,
+): Promise<{ pipelineVersionId: string; progress: BatchProgress }> {
   const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
-  const runner = await PipelineRunner.open({ pool, kafka, logger: silentLogger }, { pipelineVersionId, spec, owner: "test", readAhead: false });
+  const runner = await PipelineRunner.open(
+    { pool, kafka, logger: silentLogger },
+    { pipelineVersionId, spec, owner: "test", readAhead: false },
+  );
   try {
     const r = await runner.runBatch();
     if (r.kind !== "committed") throw new Error("the real batch read nothing");
@@ -70,7 +78,11 @@ function ok(result: TDryRunDraft): Extract<TDryRunDraft, { ok: true }> {
 beforeAll(async () => {
   database = await createTestDatabase("dry_run");
   pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  kafka = new Kafka({ brokers: testServices.kafkaBrokers, clientId: "it-dry-run", logLevel: logLevel.NOTHING });
+  kafka = new Kafka({
+    brokers: testServices.kafkaBrokers,
+    clientId: "it-dry-run",
+    logLevel: logLevel.NOTHING,
+  });
   topic = uniqueName("dry_run");
   const admin = kafka.admin();
   await admin.connect();
@@ -116,7 +128,9 @@ describe("dry run of a draft", () => {
     expect(dry.inputRows).toBe(90);
     expect(dry.outcomes).toMatchObject({ deadLetter: 5, quarantined: 5, dropped: { known_type: 5 } });
     expect(dry.rows.filter((r) => r.verdict.outcome === "dead_letter")).toHaveLength(5);
-    expect(dry.rows.find((r) => r.value?.includes('"new_field"'))?.verdict.rescued).toEqual({ new_field: expect.any(Number) });
+    expect(dry.rows.find((r) => r.value?.includes('"new_field"'))?.verdict.rescued).toEqual({
+      new_field: expect.any(Number),
+    });
     expect(dry.written).toBe("nothing");
 
     const { pipelineVersionId, progress } = await realFirstBatch(spec);
@@ -125,58 +139,120 @@ describe("dry run of a draft", () => {
     const sink = await pool.query<{ event_id: string }>(`SELECT event_id FROM dry_ledger ORDER BY event_id`);
     expect(sink.rows.length).toBeGreaterThan(0);
     expect(dry.result.rows.map((r) => r.event_id).sort()).toEqual(sink.rows.map((r) => r.event_id));
-    const dead = await pool.query<{ at: string }>(`SELECT partition || ':' || "offset" AS at FROM dead_letters WHERE pipeline_version_id = $1 ORDER BY 1`, [pipelineVersionId]);
-    const dryDead = dry.rows.filter((r) => ["dead_letter", "quarantined", "late"].includes(r.verdict.outcome)).map((r) => `${r.partition}:${r.offset}`).sort();
+    const dead = await pool.query<{ at: string }>(
+      `SELECT partition || ':' || "offset" AS at FROM dead_letters WHERE pipeline_version_id = $1 ORDER BY 1`,
+      [pipelineVersionId],
+    );
+    const dryDead = dry.rows
+      .filter((r) => ["dead_letter", "quarantined", "late"].includes(r.verdict.outcome))
+      .map((r) => `${r.partition}:${r.offset}`)
+      .sort();
     expect(dead.rows).toHaveLength(10);
     expect(dryDead).toEqual(dead.rows.map((r) => r.at));
   });
 
   it("duplicates within the sample are flagged row by row, and the real batch counts the same", async () => {
     // No filter this time: the repeated ids reach dedup.
-    const spec = ledgerSpec(topic, { name: "dry-dups", source: ledger("x").source, expectations: ledger("x").expectations, sink: { postgres: { table: "dry_dups" } } });
+    const spec = ledgerSpec(topic, {
+      name: "dry-dups",
+      source: ledger("x").source,
+      expectations: ledger("x").expectations,
+      sink: { postgres: { table: "dry_dups" } },
+    });
     const dry = ok(await dryRunDraft({ pool, kafka }, spec, { kind: "last", perPartition: 1000 }));
     const flagged = dry.rows.filter((r) => r.verdict.outcome === "duplicate");
     expect(flagged).toHaveLength(10);
-    expect(new Set(flagged.map((r) => r.verdict.dedupKey))).toEqual(new Set(Array.from({ length: 10 }, (_, i) => `e-${i * 3}`)));
+    expect(new Set(flagged.map((r) => r.verdict.dedupKey))).toEqual(
+      new Set(Array.from({ length: 10 }, (_, i) => `e-${i * 3}`)),
+    );
     const { progress } = await realFirstBatch(spec);
     expect(progress.outcomes).toEqual(dry.outcomes);
   });
 
   it("a windowed aggregate's dry run shows the windows each row updates and the result rows the real batch writes", async () => {
-    const spec = settlementsSpec(topic, "dry-windows", "dry_windows", { window: { tumbling: "5m" }, outputMode: "update" }, { source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 10_000 } } });
+    const spec = settlementsSpec(
+      topic,
+      "dry-windows",
+      "dry_windows",
+      { window: { tumbling: "5m" }, outputMode: "update" },
+      { source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 10_000 } } },
+    );
     const before = await tableCounts();
     const dry = ok(await dryRunDraft({ pool, kafka }, spec, { kind: "last", perPartition: 1000 }));
     expect(await tableCounts()).toEqual(before);
     const sinkRow = dry.rows.find((r) => r.verdict.outcome === "sink")!;
-    expect(sinkRow.windows?.[0]).toMatchObject({ group: expect.stringMatching(/^m\d$/), start: expect.any(Date), end: expect.any(Date) });
+    expect(sinkRow.windows?.[0]).toMatchObject({
+      group: expect.stringMatching(/^m\d$/),
+      start: expect.any(Date),
+      end: expect.any(Date),
+    });
 
     const { progress } = await realFirstBatch(spec);
     expect(progress.outcomes).toEqual(dry.outcomes);
-    const key = (r: Record<string, unknown>) => `${String(r.merchant_id)}@${new Date(r.window_start as string | Date).toISOString()}=${String(r.events)}`;
-    const sink = await pool.query<Record<string, unknown>>(`SELECT merchant_id, window_start, events FROM dry_windows`);
+    const key = (r: Record<string, unknown>) =>
+      `${String(r.merchant_id)}@${new Date(r.window_start as string | Date).toISOString()}=${String(r.events)}`;
+    const sink = await pool.query<Record<string, unknown>>(
+      `SELECT merchant_id, window_start, events FROM dry_windows`,
+    );
     expect(sink.rows.length).toBeGreaterThan(0);
     expect(dry.result.rows.map(key).sort()).toEqual(sink.rows.map(key).sort());
   });
 
   it("a time range reads the records whose Kafka timestamps fall in it, at most N per partition", async () => {
     const hourAgo = new Date(Date.now() - 3_600_000);
-    const all = ok(await dryRunDraft({ pool, kafka }, ledger("dry-range"), { kind: "range", from: hourAgo, to: new Date(Date.now() + 60_000), perPartition: 1000 }));
+    const all = ok(
+      await dryRunDraft({ pool, kafka }, ledger("dry-range"), {
+        kind: "range",
+        from: hourAgo,
+        to: new Date(Date.now() + 60_000),
+        perPartition: 1000,
+      }),
+    );
     expect(all.inputRows).toBe(90);
     expect(all.truncatedPartitions).toEqual([]);
-    const capped = ok(await dryRunDraft({ pool, kafka }, ledger("dry-range"), { kind: "range", from: hourAgo, to: new Date(Date.now() + 60_000), perPartition: 7 }));
+    const capped = ok(
+      await dryRunDraft({ pool, kafka }, ledger("dry-range"), {
+        kind: "range",
+        from: hourAgo,
+        to: new Date(Date.now() + 60_000),
+        perPartition: 7,
+      }),
+    );
     expect(capped.ranges.map((r) => r.to - r.from)).toEqual([7, 7, 7]);
     expect(capped.truncatedPartitions).toEqual([0, 1, 2]);
-    const before = ok(await dryRunDraft({ pool, kafka }, ledger("dry-range"), { kind: "range", from: new Date(hourAgo.getTime() - 3_600_000), to: hourAgo, perPartition: 1000 }));
+    const before = ok(
+      await dryRunDraft({ pool, kafka }, ledger("dry-range"), {
+        kind: "range",
+        from: new Date(hourAgo.getTime() - 3_600_000),
+        to: hourAgo,
+        perPartition: 1000,
+      }),
+    );
     expect(before.inputRows).toBe(0);
   });
 
   it("a sample larger than the limit is refused before anything is read", async () => {
-    const res = await dryRunDraft({ pool, kafka }, ledger("dry-big"), { kind: "last", perPartition: 1000 * 10 });
-    expect(res).toEqual({ ok: false, message: expect.stringMatching(/over the limit of 5,000 records: ask for at most 1666 per partition/) });
+    const res = await dryRunDraft({ pool, kafka }, ledger("dry-big"), {
+      kind: "last",
+      perPartition: 1000 * 10,
+    });
+    expect(res).toEqual({
+      ok: false,
+      message: expect.stringMatching(/over the limit of 5,000 records: ask for at most 1666 per partition/),
+    });
   });
 
   it("a topic that does not exist is answered with the field and the fix", async () => {
-    const res = await dryRunDraft({ pool, kafka }, ledgerSpec("no-such-topic-anywhere", { name: "dry-none" }), { kind: "last", perPartition: 10 });
-    expect(res).toEqual({ ok: false, message: expect.stringMatching(/^source\.kafka\.topic: the topic "no-such-topic-anywhere" does not exist/) });
+    const res = await dryRunDraft(
+      { pool, kafka },
+      ledgerSpec("no-such-topic-anywhere", { name: "dry-none" }),
+      { kind: "last", perPartition: 10 },
+    );
+    expect(res).toEqual({
+      ok: false,
+      message: expect.stringMatching(
+        /^source\.kafka\.topic: the topic "no-such-topic-anywhere" does not exist/,
+      ),
+    });
   });
 });

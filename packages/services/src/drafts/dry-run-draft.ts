@@ -4,29 +4,66 @@
 // (MAX_SAMPLE_PER_PARTITION, MAX_SAMPLE_RECORDS) and in time (DRY_RUN_READ_TIMEOUT_MS).
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
-import { ConfigurationError, dryRunBatch, isRetriable, readSample, type DryRunResult, type OffsetRange } from "@sluice/engine";
+import {
+  ConfigurationError,
+  dryRunBatch,
+  isRetriable,
+  readSample,
+  type DryRunResult,
+  type OffsetRange,
+} from "@sluice/engine";
 import type { TPipelineSpec } from "@sluice/spec";
 import { DRY_RUN_READ_TIMEOUT_MS, MAX_SAMPLE_RECORDS, type TSampleRequest } from "./draft-input";
 
 export type TDryRunDraft =
   | { ok: false; message: string }
-  | ({ ok: true; topic: string; ranges: OffsetRange[]; truncatedPartitions: number[]; tookMs: number; written: "nothing" } & DryRunResult);
+  | ({
+      ok: true;
+      topic: string;
+      ranges: OffsetRange[];
+      truncatedPartitions: number[];
+      tookMs: number;
+      written: "nothing";
+    } & DryRunResult);
 
-export async function dryRunDraft(res: { pool: pg.Pool; kafka: Kafka }, spec: TPipelineSpec, sample: TSampleRequest): Promise<TDryRunDraft> {
+export async function dryRunDraft(
+  res: { pool: pg.Pool; kafka: Kafka },
+  spec: TPipelineSpec,
+  sample: TSampleRequest,
+): Promise<TDryRunDraft> {
   const started = Date.now();
   const topic = spec.source.kafka.topic;
   const partitions = await partitionCount(res.kafka, topic);
-  if (partitions === undefined) return { ok: false, message: `source.kafka.topic: the topic "${topic}" does not exist on the Kafka cluster: check its name (nothing was read or written)` };
+  if (partitions === undefined)
+    return {
+      ok: false,
+      message: `source.kafka.topic: the topic "${topic}" does not exist on the Kafka cluster: check its name (nothing was read or written)`,
+    };
   if (partitions * sample.perPartition > MAX_SAMPLE_RECORDS) {
     const most = Math.floor(MAX_SAMPLE_RECORDS / partitions);
-    return { ok: false, message: `a sample of ${sample.perPartition} records from each of ${partitions} partitions is over the limit of ${MAX_SAMPLE_RECORDS.toLocaleString("en")} records: ask for at most ${most} per partition` };
+    return {
+      ok: false,
+      message: `a sample of ${sample.perPartition} records from each of ${partitions} partitions is over the limit of ${MAX_SAMPLE_RECORDS.toLocaleString("en")} records: ask for at most ${most} per partition`,
+    };
   }
   try {
     const read = await readSample(res.kafka, topic, sample, { timeoutMs: DRY_RUN_READ_TIMEOUT_MS });
     const result = await dryRunBatch(res.pool, spec, read.records);
-    return { ok: true, topic, ranges: read.ranges, truncatedPartitions: read.truncated, tookMs: Date.now() - started, written: "nothing", ...result };
+    return {
+      ok: true,
+      topic,
+      ranges: read.ranges,
+      truncatedPartitions: read.truncated,
+      tookMs: Date.now() - started,
+      written: "nothing",
+      ...result,
+    };
   } catch (err) {
-    if (err instanceof ConfigurationError || isRetriable(err)) return { ok: false, message: `the dry run could not read its sample: ${(err as Error).message} (nothing was written)` };
+    if (err instanceof ConfigurationError || isRetriable(err))
+      return {
+        ok: false,
+        message: `the dry run could not read its sample: ${(err as Error).message} (nothing was written)`,
+      };
     throw err;
   }
 }

@@ -12,7 +12,15 @@ import { latestSpec } from "./check-draft";
 import { approvalRefusal, needsApproval } from "./needs-approval";
 
 export type TSubmitDraftResult =
-  | { ok: true; name: string; version: number; continuedFrom: number | null; replaced: number | null; fresh: boolean; notes: string[] }
+  | {
+      ok: true;
+      name: string;
+      version: number;
+      continuedFrom: number | null;
+      replaced: number | null;
+      fresh: boolean;
+      notes: string[];
+    }
   | { ok: false; code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "UNCHANGED"; message: string };
 
 export async function submitPipelineDraft(
@@ -24,13 +32,27 @@ export async function submitPipelineDraft(
   if (approval.needed) return refused(res.db, input, "NEEDS_APPROVAL", approvalRefusal(spec.name, approval));
   let reg: RegisteredVersion;
   try {
-    reg = await registerPipelineVersion(res.pool, spec, { continueFromPrevious: !input.freshState, registeredBy: `user:${actor.email}`, reason: input.reason });
+    reg = await registerPipelineVersion(res.pool, spec, {
+      continueFromPrevious: !input.freshState,
+      registeredBy: `user:${actor.email}`,
+      reason: input.reason,
+    });
   } catch (err) {
     if (!(err instanceof IncompatibleStateError)) throw err;
     // The engine's words name the CLI flag; in the console the same choice is the fresh-state box.
-    return refused(res.db, input, "INCOMPATIBLE", `${err.message}\nIn the console: tick "Register with fresh state" to choose that.`);
+    return refused(
+      res.db,
+      input,
+      "INCOMPATIBLE",
+      `${err.message}\nIn the console: tick "Register with fresh state" to choose that.`,
+    );
   }
-  if (!reg.created) return { ok: false, code: "UNCHANGED", message: `${spec.name}: version ${reg.version} already has exactly this spec, so nothing was registered.` };
+  if (!reg.created)
+    return {
+      ok: false,
+      code: "UNCHANGED",
+      message: `${spec.name}: version ${reg.version} already has exactly this spec, so nothing was registered.`,
+    };
   const result = {
     ok: true as const,
     name: spec.name,
@@ -46,13 +68,24 @@ export async function submitPipelineDraft(
     action: "pipeline.register",
     target: { type: "pipeline", id: reg.pipelineId, label: `${spec.name} version ${reg.version}` },
     reason: input.reason,
-    after: { version: reg.version, continuedFrom: result.continuedFrom, replaced: result.replaced, freshState: input.freshState, owner: spec.owner },
+    after: {
+      version: reg.version,
+      continuedFrom: result.continuedFrom,
+      replaced: result.replaced,
+      freshState: input.freshState,
+      owner: spec.owner,
+    },
     from: input.from,
   });
   return result;
 }
 
-async function refused(db: PrismaClient, input: { spec: TPipelineSpec; reason: string; actor: TActor; from: TAuditOrigin }, code: "NEEDS_APPROVAL" | "INCOMPATIBLE", message: string): Promise<TSubmitDraftResult> {
+async function refused(
+  db: PrismaClient,
+  input: { spec: TPipelineSpec; reason: string; actor: TActor; from: TAuditOrigin },
+  code: "NEEDS_APPROVAL" | "INCOMPATIBLE",
+  message: string,
+): Promise<TSubmitDraftResult> {
   await recordAuditEvent(db, {
     actorUserId: input.actor.id,
     actor: input.actor.email,

@@ -10,7 +10,11 @@ export interface TVersionRef {
 }
 
 /** null when there is no pipeline of that name. */
-export async function findPipelineVersion(db: PrismaClient, name: string, version?: number): Promise<TVersionRef | null> {
+export async function findPipelineVersion(
+  db: PrismaClient,
+  name: string,
+  version?: number,
+): Promise<TVersionRef | null> {
   const p = await db.pipeline.findUnique({
     where: { name },
     select: {

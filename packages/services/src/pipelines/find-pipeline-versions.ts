@@ -16,13 +16,23 @@ export interface TPipelineVersionSummary {
 }
 
 /** null when there is no pipeline of that name. Newest first. */
-export async function findPipelineVersions(db: PrismaClient, name: string): Promise<TPipelineVersionSummary[] | null> {
+export async function findPipelineVersions(
+  db: PrismaClient,
+  name: string,
+): Promise<TPipelineVersionSummary[] | null> {
   const p = await db.pipeline.findUnique({
     where: { name },
     select: {
       versions: {
         orderBy: { version: "desc" },
-        select: { id: true, version: true, createdAt: true, supersededById: true, run: { select: { status: true, desiredState: true } }, checkpoint: { select: { lastBatchId: true } } },
+        select: {
+          id: true,
+          version: true,
+          createdAt: true,
+          supersededById: true,
+          run: { select: { status: true, desiredState: true } },
+          checkpoint: { select: { lastBatchId: true } },
+        },
       },
     },
   });

@@ -33,15 +33,24 @@ export interface TPipelineDetail {
 
 /** What the page reads from the stored spec; anything else in it is not needed here. */
 const ZSpecFacts = z.object({
-  source: z.object({ kafka: z.object({ topic: z.string() }) }).optional().catch(undefined),
-  eventTime: z.object({ column: z.string(), watermarkDelay: z.string().optional(), idleTimeout: z.string().optional() }).optional().catch(undefined),
+  source: z
+    .object({ kafka: z.object({ topic: z.string() }) })
+    .optional()
+    .catch(undefined),
+  eventTime: z
+    .object({ column: z.string(), watermarkDelay: z.string().optional(), idleTimeout: z.string().optional() })
+    .optional()
+    .catch(undefined),
 });
 
 /** How many lifecycle transitions the page lists (the CLI lists more). */
 const TRANSITIONS_LISTED = 5;
 
 /** null when there is no pipeline of that name. */
-export async function getPipelineDetail(db: PrismaClient, input: TPipelineByNameInput): Promise<TPipelineDetail | null> {
+export async function getPipelineDetail(
+  db: PrismaClient,
+  input: TPipelineByNameInput,
+): Promise<TPipelineDetail | null> {
   const { pipeline: name } = ZPipelineByNameInput.parse(input);
   const p = await db.pipeline.findUnique({
     where: { name },
@@ -50,7 +59,11 @@ export async function getPipelineDetail(db: PrismaClient, input: TPipelineByName
       description: true,
       createdAt: true,
       ownerTeam: { select: { slug: true, name: true } },
-      versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, createdAt: true, spec: true } },
+      versions: {
+        orderBy: { version: "desc" },
+        take: 1,
+        select: { id: true, version: true, createdAt: true, spec: true },
+      },
       _count: { select: { versions: true } },
     },
   });
@@ -72,7 +85,11 @@ export async function getPipelineDetail(db: PrismaClient, input: TPipelineByName
           createdAt: latest.createdAt,
           topic: spec.source?.kafka.topic ?? null,
           eventTime: spec.eventTime
-            ? { column: spec.eventTime.column, watermarkDelay: spec.eventTime.watermarkDelay ?? null, idleTimeout: spec.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT }
+            ? {
+                column: spec.eventTime.column,
+                watermarkDelay: spec.eventTime.watermarkDelay ?? null,
+                idleTimeout: spec.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT,
+              }
             : null,
         }
       : null,

@@ -33,7 +33,14 @@ const ZProgress = z.object({
     .nullable()
     .catch(null),
   sources: z
-    .array(z.object({ partition: z.number().int(), startOffset: z.number(), endOffset: z.number(), latestOffset: z.number() }))
+    .array(
+      z.object({
+        partition: z.number().int(),
+        startOffset: z.number(),
+        endOffset: z.number(),
+        latestOffset: z.number(),
+      }),
+    )
     .catch([]),
   backlog: z.number().nullable().catch(null),
   watermark: instant,
@@ -43,14 +50,30 @@ const ZProgress = z.object({
   outcomes: ZOutcomes.nullable().catch(null),
   expectations: counts,
   replayed: z.boolean().catch(false),
-  deadLetterReplay: z.object({ replayIds: z.array(z.number().int()), rows: z.number().int() }).nullable().catch(null),
+  deadLetterReplay: z
+    .object({ replayIds: z.array(z.number().int()), rows: z.number().int() })
+    .nullable()
+    .catch(null),
   preparedAhead: z.boolean().catch(false),
   lateAccepted: count,
   partitionEventTime: z
-    .array(z.object({ partition: z.number().int(), eventTimeMax: instant, lastDataAt: instant, idle: z.boolean() }))
+    .array(
+      z.object({
+        partition: z.number().int(),
+        eventTimeMax: instant,
+        lastDataAt: instant,
+        idle: z.boolean(),
+      }),
+    )
     .catch([]),
-  operator: z.record(z.string(), z.union([z.number(), z.string()])).nullable().catch(null),
-  latencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() }).nullable().catch(null),
+  operator: z
+    .record(z.string(), z.union([z.number(), z.string()]))
+    .nullable()
+    .catch(null),
+  latencyMs: z
+    .object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() })
+    .nullable()
+    .catch(null),
   ingestTimeMax: instant,
 });
 
@@ -118,7 +141,10 @@ export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
   const parsed = ZProgress.safeParse(row.progress);
   const p = parsed.success ? parsed.data : ZProgress.parse({});
   // The outcomes column and the record's copy are written together; prefer the record's, fall back to the column.
-  const outcomes = p.outcomes ?? ZOutcomes.nullable().catch(null).parse(row.outcomes) ?? ZOutcomes.parse({ sink: row.sinkRows });
+  const outcomes =
+    p.outcomes ??
+    ZOutcomes.nullable().catch(null).parse(row.outcomes) ??
+    ZOutcomes.parse({ sink: row.sinkRows });
   return {
     batchId: Number(row.batchId),
     committedAt: row.committedAt,
@@ -152,10 +178,32 @@ function mergePartitions(
   const byPartition = new Map<number, TPartitionProgress>();
   const entry = (partition: number) => {
     let e = byPartition.get(partition);
-    if (!e) byPartition.set(partition, (e = { partition, startOffset: null, endOffset: null, latestOffset: null, eventTimeMax: null, lastDataAt: null, idle: null }));
+    if (!e)
+      byPartition.set(
+        partition,
+        (e = {
+          partition,
+          startOffset: null,
+          endOffset: null,
+          latestOffset: null,
+          eventTimeMax: null,
+          lastDataAt: null,
+          idle: null,
+        }),
+      );
     return e;
   };
-  for (const s of sources) Object.assign(entry(s.partition), { startOffset: s.startOffset, endOffset: s.endOffset, latestOffset: s.latestOffset });
-  for (const c of clocks) Object.assign(entry(c.partition), { eventTimeMax: c.eventTimeMax, lastDataAt: c.lastDataAt, idle: c.idle });
+  for (const s of sources)
+    Object.assign(entry(s.partition), {
+      startOffset: s.startOffset,
+      endOffset: s.endOffset,
+      latestOffset: s.latestOffset,
+    });
+  for (const c of clocks)
+    Object.assign(entry(c.partition), {
+      eventTimeMax: c.eventTimeMax,
+      lastDataAt: c.lastDataAt,
+      idle: c.idle,
+    });
   return [...byPartition.values()].sort((a, b) => a.partition - b.partition);
 }

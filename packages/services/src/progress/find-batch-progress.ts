@@ -43,7 +43,10 @@ export interface TBatchProgress {
 }
 
 /** null when there is no pipeline of that name. */
-export async function findBatchProgress(db: PrismaClient, input: TFindBatchProgressInput): Promise<TBatchProgress | null> {
+export async function findBatchProgress(
+  db: PrismaClient,
+  input: TFindBatchProgressInput,
+): Promise<TBatchProgress | null> {
   const { pipeline: name, version, limit } = ZFindBatchProgressInput.parse(input);
   const ref = await findPipelineVersion(db, name, version);
   if (!ref) return null;
@@ -52,7 +55,14 @@ export async function findBatchProgress(db: PrismaClient, input: TFindBatchProgr
     where: { pipelineVersionId: ref.version.id },
     orderBy: { batchId: "desc" },
     take: limit,
-    select: { batchId: true, committedAt: true, inputRows: true, sinkRows: true, outcomes: true, progress: true },
+    select: {
+      batchId: true,
+      committedAt: true,
+      inputRows: true,
+      sinkRows: true,
+      outcomes: true,
+      progress: true,
+    },
   });
   const views = rows.map(batchProgressView);
   return {

@@ -31,10 +31,15 @@ export interface TBatchDetail {
   failures: { kind: string; rule: string | null; rowCount: number; message: string; at: Date }[];
 }
 
-const ZRanges = z.array(z.object({ partition: z.number().int(), from: z.number(), to: z.number() })).catch([]);
+const ZRanges = z
+  .array(z.object({ partition: z.number().int(), from: z.number(), to: z.number() }))
+  .catch([]);
 
 /** null when there is no such pipeline, version or batch (neither planned, committed nor failed). */
-export async function getBatchDetail(db: PrismaClient, input: TGetBatchDetailInput): Promise<TBatchDetail | null> {
+export async function getBatchDetail(
+  db: PrismaClient,
+  input: TGetBatchDetailInput,
+): Promise<TBatchDetail | null> {
   const { pipeline, version, batchId } = ZGetBatchDetailInput.parse(input);
   const ref = await findPipelineVersion(db, pipeline, version);
   if (!ref?.version) return null;
@@ -42,13 +47,38 @@ export async function getBatchDetail(db: PrismaClient, input: TGetBatchDetailInp
   const [row, plan, previous, next, deadLetters, failures] = await Promise.all([
     db.batchLog.findUnique({ where: { pipelineVersionId_batchId: { pipelineVersionId: pv, batchId } } }),
     db.offsetLog.findUnique({ where: { pipelineVersionId_batchId: { pipelineVersionId: pv, batchId } } }),
-    db.batchLog.findFirst({ where: { pipelineVersionId: pv, batchId: { lt: batchId } }, orderBy: { batchId: "desc" }, select: { batchId: true, progress: true } }),
-    db.batchLog.findFirst({ where: { pipelineVersionId: pv, batchId: { gt: batchId } }, orderBy: { batchId: "asc" }, select: { batchId: true } }),
-    db.deadLetter.groupBy({ by: ["outcome"], where: { pipelineVersionId: pv, batchId }, _count: { _all: true } }),
-    db.batchFailure.findMany({ where: { pipelineVersionId: pv, batchId }, orderBy: { id: "desc" }, take: 10 }),
+    db.batchLog.findFirst({
+      where: { pipelineVersionId: pv, batchId: { lt: batchId } },
+      orderBy: { batchId: "desc" },
+      select: { batchId: true, progress: true },
+    }),
+    db.batchLog.findFirst({
+      where: { pipelineVersionId: pv, batchId: { gt: batchId } },
+      orderBy: { batchId: "asc" },
+      select: { batchId: true },
+    }),
+    db.deadLetter.groupBy({
+      by: ["outcome"],
+      where: { pipelineVersionId: pv, batchId },
+      _count: { _all: true },
+    }),
+    db.batchFailure.findMany({
+      where: { pipelineVersionId: pv, batchId },
+      orderBy: { id: "desc" },
+      take: 10,
+    }),
   ]);
   if (!row && !plan && failures.length === 0) return null;
-  const before = previous ? batchProgressView({ batchId: previous.batchId, committedAt: new Date(0), inputRows: 0, sinkRows: 0, outcomes: null, progress: previous.progress }) : null;
+  const before = previous
+    ? batchProgressView({
+        batchId: previous.batchId,
+        committedAt: new Date(0),
+        inputRows: 0,
+        sinkRows: 0,
+        outcomes: null,
+        progress: previous.progress,
+      })
+    : null;
   return {
     pipeline: ref.pipeline,
     version: ref.version.version,
@@ -59,7 +89,15 @@ export async function getBatchDetail(db: PrismaClient, input: TGetBatchDetailInp
     watermarkBefore: before?.watermark ?? null,
     previousBatchId: previous ? Number(previous.batchId) : null,
     nextBatchId: next ? Number(next.batchId) : null,
-    deadLetters: deadLetters.map((d) => ({ outcome: d.outcome, count: d._count._all })).sort((a, b) => a.outcome.localeCompare(b.outcome)),
-    failures: failures.map((f) => ({ kind: f.kind, rule: f.rule, rowCount: f.rowCount, message: f.message, at: f.createdAt })),
+    deadLetters: deadLetters
+      .map((d) => ({ outcome: d.outcome, count: d._count._all }))
+      .sort((a, b) => a.outcome.localeCompare(b.outcome)),
+    failures: failures.map((f) => ({
+      kind: f.kind,
+      rule: f.rule,
+      rowCount: f.rowCount,
+      message: f.message,
+      at: f.createdAt,
+    })),
   };
 }

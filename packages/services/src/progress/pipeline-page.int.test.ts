@@ -32,19 +32,42 @@ const spec = (name: string) => ({
 
 /** A pipeline with versions 1..`versions`; returns the version ids, oldest first. */
 async function pipelineWith(name: string, versions: number): Promise<string[]> {
-  const p = await db.pipeline.create({ data: { name, ownerTeamId: teamId, description: `${name} for the test` } });
+  const p = await db.pipeline.create({
+    data: { name, ownerTeamId: teamId, description: `${name} for the test` },
+  });
   const ids: string[] = [];
   for (let version = 1; version <= versions; version++) {
-    ids.push((await db.pipelineVersion.create({ data: { pipelineId: p.id, version, spec: spec(name), specHash: `${name}-${version}` } })).id);
+    ids.push(
+      (
+        await db.pipelineVersion.create({
+          data: { pipelineId: p.id, version, spec: spec(name), specHash: `${name}-${version}` },
+        })
+      ).id,
+    );
   }
   return ids;
 }
 
-const outcomes = (sink: number, over: Partial<BatchProgress["outcomes"]> = {}): BatchProgress["outcomes"] => ({
-  sink, duplicate: 0, filtered: 0, quarantined: 0, deadLetter: 0, late: 0, stale: 0, dropped: {}, ...over,
+const outcomes = (
+  sink: number,
+  over: Partial<BatchProgress["outcomes"]> = {},
+): BatchProgress["outcomes"] => ({
+  sink,
+  duplicate: 0,
+  filtered: 0,
+  quarantined: 0,
+  deadLetter: 0,
+  late: 0,
+  stale: 0,
+  dropped: {},
+  ...over,
 });
 
-function progress(pipelineVersionId: string, batchId: number, over: Partial<BatchProgress> = {}): BatchProgress {
+function progress(
+  pipelineVersionId: string,
+  batchId: number,
+  over: Partial<BatchProgress> = {},
+): BatchProgress {
   return {
     batchId,
     pipelineVersionId,
@@ -54,8 +77,18 @@ function progress(pipelineVersionId: string, batchId: number, over: Partial<Batc
     processedRowsPerSecond: 400,
     durationMs: { plan: 2, read: 100, process: 80, commit: 68, total: 250 },
     sources: [
-      { partition: 0, startOffset: batchId * 50, endOffset: batchId * 50 + 50, latestOffset: batchId * 50 + 900 },
-      { partition: 1, startOffset: batchId * 50, endOffset: batchId * 50 + 50, latestOffset: batchId * 50 + 50 },
+      {
+        partition: 0,
+        startOffset: batchId * 50,
+        endOffset: batchId * 50 + 50,
+        latestOffset: batchId * 50 + 900,
+      },
+      {
+        partition: 1,
+        startOffset: batchId * 50,
+        endOffset: batchId * 50 + 50,
+        latestOffset: batchId * 50 + 50,
+      },
     ],
     backlog: 850,
     skippedOffsets: {},
@@ -72,16 +105,35 @@ function progress(pipelineVersionId: string, batchId: number, over: Partial<Batc
 
 async function commitBatch(pipelineVersionId: string, p: BatchProgress): Promise<void> {
   await db.batchLog.create({
-    data: { pipelineVersionId, batchId: p.batchId, inputRows: p.inputRows, sinkRows: p.outcomes.sink, outcomes: p.outcomes as object, progress: p as object },
+    data: {
+      pipelineVersionId,
+      batchId: p.batchId,
+      inputRows: p.inputRows,
+      sinkRows: p.outcomes.sink,
+      outcomes: p.outcomes as object,
+      progress: p as object,
+    },
   });
 }
 
 let offset = 0;
-async function deadLetters(pipelineVersionId: string, outcome: string, reasons: string[], partition = 0): Promise<void> {
+async function deadLetters(
+  pipelineVersionId: string,
+  outcome: string,
+  reasons: string[],
+  partition = 0,
+): Promise<void> {
   await db.deadLetter.createMany({
     data: reasons.map((reason) => ({
-      pipelineVersionId, batchId: 1, outcome, reason, topic: "payments", partition, offset: offset++,
-      raw: Buffer.from("x"), ingestTime: new Date(Date.UTC(2025, 0, 1, 2, 0, 0)),
+      pipelineVersionId,
+      batchId: 1,
+      outcome,
+      reason,
+      topic: "payments",
+      partition,
+      offset: offset++,
+      raw: Buffer.from("x"),
+      ingestTime: new Date(Date.UTC(2025, 0, 1, 2, 0, 0)),
     })),
   });
 }
@@ -99,30 +151,60 @@ describe("getPipelineDetail", () => {
       description: "never-run for the test",
       ownerTeam: { slug: "payments-data", name: "Payments Data" },
       versionCount: 2,
-      latestVersion: { version: 2, topic: "payments", eventTime: { column: "event_time", watermarkDelay: "6h", idleTimeout: "1m" } },
+      latestVersion: {
+        version: 2,
+        topic: "payments",
+        eventTime: { column: "event_time", watermarkDelay: "6h", idleTimeout: "1m" },
+      },
       run: null,
     });
   });
 
   it("has the run state of the latest version, without the failure's sample rows", async () => {
     const [, v2] = await pipelineWith("running-one", 2);
-    await db.pipelineRun.create({ data: { pipelineVersionId: v2!, status: "running", desiredState: "paused", failureSample: [{ big: "row" }] } });
+    await db.pipelineRun.create({
+      data: {
+        pipelineVersionId: v2!,
+        status: "running",
+        desiredState: "paused",
+        failureSample: [{ big: "row" }],
+      },
+    });
     const detail = await getPipelineDetail(db, { pipeline: "running-one" });
-    expect(detail?.run).toMatchObject({ pipelineVersionId: v2, status: "running", phase: "pausing", batchInFlight: null });
+    expect(detail?.run).toMatchObject({
+      pipelineVersionId: v2,
+      status: "running",
+      phase: "pausing",
+      batchInFlight: null,
+    });
     expect(detail?.run).not.toHaveProperty("failureSample");
   });
 
   it("a pipeline without a version has no latest version", async () => {
     await db.pipeline.create({ data: { name: "no-version", ownerTeamId: teamId } });
-    expect(await getPipelineDetail(db, { pipeline: "no-version" })).toMatchObject({ versionCount: 0, latestVersion: null, run: null });
-    expect(await findBatchProgress(db, { pipeline: "no-version" })).toEqual({ pipeline: "no-version", version: null, latest: null, batches: [] });
+    expect(await getPipelineDetail(db, { pipeline: "no-version" })).toMatchObject({
+      versionCount: 0,
+      latestVersion: null,
+      run: null,
+    });
+    expect(await findBatchProgress(db, { pipeline: "no-version" })).toEqual({
+      pipeline: "no-version",
+      version: null,
+      latest: null,
+      batches: [],
+    });
   });
 });
 
 describe("findBatchProgress", () => {
   it("is null for an unknown pipeline and empty for a version that never committed", async () => {
     expect(await findBatchProgress(db, { pipeline: "no-such-pipeline" })).toBeNull();
-    expect(await findBatchProgress(db, { pipeline: "never-run" })).toEqual({ pipeline: "never-run", version: 2, latest: null, batches: [] });
+    expect(await findBatchProgress(db, { pipeline: "never-run" })).toEqual({
+      pipeline: "never-run",
+      version: 2,
+      latest: null,
+      batches: [],
+    });
   });
 
   it("the newest record in full, with each partition's event time, last data and idleness; the latest version only", async () => {
@@ -133,19 +215,43 @@ describe("findBatchProgress", () => {
     delete old.partitionEventTime;
     delete (old.outcomes as Record<string, unknown>).stale;
     await commitBatch(v2!, old as unknown as BatchProgress);
-    for (let b = 2; b <= 24; b++) await commitBatch(v2!, progress(v2!, b, { preparedAhead: b % 2 === 0, replayed: b === 7 }));
+    for (let b = 2; b <= 24; b++)
+      await commitBatch(v2!, progress(v2!, b, { preparedAhead: b % 2 === 0, replayed: b === 7 }));
     await commitBatch(
       v2!,
       progress(v2!, 25, {
         inputRows: 140,
-        outcomes: outcomes(100, { duplicate: 12, filtered: 3, quarantined: 4, deadLetter: 5, late: 6, stale: 1, dropped: { known_type: 9 } }),
+        outcomes: outcomes(100, {
+          duplicate: 12,
+          filtered: 3,
+          quarantined: 4,
+          deadLetter: 5,
+          late: 6,
+          stale: 1,
+          dropped: { known_type: 9 },
+        }),
         expectations: { known_type: 9, amount_present: 2 },
         lateAccepted: 7,
         preparedAhead: true,
         partitionEventTime: [
-          { partition: 0, eventTimeMax: "2025-01-01T01:59:59.000Z", lastDataAt: "2025-01-01T02:00:25.000Z", idle: false },
-          { partition: 1, eventTimeMax: "2025-01-01T00:10:00.000Z", lastDataAt: "2025-01-01T01:30:00.000Z", idle: true },
-          { partition: 2, eventTimeMax: "2025-01-01T01:55:00.000Z", lastDataAt: "2025-01-01T02:00:20.000Z", idle: false },
+          {
+            partition: 0,
+            eventTimeMax: "2025-01-01T01:59:59.000Z",
+            lastDataAt: "2025-01-01T02:00:25.000Z",
+            idle: false,
+          },
+          {
+            partition: 1,
+            eventTimeMax: "2025-01-01T00:10:00.000Z",
+            lastDataAt: "2025-01-01T01:30:00.000Z",
+            idle: true,
+          },
+          {
+            partition: 2,
+            eventTimeMax: "2025-01-01T01:55:00.000Z",
+            lastDataAt: "2025-01-01T02:00:20.000Z",
+            idle: false,
+          },
         ],
         operator: { kind: "window", finalized: 3 },
       }),
@@ -165,7 +271,16 @@ describe("findBatchProgress", () => {
       eventTimeMax: new Date("2025-01-01T01:59:59.000Z"),
       stateRows: 1200,
       stateBytes: 48_000,
-      outcomes: { sink: 100, duplicate: 12, filtered: 3, quarantined: 4, deadLetter: 5, late: 6, stale: 1, dropped: { known_type: 9 } },
+      outcomes: {
+        sink: 100,
+        duplicate: 12,
+        filtered: 3,
+        quarantined: 4,
+        deadLetter: 5,
+        late: 6,
+        stale: 1,
+        dropped: { known_type: 9 },
+      },
       expectations: { known_type: 9, amount_present: 2 },
       lateAccepted: 7,
       preparedAhead: true,
@@ -175,19 +290,61 @@ describe("findBatchProgress", () => {
     expect(found?.latest?.committedAt).toBeInstanceOf(Date);
     // Offsets read and clocks merged per partition; partition 2 sent nothing in this batch.
     expect(found?.latest?.partitions).toEqual([
-      { partition: 0, startOffset: 1250, endOffset: 1300, latestOffset: 2150, eventTimeMax: new Date("2025-01-01T01:59:59.000Z"), lastDataAt: new Date("2025-01-01T02:00:25.000Z"), idle: false },
-      { partition: 1, startOffset: 1250, endOffset: 1300, latestOffset: 1300, eventTimeMax: new Date("2025-01-01T00:10:00.000Z"), lastDataAt: new Date("2025-01-01T01:30:00.000Z"), idle: true },
-      { partition: 2, startOffset: null, endOffset: null, latestOffset: null, eventTimeMax: new Date("2025-01-01T01:55:00.000Z"), lastDataAt: new Date("2025-01-01T02:00:20.000Z"), idle: false },
+      {
+        partition: 0,
+        startOffset: 1250,
+        endOffset: 1300,
+        latestOffset: 2150,
+        eventTimeMax: new Date("2025-01-01T01:59:59.000Z"),
+        lastDataAt: new Date("2025-01-01T02:00:25.000Z"),
+        idle: false,
+      },
+      {
+        partition: 1,
+        startOffset: 1250,
+        endOffset: 1300,
+        latestOffset: 1300,
+        eventTimeMax: new Date("2025-01-01T00:10:00.000Z"),
+        lastDataAt: new Date("2025-01-01T01:30:00.000Z"),
+        idle: true,
+      },
+      {
+        partition: 2,
+        startOffset: null,
+        endOffset: null,
+        latestOffset: null,
+        eventTimeMax: new Date("2025-01-01T01:55:00.000Z"),
+        lastDataAt: new Date("2025-01-01T02:00:20.000Z"),
+        idle: false,
+      },
     ]);
 
     // The last 20, newest first, one row each.
     expect(found?.batches.map((b) => b.batchId)).toEqual(Array.from({ length: 20 }, (_, i) => 25 - i));
     expect(found?.batches[0]).toEqual({
-      batchId: 25, committedAt: expect.any(Date), inputRows: 140, durationMs: 250, sink: 100, duplicate: 12, quarantined: 4, deadLetter: 5, late: 6,
-      backlog: 850, watermark: new Date("2025-01-01T01:50:00.000Z"), preparedAhead: true, replayed: false, deadLetterReplay: null,
+      batchId: 25,
+      committedAt: expect.any(Date),
+      inputRows: 140,
+      durationMs: 250,
+      sink: 100,
+      duplicate: 12,
+      quarantined: 4,
+      deadLetter: 5,
+      late: 6,
+      backlog: 850,
+      watermark: new Date("2025-01-01T01:50:00.000Z"),
+      preparedAhead: true,
+      replayed: false,
+      deadLetterReplay: null,
     });
-    expect(found?.batches.find((b) => b.batchId === 7)).toMatchObject({ replayed: true, preparedAhead: false });
-    expect(found?.batches.find((b) => b.batchId === 8)).toMatchObject({ replayed: false, preparedAhead: true });
+    expect(found?.batches.find((b) => b.batchId === 7)).toMatchObject({
+      replayed: true,
+      preparedAhead: false,
+    });
+    expect(found?.batches.find((b) => b.batchId === 8)).toMatchObject({
+      replayed: false,
+      preparedAhead: true,
+    });
 
     // The early record still reads, with what it has.
     const all = await findBatchProgress(db, { pipeline: "ledger", limit: 100 });
@@ -197,9 +354,25 @@ describe("findBatchProgress", () => {
 
   it("a record that is not what the engine writes still shows its batch from the columns", async () => {
     const [v1] = await pipelineWith("odd-record", 1);
-    await db.batchLog.create({ data: { pipelineVersionId: v1!, batchId: 0, inputRows: 7, sinkRows: 7, outcomes: { sink: 7 }, progress: "not an object" } });
+    await db.batchLog.create({
+      data: {
+        pipelineVersionId: v1!,
+        batchId: 0,
+        inputRows: 7,
+        sinkRows: 7,
+        outcomes: { sink: 7 },
+        progress: "not an object",
+      },
+    });
     const found = await findBatchProgress(db, { pipeline: "odd-record" });
-    expect(found?.latest).toMatchObject({ batchId: 0, inputRows: 7, outcomes: { sink: 7, duplicate: 0, stale: 0, dropped: {} }, partitions: [], watermark: null, durationMs: null });
+    expect(found?.latest).toMatchObject({
+      batchId: 0,
+      inputRows: 7,
+      outcomes: { sink: 7, duplicate: 0, stale: 0, dropped: {} },
+      partitions: [],
+      watermark: null,
+      durationMs: null,
+    });
   });
 });
 
@@ -207,14 +380,21 @@ describe("summarizeDeadLetters", () => {
   it("is null for an unknown pipeline and all zero for a version without dead letters", async () => {
     expect(await summarizeDeadLetters(db, { pipeline: "no-such-pipeline" })).toBeNull();
     expect(await summarizeDeadLetters(db, { pipeline: "never-run" })).toEqual({
-      pipeline: "never-run", version: 2, counts: { dead_letter: 0, quarantined: 0, late: 0, total: 0 }, reasons: [], reasonGroups: 0, reasonSample: 5_000, rows: [],
+      pipeline: "never-run",
+      version: 2,
+      counts: { dead_letter: 0, quarantined: 0, late: 0, total: 0 },
+      reasons: [],
+      reasonGroups: 0,
+      reasonSample: 5_000,
+      rows: [],
     });
   });
 
   it("counts by outcome, groups reasons by what they say (not the row's own values), most frequent first", async () => {
     const [v1, v2] = await pipelineWith("payments", 2);
     await deadLetters(v1!, "dead_letter", ["empty payload (tombstone or null value)"]); // another version
-    const late = (i: number) => `event time 2025-01-01T00:0${i}:00.000Z is behind the watermark 2025-01-01T01:0${i}:00.000Z`;
+    const late = (i: number) =>
+      `event time 2025-01-01T00:0${i}:00.000Z is behind the watermark 2025-01-01T01:0${i}:00.000Z`;
     await deadLetters(v2!, "late", [1, 2, 3, 4, 5, 6].map(late), 1);
     await deadLetters(v2!, "dead_letter", [
       `not valid JSON: Unexpected token 'c', "card_payme"... is not valid JSON`,
@@ -233,7 +413,11 @@ describe("summarizeDeadLetters", () => {
       `required field "merchant_id" is missing`,
     ]);
     // Nine more reasons seen once each: 16 groups in all.
-    await deadLetters(v2!, "quarantined", Array.from({ length: 9 }, (_, i) => `unknown field "extra_${i}" (contract has no such field)`));
+    await deadLetters(
+      v2!,
+      "quarantined",
+      Array.from({ length: 9 }, (_, i) => `unknown field "extra_${i}" (contract has no such field)`),
+    );
 
     const s = await summarizeDeadLetters(db, { pipeline: "payments" });
     expect(s?.version).toBe(2);
@@ -277,8 +461,15 @@ describe("summarizeDeadLetters", () => {
     const s = await summarizeDeadLetters(db, { pipeline: "payments", rows: 3 });
     expect(s?.rows).toHaveLength(3);
     expect(s?.rows[0]).toEqual({
-      id: expect.any(Number), batchId: 1, outcome: "quarantined", reason: `unknown field "extra_8" (contract has no such field)`,
-      partition: 0, offset: expect.any(Number), key: null, ingestTime: new Date("2025-01-01T02:00:00.000Z"), createdAt: expect.any(Date),
+      id: expect.any(Number),
+      batchId: 1,
+      outcome: "quarantined",
+      reason: `unknown field "extra_8" (contract has no such field)`,
+      partition: 0,
+      offset: expect.any(Number),
+      key: null,
+      ingestTime: new Date("2025-01-01T02:00:00.000Z"),
+      createdAt: expect.any(Date),
     });
     expect(s!.rows[0]!.offset).toBeGreaterThan(s!.rows[1]!.offset);
     expect((await summarizeDeadLetters(db, { pipeline: "payments" }))?.rows).toHaveLength(20);

@@ -34,7 +34,11 @@ export interface TClaimOptions {
   maxUnfinishedAttempts?: number;
 }
 
-export async function claimBatchTurn(db: PrismaClient, turn: TBatchTurnRef, opts: TClaimOptions = {}): Promise<TBatchTurnClaim> {
+export async function claimBatchTurn(
+  db: PrismaClient,
+  turn: TBatchTurnRef,
+  opts: TClaimOptions = {},
+): Promise<TBatchTurnClaim> {
   const max = opts.maxUnfinishedAttempts ?? DEFAULT_MAX_UNFINISHED_ATTEMPTS;
   // Fast path, one statement: the usual case, the current turn of a running version whose next batch
   // has not already been started `max` times without finishing. It counts this attempt.
@@ -50,10 +54,16 @@ export async function claimBatchTurn(db: PrismaClient, turn: TBatchTurnRef, opts
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
     if (run.status !== "running") return { kind: "idle", status: run.status };
-    if (run.seq !== turn.seq) return { kind: "stale", currentSeq: run.seq, running: run.desired === "running" };
-    if (run.desired !== "running") return { kind: "settled", status: await settlePending(tx, run, turn.workerId, "no batch was in flight") };
+    if (run.seq !== turn.seq)
+      return { kind: "stale", currentSeq: run.seq, running: run.desired === "running" };
+    if (run.desired !== "running")
+      return {
+        kind: "settled",
+        status: await settlePending(tx, run, turn.workerId, "no batch was in flight"),
+      };
     const batchId = await nextBatchIdOf(tx, turn.pipelineVersionId);
-    if (isPoisoned(run, batchId, max)) return { kind: "poisoned", batchId, message: await failPoisonBatch(tx, run, turn.workerId, batchId) };
+    if (isPoisoned(run, batchId, max))
+      return { kind: "poisoned", batchId, message: await failPoisonBatch(tx, run, turn.workerId, batchId) };
     await tx.pipelineRun.update({
       where: { pipelineVersionId: turn.pipelineVersionId },
       data: {
@@ -80,12 +90,24 @@ export async function releaseBatchAttempt(db: PrismaClient, turn: TBatchTurnRef)
 }
 
 /** Move a running version whose desired state is paused/stopped to that status, and record it. */
-export async function settlePending(tx: TTx, run: TLockedRun, workerId: string, reason: string): Promise<"paused" | "stopped"> {
+export async function settlePending(
+  tx: TTx,
+  run: TLockedRun,
+  workerId: string,
+  reason: string,
+): Promise<"paused" | "stopped"> {
   const status = run.desired === "paused" ? "paused" : "stopped";
   await tx.pipelineRun.update({
     where: { pipelineVersionId: run.pipelineVersionId },
     data: { status, batchStartedAt: null, batchWorkerId: null, nextBatchAt: null, updatedAt: new Date() },
   });
-  await recordTransition(tx, run.pipelineVersionId, { action: status, from: run.status, to: status, desired: run.desired, actor: `worker:${workerId}`, reason });
+  await recordTransition(tx, run.pipelineVersionId, {
+    action: status,
+    from: run.status,
+    to: status,
+    desired: run.desired,
+    actor: `worker:${workerId}`,
+    reason,
+  });
   return status;
 }

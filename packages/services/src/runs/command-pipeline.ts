@@ -2,7 +2,12 @@
 // (as `sluice pause <name>` does). null when there is no such pipeline or it has no version.
 import type { PrismaClient } from "@sluice/db";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
-import { runPipelineCommand, type TRunCommandInput, type TRunCommandOptions, type TRunCommandResult } from "./run-pipeline-command";
+import {
+  runPipelineCommand,
+  type TRunCommandInput,
+  type TRunCommandOptions,
+  type TRunCommandResult,
+} from "./run-pipeline-command";
 
 export async function commandPipeline(
   db: PrismaClient,
@@ -12,7 +17,13 @@ export async function commandPipeline(
   const latest = await findPipelineVersion(db, input.pipeline);
   if (!latest?.version) return null;
   const { pipeline: _name, ...command } = input;
-  const audit = opts.audit ? { ...opts.audit, target: { type: "pipeline", id: latest.pipelineId, label: latest.pipeline } } : undefined;
-  const result = await runPipelineCommand(db, { ...command, pipelineVersionId: latest.version.id }, { ...opts, ...(audit ? { audit } : {}) });
+  const audit = opts.audit
+    ? { ...opts.audit, target: { type: "pipeline", id: latest.pipelineId, label: latest.pipeline } }
+    : undefined;
+  const result = await runPipelineCommand(
+    db,
+    { ...command, pipelineVersionId: latest.version.id },
+    { ...opts, ...(audit ? { audit } : {}) },
+  );
   return { ...result, version: latest.version.version };
 }

@@ -24,13 +24,19 @@ export type TBatchTurnFailure =
 
 const SAMPLE_ROWS = 5;
 
-export function failBatchTurn(db: PrismaClient, turn: TBatchTurnRef, error: TBatchError, maxConsecutiveFailures: number): Promise<TBatchTurnFailure> {
+export function failBatchTurn(
+  db: PrismaClient,
+  turn: TBatchTurnRef,
+  error: TBatchError,
+  maxConsecutiveFailures: number,
+): Promise<TBatchTurnFailure> {
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
     const { pipelineVersionId } = turn;
     const where = { pipelineVersionId };
     if (run.status !== "running" || run.seq !== turn.seq) {
-      if (run.batchWorkerId === turn.workerId) await tx.pipelineRun.update({ where, data: { batchStartedAt: null, batchWorkerId: null } });
+      if (run.batchWorkerId === turn.workerId)
+        await tx.pipelineRun.update({ where, data: { batchStartedAt: null, batchWorkerId: null } });
       return { kind: "stale" };
     }
     const failures = run.consecutiveFailures + 1;
@@ -38,11 +44,29 @@ export function failBatchTurn(db: PrismaClient, turn: TBatchTurnRef, error: TBat
     await tx.pipelineRun.update({
       where,
       // The attempt ended (with an error the worker caught): it no longer counts as unfinished.
-      data: { consecutiveFailures: failures, unfinishedAttempts: 0, lastError: error.message.slice(0, 4000), lastErrorAt: now, batchStartedAt: null, batchWorkerId: null, updatedAt: now },
+      data: {
+        consecutiveFailures: failures,
+        unfinishedAttempts: 0,
+        lastError: error.message.slice(0, 4000),
+        lastErrorAt: now,
+        batchStartedAt: null,
+        batchWorkerId: null,
+        updatedAt: now,
+      },
     });
     // A pause/stop asked for while the batch was failing: honour it rather than retrying.
-    if (run.desired !== "running") return { kind: "settled", status: await settlePending(tx, run, turn.workerId, `after a failed batch: ${error.message.slice(0, 500)}`) };
-    if (!error.permanent && failures < maxConsecutiveFailures) return { kind: "retry", consecutiveFailures: failures };
+    if (run.desired !== "running")
+      return {
+        kind: "settled",
+        status: await settlePending(
+          tx,
+          run,
+          turn.workerId,
+          `after a failed batch: ${error.message.slice(0, 500)}`,
+        ),
+      };
+    if (!error.permanent && failures < maxConsecutiveFailures)
+      return { kind: "retry", consecutiveFailures: failures };
 
     // The engine records a `fail` expectation's rule and sample rows; other errors get a row here.
     const recorded = error.rule
@@ -56,11 +80,26 @@ export function failBatchTurn(db: PrismaClient, turn: TBatchTurnRef, error: TBat
       await tx.$executeRaw`INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, row_count, message)
                            VALUES (${pipelineVersionId}, ${error.batchId}, 'error', 0, ${error.message.slice(0, 4000)})`;
     }
-    const sample = failure ? { rule: failure.rule, rowCount: failure.row_count, rows: (failure.samples ?? []).slice(0, SAMPLE_ROWS) } : { rule: null, rowCount: 0, rows: [] };
+    const sample = failure
+      ? {
+          rule: failure.rule,
+          rowCount: failure.row_count,
+          rows: (failure.samples ?? []).slice(0, SAMPLE_ROWS),
+        }
+      : { rule: null, rowCount: 0, rows: [] };
     await tx.$executeRaw`UPDATE pipeline_runs SET status = 'failed', failed_batch_id = ${error.batchId}, failure_sample = ${JSON.stringify(sample)}::jsonb,
                                 next_batch_at = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
-    const why = error.permanent ? error.message : `${failures} consecutive failed batches; last: ${error.message}`;
-    await recordTransition(tx, pipelineVersionId, { action: "failed", from: "running", to: "failed", desired: run.desired, actor: `worker:${turn.workerId}`, reason: why });
+    const why = error.permanent
+      ? error.message
+      : `${failures} consecutive failed batches; last: ${error.message}`;
+    await recordTransition(tx, pipelineVersionId, {
+      action: "failed",
+      from: "running",
+      to: "failed",
+      desired: run.desired,
+      actor: `worker:${turn.workerId}`,
+      reason: why,
+    });
     return { kind: "failed", consecutiveFailures: failures };
   });
 }

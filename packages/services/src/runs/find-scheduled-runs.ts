@@ -15,11 +15,21 @@ export async function findScheduledRuns(db: PrismaClient): Promise<TScheduledRun
     select: { pipelineVersionId: true, scheduleSeq: true, nextBatchAt: true },
     orderBy: { pipelineVersionId: "asc" },
   });
-  return rows.map((r) => ({ pipelineVersionId: r.pipelineVersionId, seq: r.scheduleSeq, nextBatchAt: r.nextBatchAt }));
+  return rows.map((r) => ({
+    pipelineVersionId: r.pipelineVersionId,
+    seq: r.scheduleSeq,
+    nextBatchAt: r.nextBatchAt,
+  }));
 }
 
 /** The current turn of one version, or null when it is not running. */
-export async function getScheduledRun(db: PrismaClient, pipelineVersionId: string): Promise<TScheduledRun | null> {
-  const r = await db.pipelineRun.findFirst({ where: { pipelineVersionId, status: "running" }, select: { scheduleSeq: true, nextBatchAt: true } });
+export async function getScheduledRun(
+  db: PrismaClient,
+  pipelineVersionId: string,
+): Promise<TScheduledRun | null> {
+  const r = await db.pipelineRun.findFirst({
+    where: { pipelineVersionId, status: "running" },
+    select: { scheduleSeq: true, nextBatchAt: true },
+  });
   return r ? { pipelineVersionId, seq: r.scheduleSeq, nextBatchAt: r.nextBatchAt } : null;
 }

@@ -30,13 +30,18 @@ export interface TBatchOutcome {
 
 /** When the next batch should start: at once while there is a backlog, else one trigger interval after this one started. */
 export function nextBatchDelay(o: TBatchOutcome): { drained: true } | { drained: false; delayMs: number } {
-  if (o.triggerEveryMs === undefined) return o.committed && o.backlog > 0 ? { drained: false, delayMs: 0 } : { drained: true };
+  if (o.triggerEveryMs === undefined)
+    return o.committed && o.backlog > 0 ? { drained: false, delayMs: 0 } : { drained: true };
   if (o.committed && o.backlog > 0) return { drained: false, delayMs: 0 };
   const elapsed = (o.now ?? new Date()).getTime() - o.startedAt.getTime();
   return { drained: false, delayMs: Math.max(0, o.triggerEveryMs - elapsed) };
 }
 
-export async function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, outcome: TBatchOutcome): Promise<TBatchTurnFinish> {
+export async function finishBatchTurn(
+  db: PrismaClient,
+  turn: TBatchTurnRef,
+  outcome: TBatchOutcome,
+): Promise<TBatchTurnFinish> {
   // Fast path, one statement: still the current turn of a running version that should keep running.
   const next = nextBatchDelay(outcome);
   if (!next.drained) {
@@ -54,15 +59,28 @@ export async function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, out
     const run = await lockRun(tx, turn.pipelineVersionId);
     const where = { pipelineVersionId: turn.pipelineVersionId };
     const mine = run.batchWorkerId === turn.workerId;
-    const done = { consecutiveFailures: 0, unfinishedAttempts: 0, updatedAt: new Date(), ...(outcome.committed ? { lastBatchAt: new Date() } : {}), ...(mine ? { batchStartedAt: null, batchWorkerId: null } : {}) };
+    const done = {
+      consecutiveFailures: 0,
+      unfinishedAttempts: 0,
+      updatedAt: new Date(),
+      ...(outcome.committed ? { lastBatchAt: new Date() } : {}),
+      ...(mine ? { batchStartedAt: null, batchWorkerId: null } : {}),
+    };
     if (run.status !== "running" || run.seq !== turn.seq) {
       if (mine) await tx.pipelineRun.update({ where, data: { batchStartedAt: null, batchWorkerId: null } });
       return { kind: "stale" };
     }
     await tx.pipelineRun.update({ where, data: done });
-    if (run.desired !== "running") return { kind: "settled", status: await settlePending(tx, run, turn.workerId, "after the in-flight batch committed") };
+    if (run.desired !== "running")
+      return {
+        kind: "settled",
+        status: await settlePending(tx, run, turn.workerId, "after the in-flight batch committed"),
+      };
     if (next.drained) {
-      await tx.pipelineRun.update({ where, data: { status: "stopped", desiredState: "stopped", nextBatchAt: null } });
+      await tx.pipelineRun.update({
+        where,
+        data: { status: "stopped", desiredState: "stopped", nextBatchAt: null },
+      });
       await recordTransition(tx, turn.pipelineVersionId, {
         action: "drained",
         from: "running",
@@ -73,7 +91,10 @@ export async function finishBatchTurn(db: PrismaClient, turn: TBatchTurnRef, out
       });
       return { kind: "drained" };
     }
-    await tx.pipelineRun.update({ where, data: { scheduleSeq: turn.seq + 1, nextBatchAt: new Date(Date.now() + next.delayMs) } });
+    await tx.pipelineRun.update({
+      where,
+      data: { scheduleSeq: turn.seq + 1, nextBatchAt: new Date(Date.now() + next.delayMs) },
+    });
     return { kind: "next", seq: turn.seq + 1, delayMs: next.delayMs };
   });
 }

@@ -29,8 +29,16 @@ interface TPlannedReplay {
   itemIds: number[];
 }
 
-export function poisonBatchMessage(batchId: number, ranges: TPlannedRange[] | null, deaths: number, lastWorker: string | null, replay: TPlannedReplay | null = null): string {
-  const what = replay ? `a dead-letter replay of ${replay.itemIds.length} row(s), request #${replay.replayIds.join(", #")}` : describeRanges(ranges);
+export function poisonBatchMessage(
+  batchId: number,
+  ranges: TPlannedRange[] | null,
+  deaths: number,
+  lastWorker: string | null,
+  replay: TPlannedReplay | null = null,
+): string {
+  const what = replay
+    ? `a dead-letter replay of ${replay.itemIds.length} row(s), request #${replay.replayIds.join(", #")}`
+    : describeRanges(ranges);
   return (
     `batch ${batchId} (${what}): the worker running it died ${deaths} times` +
     `\nEach attempt was started${lastWorker ? ` (last on worker ${lastWorker})` : ""} and none finished — no commit and no error the worker could report, ` +
@@ -45,7 +53,11 @@ export function poisonBatchMessage(batchId: number, ranges: TPlannedRange[] | nu
  * Whether the batch about to be claimed has already been started `max` times without finishing.
  * `nextBatchId` is the checkpoint's last batch + 1: a commit moves it on, which starts a new count.
  */
-export function isPoisoned(run: Pick<TLockedRun, "attemptBatchId" | "unfinishedAttempts">, nextBatchId: number, max: number): boolean {
+export function isPoisoned(
+  run: Pick<TLockedRun, "attemptBatchId" | "unfinishedAttempts">,
+  nextBatchId: number,
+  max: number,
+): boolean {
   return run.attemptBatchId === nextBatchId && run.unfinishedAttempts >= max;
 }
 
@@ -57,18 +69,36 @@ export async function nextBatchIdOf(tx: TTx, pipelineVersionId: string): Promise
 }
 
 /** Put the version into `failed` for a poison batch: the run row, a batch_failures row, a transition. */
-export async function failPoisonBatch(tx: TTx, run: TLockedRun, workerId: string, batchId: number): Promise<string> {
+export async function failPoisonBatch(
+  tx: TTx,
+  run: TLockedRun,
+  workerId: string,
+  batchId: number,
+): Promise<string> {
   const { pipelineVersionId } = run;
   const planned = await tx.$queryRaw<{ ranges: TPlannedRange[]; replay: TPlannedReplay | null }[]>`
     SELECT ranges, replay FROM offset_log WHERE pipeline_version_id = ${pipelineVersionId} AND batch_id = ${batchId}`;
   const ranges = planned[0]?.ranges ?? null;
-  const message = poisonBatchMessage(batchId, ranges, run.unfinishedAttempts, run.batchWorkerId, planned[0]?.replay ?? null);
+  const message = poisonBatchMessage(
+    batchId,
+    ranges,
+    run.unfinishedAttempts,
+    run.batchWorkerId,
+    planned[0]?.replay ?? null,
+  );
   const sample = { rule: null, rowCount: 0, rows: [], ranges, unfinishedAttempts: run.unfinishedAttempts };
   await tx.$executeRaw`INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, row_count, message)
                        VALUES (${pipelineVersionId}, ${batchId}, 'worker-died', 0, ${message})`;
   await tx.$executeRaw`UPDATE pipeline_runs SET status = 'failed', failed_batch_id = ${batchId}, failure_sample = ${JSON.stringify(sample)}::jsonb,
                               last_error = ${message}, last_error_at = now(), next_batch_at = NULL, batch_started_at = NULL, batch_worker_id = NULL, updated_at = now()
                         WHERE pipeline_version_id = ${pipelineVersionId}`;
-  await recordTransition(tx, pipelineVersionId, { action: "failed", from: run.status, to: "failed", desired: run.desired, actor: `worker:${workerId}`, reason: message });
+  await recordTransition(tx, pipelineVersionId, {
+    action: "failed",
+    from: run.status,
+    to: "failed",
+    desired: run.desired,
+    actor: `worker:${workerId}`,
+    reason: message,
+  });
   return message;
 }

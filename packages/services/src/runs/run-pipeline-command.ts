@@ -6,7 +6,14 @@ import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
-import { applyRunCommand, RunCommandError, RUN_COMMANDS, runPhase, type TRunCommand, type TRunPhase } from "./run-state";
+import {
+  applyRunCommand,
+  RunCommandError,
+  RUN_COMMANDS,
+  runPhase,
+  type TRunCommand,
+  type TRunPhase,
+} from "./run-state";
 
 export const ZRunCommandInput = z.object({
   pipelineVersionId: z.string().min(1).max(100),
@@ -35,7 +42,11 @@ export interface TRunCommandOptions {
   audit?: TAuditWho & { target?: { type: string; id: string; label: string } };
 }
 
-export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInput, opts: TRunCommandOptions = {}): Promise<TRunCommandResult> {
+export async function runPipelineCommand(
+  db: PrismaClient,
+  input: TRunCommandInput,
+  opts: TRunCommandOptions = {},
+): Promise<TRunCommandResult> {
   const { pipelineVersionId, command, actor, reason } = ZRunCommandInput.parse(input);
   const audit = opts.audit;
   const result = await inTransaction(db, async (tx) => {
@@ -69,15 +80,31 @@ export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInp
         scheduleSeq: seq,
         updatedAt: new Date(),
         // A new turn starts every count afresh, including a poison batch's unfinished attempts.
-        ...(effect.newTurn ? { nextBatchAt: new Date(), consecutiveFailures: 0, unfinishedAttempts: 0, attemptBatchId: null } : {}),
+        ...(effect.newTurn
+          ? { nextBatchAt: new Date(), consecutiveFailures: 0, unfinishedAttempts: 0, attemptBatchId: null }
+          : {}),
         ...(settled ? { batchStartedAt: null, batchWorkerId: null, nextBatchAt: null } : {}),
         ...(effect.clearFailure ? { lastError: null, lastErrorAt: null, failedBatchId: null } : {}),
       },
     });
-    if (effect.clearFailure) await tx.$executeRaw`UPDATE pipeline_runs SET failure_sample = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
-    await recordTransition(tx, pipelineVersionId, { action: command, from: run.status, to: effect.status, desired: effect.desired, actor, reason });
+    if (effect.clearFailure)
+      await tx.$executeRaw`UPDATE pipeline_runs SET failure_sample = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
+    await recordTransition(tx, pipelineVersionId, {
+      action: command,
+      from: run.status,
+      to: effect.status,
+      desired: effect.desired,
+      actor,
+      reason,
+    });
     await record({ phase: runPhase(effect.status, effect.desired) });
-    return { pipelineVersionId, changed: true, phase: runPhase(effect.status, effect.desired), seq, newTurn: effect.newTurn };
+    return {
+      pipelineVersionId,
+      changed: true,
+      phase: runPhase(effect.status, effect.desired),
+      seq,
+      newTurn: effect.newTurn,
+    };
   }).catch(async (err: unknown) => {
     // A refused command changed nothing (its transaction rolled back); the attempt is still history.
     if (err instanceof RunCommandError && audit) {
@@ -97,11 +124,36 @@ export async function runPipelineCommand(db: PrismaClient, input: TRunCommandInp
   if ("newTurn" in result && result.newTurn && opts.scheduler) {
     await opts.scheduler.scheduleTurn({ pipelineVersionId, seq: result.seq, delayMs: 0 });
   }
-  return { pipelineVersionId: result.pipelineVersionId, changed: result.changed, phase: result.phase, seq: result.seq };
+  return {
+    pipelineVersionId: result.pipelineVersionId,
+    changed: result.changed,
+    phase: result.phase,
+    seq: result.seq,
+  };
 }
 
-export const startPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "start" }, o);
-export const pausePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "pause" }, o);
-export const resumePipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "resume" }, o);
-export const stopPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "stop" }, o);
-export const restartPipelineRun = (db: PrismaClient, i: Omit<TRunCommandInput, "command">, o?: TRunCommandOptions) => runPipelineCommand(db, { ...i, command: "restart" }, o);
+export const startPipelineRun = (
+  db: PrismaClient,
+  i: Omit<TRunCommandInput, "command">,
+  o?: TRunCommandOptions,
+) => runPipelineCommand(db, { ...i, command: "start" }, o);
+export const pausePipelineRun = (
+  db: PrismaClient,
+  i: Omit<TRunCommandInput, "command">,
+  o?: TRunCommandOptions,
+) => runPipelineCommand(db, { ...i, command: "pause" }, o);
+export const resumePipelineRun = (
+  db: PrismaClient,
+  i: Omit<TRunCommandInput, "command">,
+  o?: TRunCommandOptions,
+) => runPipelineCommand(db, { ...i, command: "resume" }, o);
+export const stopPipelineRun = (
+  db: PrismaClient,
+  i: Omit<TRunCommandInput, "command">,
+  o?: TRunCommandOptions,
+) => runPipelineCommand(db, { ...i, command: "stop" }, o);
+export const restartPipelineRun = (
+  db: PrismaClient,
+  i: Omit<TRunCommandInput, "command">,
+  o?: TRunCommandOptions,
+) => runPipelineCommand(db, { ...i, command: "restart" }, o);

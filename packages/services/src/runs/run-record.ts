@@ -73,7 +73,15 @@ export interface TTransition {
 
 export async function recordTransition(tx: TTx, pipelineVersionId: string, t: TTransition): Promise<void> {
   await tx.pipelineRunTransition.create({
-    data: { pipelineVersionId, action: t.action, fromStatus: t.from, toStatus: t.to, desiredState: t.desired, actor: t.actor, reason: t.reason.slice(0, 2000) },
+    data: {
+      pipelineVersionId,
+      action: t.action,
+      fromStatus: t.from,
+      toStatus: t.to,
+      desiredState: t.desired,
+      actor: t.actor,
+      reason: t.reason.slice(0, 2000),
+    },
   });
 }
 

@@ -42,10 +42,26 @@ export class RunCommandError extends Error {
 
 /** Which phases each command may be applied from (the target phase itself is a no-op). */
 const ALLOWED: Record<TRunCommand, { from: TRunPhase[]; noopIn: TRunPhase[]; hint: string }> = {
-  start: { from: ["stopped", "stopping"], noopIn: ["running"], hint: "start applies to a stopped pipeline version" },
-  pause: { from: ["running"], noopIn: ["pausing", "paused"], hint: "pause applies to a running pipeline version" },
-  resume: { from: ["paused", "pausing"], noopIn: ["running"], hint: "resume applies to a paused pipeline version" },
-  stop: { from: ["running", "pausing", "paused", "failed"], noopIn: ["stopping", "stopped"], hint: "stop applies to a running, paused or failed pipeline version" },
+  start: {
+    from: ["stopped", "stopping"],
+    noopIn: ["running"],
+    hint: "start applies to a stopped pipeline version",
+  },
+  pause: {
+    from: ["running"],
+    noopIn: ["pausing", "paused"],
+    hint: "pause applies to a running pipeline version",
+  },
+  resume: {
+    from: ["paused", "pausing"],
+    noopIn: ["running"],
+    hint: "resume applies to a paused pipeline version",
+  },
+  stop: {
+    from: ["running", "pausing", "paused", "failed"],
+    noopIn: ["stopping", "stopped"],
+    hint: "stop applies to a running, paused or failed pipeline version",
+  },
   restart: { from: ["failed"], noopIn: ["running"], hint: "restart applies to a failed pipeline version" },
 };
 
@@ -63,25 +79,47 @@ const SUGGESTION: Partial<Record<TRunPhase, string>> = {
  * a batch of this version now, so a pause/stop only changes the desired state and the worker settles
  * the status after its commit. Throws RunCommandError when the command does not apply.
  */
-export function applyRunCommand(command: TRunCommand, status: TRunStatus, desired: TDesiredState, batchInFlight: boolean): TRunCommandEffect {
+export function applyRunCommand(
+  command: TRunCommand,
+  status: TRunStatus,
+  desired: TDesiredState,
+  batchInFlight: boolean,
+): TRunCommandEffect {
   const phase = runPhase(status, desired);
   const rule = ALLOWED[command];
-  if (rule.noopIn.includes(phase)) return { noop: true, desired, status, newTurn: false, clearFailure: false };
+  if (rule.noopIn.includes(phase))
+    return { noop: true, desired, status, newTurn: false, clearFailure: false };
   if (!rule.from.includes(phase)) {
     const suggestion = SUGGESTION[phase];
-    throw new RunCommandError(`cannot ${command}: the pipeline version is ${phase}; ${rule.hint}${suggestion ? ` — ${suggestion}` : ""}`, command, phase);
+    throw new RunCommandError(
+      `cannot ${command}: the pipeline version is ${phase}; ${rule.hint}${suggestion ? ` — ${suggestion}` : ""}`,
+      command,
+      phase,
+    );
   }
   switch (command) {
     case "start":
     case "resume":
     case "restart":
       // From `stopping`/`pausing` the version is still running: only the wish changes back.
-      return { noop: false, desired: "running", status: "running", newTurn: status !== "running", clearFailure: command !== "resume" };
+      return {
+        noop: false,
+        desired: "running",
+        status: "running",
+        newTurn: status !== "running",
+        clearFailure: command !== "resume",
+      };
     case "pause":
     case "stop": {
       const target = command === "pause" ? "paused" : "stopped";
       const settleNow = status !== "running" || !batchInFlight;
-      return { noop: false, desired: target, status: settleNow ? target : "running", newTurn: false, clearFailure: false };
+      return {
+        noop: false,
+        desired: target,
+        status: settleNow ? target : "running",
+        newTurn: false,
+        clearFailure: false,
+      };
     }
   }
 }

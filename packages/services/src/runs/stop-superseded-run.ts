@@ -11,9 +11,23 @@ export function stopSupersededRun(db: PrismaClient, turn: TBatchTurnRef, reason:
     if (run.status !== "running") return false;
     await tx.pipelineRun.update({
       where: { pipelineVersionId: turn.pipelineVersionId },
-      data: { status: "stopped", desiredState: "stopped", batchStartedAt: null, batchWorkerId: null, nextBatchAt: null, updatedAt: new Date() },
+      data: {
+        status: "stopped",
+        desiredState: "stopped",
+        batchStartedAt: null,
+        batchWorkerId: null,
+        nextBatchAt: null,
+        updatedAt: new Date(),
+      },
     });
-    await recordTransition(tx, turn.pipelineVersionId, { action: "superseded", from: run.status, to: "stopped", desired: "stopped", actor: `worker:${turn.workerId}`, reason });
+    await recordTransition(tx, turn.pipelineVersionId, {
+      action: "superseded",
+      from: run.status,
+      to: "stopped",
+      desired: "stopped",
+      actor: `worker:${turn.workerId}`,
+      reason,
+    });
     return true;
   });
 }

@@ -7,7 +7,13 @@ import { fleetStatus, STATUS_ORDER, type TFleetStatus } from "./fleet-status";
 import { queryFleetVersions } from "./fleet-versions";
 import { CURRENT_SAMPLE_MS, targetsOf, totalsOf } from "./get-pipeline-signals";
 import { backlogSeconds, partitionBacklog, sampleOf } from "./offset-signals";
-import { queryLatestOffsets, queryProcessedBuckets, queryNewestIngest, queryOffsetPoints, queryRangeTotals } from "./rollup-queries";
+import {
+  queryLatestOffsets,
+  queryProcessedBuckets,
+  queryNewestIngest,
+  queryOffsetPoints,
+  queryRangeTotals,
+} from "./rollup-queries";
 import { bucketRange, GRAIN_SECONDS } from "./time-range";
 
 /** Sparklines: the last hour in one-minute buckets. */
@@ -52,7 +58,10 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
   const pipelines = await queryFleetVersions(db);
   const ids = pipelines.flatMap((p) => (p.pv ? [p.pv] : []));
   const spark = bucketRange({ from: new Date(now.getTime() - SPARK_RANGE_MS), to: now }, SPARK_POINTS);
-  const rising = bucketRange({ from: new Date(now.getTime() - RISING_WINDOW_MS), to: now }, RISING_WINDOW_MS / 1000 / GRAIN_SECONDS);
+  const rising = bucketRange(
+    { from: new Date(now.getTime() - RISING_WINDOW_MS), to: now },
+    RISING_WINDOW_MS / 1000 / GRAIN_SECONDS,
+  );
   const hourAgo = new Date(now.getTime() - SPARK_RANGE_MS);
   const [processed, offsets, risingOffsets, latest, hour, recent, newest] = await Promise.all([
     queryProcessedBuckets(db, ids, spark),
@@ -64,19 +73,44 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
     queryNewestIngest(db, ids),
   ]);
   // Each result grouped by version once (not filtered per pipeline: 50 pipelines × thousands of rows).
-  const by = { processed: byVersion(processed), offsets: byVersion(offsets), risingOffsets: byVersion(risingOffsets), latest: byVersion(latest), hour: byVersion(hour), recent: byVersion(recent), newest: byVersion(newest) };
+  const by = {
+    processed: byVersion(processed),
+    offsets: byVersion(offsets),
+    risingOffsets: byVersion(risingOffsets),
+    latest: byVersion(latest),
+    hour: byVersion(hour),
+    recent: byVersion(recent),
+    newest: byVersion(newest),
+  };
   const of = <T>(rows: Map<string, T[]>, pv: string): T[] => rows.get(pv) ?? [];
 
   const rows = pipelines.map((p): TFleetRow => {
     const targets = targetsOf(p.spec_targets);
-    const base = { name: p.name, description: p.description, ownerTeam: { slug: p.team_slug, name: p.team_name }, version: p.version };
+    const base = {
+      name: p.name,
+      description: p.description,
+      ownerTeam: { slug: p.team_slug, name: p.team_name },
+      version: p.version,
+    };
     const phase = p.status && p.desired_state ? runPhase(p.status, p.desired_state) : null;
     const pv = p.pv;
     if (!pv) {
       return {
-        ...base, status: "not started", reason: "no version registered", since: null, phase, sparkline: { t: [], input: [], processing: [] }, inputRate: null, processingRate: 0,
-        backlog: null, backlogSeconds: null, freshness: { ingestAgeMs: null, eventTimeAgeMs: null, targetMs: targets.freshnessMs }, violationRate: null,
-        violationTarget: targets.violationRate, deadLettersLastHour: 0, lastCommitAt: null,
+        ...base,
+        status: "not started",
+        reason: "no version registered",
+        since: null,
+        phase,
+        sparkline: { t: [], input: [], processing: [] },
+        inputRate: null,
+        processingRate: 0,
+        backlog: null,
+        backlogSeconds: null,
+        freshness: { ingestAgeMs: null, eventTimeAgeMs: null, targetMs: targets.freshnessMs },
+        violationRate: null,
+        violationTarget: targets.violationRate,
+        deadLettersLastHour: 0,
+        lastCommitAt: null,
       };
     }
     const sparkInput = new Map(of(by.offsets, pv).map((o) => [o.t.getTime(), o.input_rate]));
@@ -94,14 +128,22 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
     const fresh = of(by.newest, pv)[0];
     const ingestAgeMs = fresh ? Math.max(0, now.getTime() - fresh.ingest_time_max.getTime()) : null;
     const eventTime = p.event_time_max;
-    const status = fleetStatus({ phase, lastError: p.last_error, recentBacklog, inputRate, ingestAgeMs, freshnessTargetMs: targets.freshnessMs });
+    const status = fleetStatus({
+      phase,
+      lastError: p.last_error,
+      recentBacklog,
+      inputRate,
+      ingestAgeMs,
+      freshnessTargetMs: targets.freshnessMs,
+    });
     const since =
       status.status === "failed"
         ? p.last_error_at
         : status.status === "paused" || status.status === "stopped"
           ? p.run_updated_at
           : status.status === "lagging"
-            ? risingSince(risingPoints) ?? (fresh ? new Date(fresh.ingest_time_max.getTime() + targets.freshnessMs) : null)
+            ? (risingSince(risingPoints) ??
+              (fresh ? new Date(fresh.ingest_time_max.getTime() + targets.freshnessMs) : null))
             : null;
     // Only a running version drains its backlog; paused, stopped or failed it does not, whatever it did before.
     const draining = phase === "running";
@@ -121,7 +163,11 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
       processingRate,
       backlog,
       backlogSeconds: backlogSeconds(backlog, draining ? processingRate : 0),
-      freshness: { ingestAgeMs, eventTimeAgeMs: eventTime ? now.getTime() - new Date(eventTime).getTime() : null, targetMs: targets.freshnessMs },
+      freshness: {
+        ingestAgeMs,
+        eventTimeAgeMs: eventTime ? now.getTime() - new Date(eventTime).getTime() : null,
+        targetMs: targets.freshnessMs,
+      },
       violationRate: totals.inputRows > 0 ? violationCount / totals.inputRows : null,
       violationTarget: targets.violationRate,
       deadLettersLastHour: totals.deadLetter,

@@ -10,7 +10,10 @@ import { CURRENT_SAMPLE_MS, RECENT_RATE_MS } from "./get-pipeline-signals";
 import { queryLatestOffsets } from "./rollup-queries";
 import { GRAIN_SECONDS } from "./time-range";
 
-export const ZFindPartitionOffsetsInput = z.object({ pipeline: z.string().min(1).max(200), version: z.number().int().positive().optional() });
+export const ZFindPartitionOffsetsInput = z.object({
+  pipeline: z.string().min(1).max(200),
+  version: z.number().int().positive().optional(),
+});
 export type TFindPartitionOffsetsInput = z.input<typeof ZFindPartitionOffsetsInput>;
 
 export interface TPartitionOffsets {
@@ -37,39 +40,66 @@ export interface TCheckpointView {
 }
 
 /** null when there is no pipeline of that name. */
-export async function findPartitionOffsets(db: PrismaClient, input: TFindPartitionOffsetsInput, now = new Date()): Promise<TCheckpointView | null> {
+export async function findPartitionOffsets(
+  db: PrismaClient,
+  input: TFindPartitionOffsetsInput,
+  now = new Date(),
+): Promise<TCheckpointView | null> {
   const { pipeline, version } = ZFindPartitionOffsetsInput.parse(input);
   const ref = await findPipelineVersion(db, pipeline, version);
   if (!ref) return null;
-  if (!ref.version) return { pipeline: ref.pipeline, version: null, lastBatchId: null, watermark: null, updatedAt: null, partitions: [] };
+  if (!ref.version)
+    return {
+      pipeline: ref.pipeline,
+      version: null,
+      lastBatchId: null,
+      watermark: null,
+      updatedAt: null,
+      partitions: [],
+    };
   const pv = ref.version.id;
   const [checkpoint, latest, newest, rates] = await Promise.all([
     db.checkpoint.findUnique({ where: { pipelineVersionId: pv } }),
     queryLatestOffsets(db, [pv], new Date(now.getTime() - CURRENT_SAMPLE_MS)),
     db.batchLog.findFirst({ where: { pipelineVersionId: pv }, orderBy: { batchId: "desc" } }),
-    db.partitionRollup.groupBy({ by: ["partition"], where: { pipelineVersionId: pv, grainSeconds: GRAIN_SECONDS, bucketStart: { gte: new Date(now.getTime() - RECENT_RATE_MS) } }, _sum: { rowsRead: true } }),
+    db.partitionRollup.groupBy({
+      by: ["partition"],
+      where: {
+        pipelineVersionId: pv,
+        grainSeconds: GRAIN_SECONDS,
+        bucketStart: { gte: new Date(now.getTime() - RECENT_RATE_MS) },
+      },
+      _sum: { rowsRead: true },
+    }),
   ]);
   const committed = (checkpoint?.endOffsets ?? {}) as Record<string, number>;
   const progress = newest ? batchProgressView(newest) : null;
-  const ids = new Set<number>([...Object.keys(committed).map(Number), ...latest.map((l) => l.partition), ...(progress?.partitions.map((p) => p.partition) ?? [])]);
-  const partitions = [...ids].sort((a, b) => a - b).map((partition): TPartitionOffsets => {
-    const sample = latest.find((l) => l.partition === partition);
-    const clock = progress?.partitions.find((p) => p.partition === partition);
-    const c = typeof committed[String(partition)] === "number" ? committed[String(partition)]! : null;
-    const lag = sample ? Math.max(0, sample.latest_offset - (c ?? 0)) : null;
-    const rate = Number(rates.find((r) => r.partition === partition)?._sum.rowsRead ?? 0) / (RECENT_RATE_MS / 1000);
-    return {
-      partition,
-      committedOffset: c,
-      latestOffset: sample?.latest_offset ?? null,
-      sampledAt: sample?.sampled_at ?? null,
-      lagEvents: lag,
-      lagSeconds: backlogSeconds(lag, rate),
-      lastDataAt: clock?.lastDataAt ?? null,
-      idle: clock?.idle ?? null,
-      eventTimeMax: clock?.eventTimeMax ?? null,
-    };
-  });
+  const ids = new Set<number>([
+    ...Object.keys(committed).map(Number),
+    ...latest.map((l) => l.partition),
+    ...(progress?.partitions.map((p) => p.partition) ?? []),
+  ]);
+  const partitions = [...ids]
+    .sort((a, b) => a - b)
+    .map((partition): TPartitionOffsets => {
+      const sample = latest.find((l) => l.partition === partition);
+      const clock = progress?.partitions.find((p) => p.partition === partition);
+      const c = typeof committed[String(partition)] === "number" ? committed[String(partition)]! : null;
+      const lag = sample ? Math.max(0, sample.latest_offset - (c ?? 0)) : null;
+      const rate =
+        Number(rates.find((r) => r.partition === partition)?._sum.rowsRead ?? 0) / (RECENT_RATE_MS / 1000);
+      return {
+        partition,
+        committedOffset: c,
+        latestOffset: sample?.latest_offset ?? null,
+        sampledAt: sample?.sampled_at ?? null,
+        lagEvents: lag,
+        lagSeconds: backlogSeconds(lag, rate),
+        lastDataAt: clock?.lastDataAt ?? null,
+        idle: clock?.idle ?? null,
+        eventTimeMax: clock?.eventTimeMax ?? null,
+      };
+    });
   return {
     pipeline: ref.pipeline,
     version: ref.version.version,

@@ -5,8 +5,18 @@
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
-import { queryBatchBuckets, queryExpectationBuckets, queryOffsetBuckets, queryPartitionBuckets } from "./rollup-queries";
-import { seriesPoints, type TExpectationSeries, type TPartitionPoint, type TSeriesPoint } from "./series-points";
+import {
+  queryBatchBuckets,
+  queryExpectationBuckets,
+  queryOffsetBuckets,
+  queryPartitionBuckets,
+} from "./rollup-queries";
+import {
+  seriesPoints,
+  type TExpectationSeries,
+  type TPartitionPoint,
+  type TSeriesPoint,
+} from "./series-points";
 import { bucketRange, ZTimeRange } from "./time-range";
 
 export const ZFindPipelineSeriesInput = z.object({
@@ -38,13 +48,17 @@ export interface TPipelineSeries {
 }
 
 /** null when there is no pipeline of that name. */
-export async function findPipelineSeries(db: PrismaClient, input: TFindPipelineSeriesInput): Promise<TPipelineSeries | null> {
+export async function findPipelineSeries(
+  db: PrismaClient,
+  input: TFindPipelineSeriesInput,
+): Promise<TPipelineSeries | null> {
   const { pipeline, version, range } = ZFindPipelineSeriesInput.parse(input);
   const ref = await findPipelineVersion(db, pipeline, version);
   if (!ref) return null;
   const b = bucketRange(range);
   const empty = { pipeline: ref.pipeline, from: b.from, to: b.to, stepSeconds: b.stepSeconds };
-  if (!ref.version) return { ...empty, version: null, points: [], partitions: [], expectations: [], markers: [] };
+  if (!ref.version)
+    return { ...empty, version: null, points: [], partitions: [], expectations: [], markers: [] };
   const ids = [ref.version.id];
   const [batches, violations, partitions, offsets, transitions, versions] = await Promise.all([
     queryBatchBuckets(db, ids, b),
@@ -57,11 +71,27 @@ export async function findPipelineSeries(db: PrismaClient, input: TFindPipelineS
       take: 200,
       select: { action: true, actor: true, reason: true, createdAt: true },
     }),
-    db.pipelineVersion.findMany({ where: { pipelineId: ref.pipelineId, createdAt: { gte: b.from, lt: b.to } }, select: { version: true, createdAt: true } }),
+    db.pipelineVersion.findMany({
+      where: { pipelineId: ref.pipelineId, createdAt: { gte: b.from, lt: b.to } },
+      select: { version: true, createdAt: true },
+    }),
   ]);
   const markers: TSeriesMarker[] = [
-    ...transitions.map((t) => ({ at: t.createdAt, kind: "run" as const, label: `${t.action} by ${t.actor}${t.reason ? `: ${t.reason}` : ""}` })),
-    ...versions.map((v) => ({ at: v.createdAt, kind: "version" as const, label: `version ${v.version} registered` })),
+    ...transitions.map((t) => ({
+      at: t.createdAt,
+      kind: "run" as const,
+      label: `${t.action} by ${t.actor}${t.reason ? `: ${t.reason}` : ""}`,
+    })),
+    ...versions.map((v) => ({
+      at: v.createdAt,
+      kind: "version" as const,
+      label: `version ${v.version} registered`,
+    })),
   ].sort((x, y) => x.at.getTime() - y.at.getTime());
-  return { ...empty, version: ref.version.version, ...seriesPoints(b, { batches, violations, partitions, offsets }), markers };
+  return {
+    ...empty,
+    version: ref.version.version,
+    ...seriesPoints(b, { batches, violations, partitions, offsets }),
+    markers,
+  };
 }

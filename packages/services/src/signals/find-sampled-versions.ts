@@ -13,18 +13,36 @@ export interface TSampledVersion {
   committed: Record<string, number>;
 }
 
-const ZSourceFacts = z.object({ source: z.object({ kafka: z.object({ topic: z.string(), partitions: z.array(z.number().int()).optional() }) }) });
+const ZSourceFacts = z.object({
+  source: z.object({
+    kafka: z.object({ topic: z.string(), partitions: z.array(z.number().int()).optional() }),
+  }),
+});
 
 export async function findSampledVersions(db: PrismaClient): Promise<TSampledVersion[]> {
   const runs = await db.pipelineRun.findMany({
     where: { status: { not: "stopped" } },
-    select: { pipelineVersionId: true, pipelineVersion: { select: { spec: true, supersededById: true, checkpoint: { select: { endOffsets: true } } } } },
+    select: {
+      pipelineVersionId: true,
+      pipelineVersion: {
+        select: { spec: true, supersededById: true, checkpoint: { select: { endOffsets: true } } },
+      },
+    },
   });
   return runs.flatMap((r) => {
     const facts = ZSourceFacts.safeParse(r.pipelineVersion.spec);
     if (!facts.success || r.pipelineVersion.supersededById) return [];
     const ends = (r.pipelineVersion.checkpoint?.endOffsets ?? {}) as Record<string, unknown>;
-    const committed = Object.fromEntries(Object.entries(ends).filter((e): e is [string, number] => typeof e[1] === "number"));
-    return [{ pipelineVersionId: r.pipelineVersionId, topic: facts.data.source.kafka.topic, partitions: facts.data.source.kafka.partitions ?? null, committed }];
+    const committed = Object.fromEntries(
+      Object.entries(ends).filter((e): e is [string, number] => typeof e[1] === "number"),
+    );
+    return [
+      {
+        pipelineVersionId: r.pipelineVersionId,
+        topic: facts.data.source.kafka.topic,
+        partitions: facts.data.source.kafka.partitions ?? null,
+        committed,
+      },
+    ];
   });
 }

@@ -2,10 +2,20 @@
 // the alert evaluator and tests decide it the same way. Problems sort first (STATUS_ORDER).
 import type { TRunPhase } from "../runs/run-state";
 
-export const FLEET_STATUSES = ["failed", "lagging", "paused", "stopped", "not started", "running", "caught up"] as const;
+export const FLEET_STATUSES = [
+  "failed",
+  "lagging",
+  "paused",
+  "stopped",
+  "not started",
+  "running",
+  "caught up",
+] as const;
 export type TFleetStatus = (typeof FLEET_STATUSES)[number];
 /** Sort key: problems first. */
-export const STATUS_ORDER: Record<TFleetStatus, number> = Object.fromEntries(FLEET_STATUSES.map((s, i) => [s, i])) as Record<TFleetStatus, number>;
+export const STATUS_ORDER: Record<TFleetStatus, number> = Object.fromEntries(
+  FLEET_STATUSES.map((s, i) => [s, i]),
+) as Record<TFleetStatus, number>;
 
 /** Seconds of input that may wait before a backlog that keeps growing counts as lagging. */
 export const LAGGING_BACKLOG_SECONDS = 30;
@@ -46,17 +56,27 @@ export function isBacklogRising(recent: number[], inputRate: number | null): boo
 
 export function fleetStatus(s: TFleetStatusInput): TFleetStatusResult {
   if (s.phase === null) return { status: "not started", reason: null };
-  if (s.phase === "failed") return { status: "failed", reason: firstLine(s.lastError) ?? "failed without an error message" };
+  if (s.phase === "failed")
+    return { status: "failed", reason: firstLine(s.lastError) ?? "failed without an error message" };
   if (s.phase === "stopped" || s.phase === "stopping") return { status: "stopped", reason: null };
   const backlog = s.recentBacklog.at(-1) ?? null;
   const paused = s.phase === "paused" || s.phase === "pausing";
   if (isBacklogRising(s.recentBacklog, s.inputRate)) {
-    return { status: "lagging", reason: `backlog rising (${Math.round(backlog!)} events waiting)${paused ? " while paused" : ""}` };
+    return {
+      status: "lagging",
+      reason: `backlog rising (${Math.round(backlog!)} events waiting)${paused ? " while paused" : ""}`,
+    };
   }
   if (backlog !== null && backlog > 0 && s.ingestAgeMs !== null && s.ingestAgeMs > s.freshnessTargetMs) {
-    return { status: "lagging", reason: `newest committed row is older than the ${Math.round(s.freshnessTargetMs / 1000)} s freshness target${paused ? " while paused" : ""}` };
+    return {
+      status: "lagging",
+      reason: `newest committed row is older than the ${Math.round(s.freshnessTargetMs / 1000)} s freshness target${paused ? " while paused" : ""}`,
+    };
   }
   if (paused) return { status: "paused", reason: null };
   const caughtUp = backlog === null || backlog <= Math.max(0, (s.inputRate ?? 0) * CAUGHT_UP_BACKLOG_SECONDS);
-  return { status: caughtUp ? "caught up" : "running", reason: caughtUp ? null : `draining a backlog of ${Math.round(backlog!)} events` };
+  return {
+    status: caughtUp ? "caught up" : "running",
+    reason: caughtUp ? null : `draining a backlog of ${Math.round(backlog!)} events`,
+  };
 }

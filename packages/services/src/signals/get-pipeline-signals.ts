@@ -6,8 +6,20 @@ import { z } from "zod";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { pipelineFlow, ZFlowSpec, type TFlowTotals, type TPipelineFlow } from "./pipeline-flow";
 import { sampleOf } from "./offset-signals";
-import { queryLatestOffsets, queryNewestIngest, queryRangeTotals, type TRangeTotalsRow } from "./rollup-queries";
-import { completenessOf, correctnessOf, freshnessOf, type TCompleteness, type TCorrectness, type TFreshness } from "./signal-values";
+import {
+  queryLatestOffsets,
+  queryNewestIngest,
+  queryRangeTotals,
+  type TRangeTotalsRow,
+} from "./rollup-queries";
+import {
+  completenessOf,
+  correctnessOf,
+  freshnessOf,
+  type TCompleteness,
+  type TCorrectness,
+  type TFreshness,
+} from "./signal-values";
 import { ZTimeRange } from "./time-range";
 
 export const ZGetPipelineSignalsInput = z.object({
@@ -60,7 +72,11 @@ export function totalsOf(row: TRangeTotalsRow | undefined): TFlowTotals & { batc
 }
 
 /** null when there is no pipeline of that name. */
-export async function getPipelineSignals(db: PrismaClient, input: TGetPipelineSignalsInput, now = new Date()): Promise<TPipelineSignals | null> {
+export async function getPipelineSignals(
+  db: PrismaClient,
+  input: TGetPipelineSignalsInput,
+  now = new Date(),
+): Promise<TPipelineSignals | null> {
   const { pipeline, version, range } = ZGetPipelineSignalsInput.parse(input);
   const ref = await findPipelineVersion(db, pipeline, version);
   if (!ref) return null;
@@ -71,11 +87,20 @@ export async function getPipelineSignals(db: PrismaClient, input: TGetPipelineSi
     queryRangeTotals(db, ids, new Date(now.getTime() - RECENT_RATE_MS), now),
     queryLatestOffsets(db, ids, new Date(now.getTime() - CURRENT_SAMPLE_MS)),
     queryNewestIngest(db, ids),
-    ref.version ? db.checkpoint.findUnique({ where: { pipelineVersionId: ref.version.id }, select: { eventTimeMax: true } }) : null,
+    ref.version
+      ? db.checkpoint.findUnique({
+          where: { pipelineVersionId: ref.version.id },
+          select: { eventTimeMax: true },
+        })
+      : null,
   ]);
   const totals = totalsOf(totalsRows[0]);
   const samples = latest.map(sampleOf);
-  const completeness = completenessOf(totals, samples, (recentRows[0]?.input_rows ?? 0) / (RECENT_RATE_MS / 1000));
+  const completeness = completenessOf(
+    totals,
+    samples,
+    (recentRows[0]?.input_rows ?? 0) / (RECENT_RATE_MS / 1000),
+  );
   const eventTime = (checkpoint?.eventTimeMax as { eventTime?: string } | null)?.eventTime;
   const flowSpec = ZFlowSpec.safeParse(ref.version?.spec ?? {});
   return {
@@ -84,7 +109,13 @@ export async function getPipelineSignals(db: PrismaClient, input: TGetPipelineSi
     from: range.from,
     to: range.to,
     targets,
-    freshness: freshnessOf(now, eventTime ? new Date(eventTime) : null, newest[0]?.ingest_time_max ?? null, completeness.backlog, targets),
+    freshness: freshnessOf(
+      now,
+      eventTime ? new Date(eventTime) : null,
+      newest[0]?.ingest_time_max ?? null,
+      completeness.backlog,
+      targets,
+    ),
     completeness,
     correctness: correctnessOf(totals, targets),
     totals,

@@ -23,7 +23,13 @@ export interface TOffsetPoint {
 }
 
 /** A sample as the offset queries return it (rollup-queries.ts), in the shape these functions take. */
-export const sampleOf = (o: { t: Date; partition: number; sampled_at: Date; latest_offset: number; committed_offset: number | null }): TOffsetSample => ({
+export const sampleOf = (o: {
+  t: Date;
+  partition: number;
+  sampled_at: Date;
+  latest_offset: number;
+  committed_offset: number | null;
+}): TOffsetSample => ({
   t: o.t,
   partition: o.partition,
   sampledAt: o.sampled_at,
@@ -32,7 +38,8 @@ export const sampleOf = (o: { t: Date; partition: number; sampled_at: Date; late
 });
 
 /** Backlog of one partition at a sample. */
-export const partitionBacklog = (s: Pick<TOffsetSample, "latestOffset" | "committedOffset">): number => Math.max(0, s.latestOffset - (s.committedOffset ?? 0));
+export const partitionBacklog = (s: Pick<TOffsetSample, "latestOffset" | "committedOffset">): number =>
+  Math.max(0, s.latestOffset - (s.committedOffset ?? 0));
 
 /** One point per bucket that has samples, oldest first. Samples must be the last per (bucket, partition). */
 export function offsetPoints(samples: TOffsetSample[]): TOffsetPoint[] {

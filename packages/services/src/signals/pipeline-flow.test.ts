@@ -2,12 +2,25 @@ import { describe, expect, it } from "vitest";
 import { pipelineFlow, ZFlowSpec, type TFlowTotals } from "./pipeline-flow";
 
 const totals = (over: Partial<TFlowTotals> = {}): TFlowTotals => ({
-  inputRows: 100, sink: 70, duplicate: 10, filtered: 5, quarantined: 4, deadLetter: 3, late: 2, stale: 0,
-  droppedBy: { positive_amount: 6 }, violations: { positive_amount: 6, known_currency: 9 }, unbalancedBatches: 0, ...over,
+  inputRows: 100,
+  sink: 70,
+  duplicate: 10,
+  filtered: 5,
+  quarantined: 4,
+  deadLetter: 3,
+  late: 2,
+  stale: 0,
+  droppedBy: { positive_amount: 6 },
+  violations: { positive_amount: 6, known_currency: 9 },
+  unbalancedBatches: 0,
+  ...over,
 });
 const spec = ZFlowSpec.parse({
   source: { kafka: { topic: "payments" } },
-  expectations: [{ name: "positive_amount", action: "drop" }, { name: "known_currency", action: "warn" }],
+  expectations: [
+    { name: "positive_amount", action: "drop" },
+    { name: "known_currency", action: "warn" },
+  ],
   transform: { filter: "type == 'settlement'" },
   eventTime: { column: "event_time" },
   dedupe: { key: ["event_id"] },
@@ -17,9 +30,23 @@ const spec = ZFlowSpec.parse({
 describe("the pipeline graph", () => {
   it("follows the engine's phases; each branch leaves the main line; input = sink + branches", () => {
     const f = pipelineFlow(spec, totals());
-    expect(f.nodes.filter((n) => n.kind !== "branch").map((n) => n.id)).toEqual(["source", "decode", "contract", "expectations", "filter", "late", "dedup", "sink"]);
+    expect(f.nodes.filter((n) => n.kind !== "branch").map((n) => n.id)).toEqual([
+      "source",
+      "decode",
+      "contract",
+      "expectations",
+      "filter",
+      "late",
+      "dedup",
+      "sink",
+    ]);
     expect(f.edges.filter((e) => !e.leaves).map((e) => e.rows)).toEqual([100, 97, 93, 87, 82, 80, 70]);
-    expect(f).toMatchObject({ input: 100, outcomes: 100, balanced: true, warnings: [{ name: "known_currency", rows: 9 }] });
+    expect(f).toMatchObject({
+      input: 100,
+      outcomes: 100,
+      balanced: true,
+      warnings: [{ name: "known_currency", rows: 9 }],
+    });
   });
 
   it("says so when the counts do not add up, or a batch in the range did not balance", () => {
@@ -28,7 +55,10 @@ describe("the pipeline graph", () => {
   });
 
   it("rows dropped by an expectation the spec no longer has still show as a branch", () => {
-    const f = pipelineFlow(ZFlowSpec.parse({}), totals({ droppedBy: { old_rule: 6 }, filtered: 0, sink: 75 }));
+    const f = pipelineFlow(
+      ZFlowSpec.parse({}),
+      totals({ droppedBy: { old_rule: 6 }, filtered: 0, sink: 75 }),
+    );
     expect(f.edges.find((e) => e.to === "expectations:dropped:old_rule")?.rows).toBe(6);
     expect(f.balanced).toBe(true);
   });

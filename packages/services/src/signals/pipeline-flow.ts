@@ -50,24 +50,45 @@ export interface TPipelineFlow {
 
 /** What the graph needs from the stored spec (read leniently: it was validated when registered). */
 export const ZFlowSpec = z.object({
-  source: z.object({ kafka: z.object({ topic: z.string() }) }).optional().catch(undefined),
-  expectations: z.array(z.object({ name: z.string(), action: z.string().default("warn"), expr: z.string().optional() })).catch([]),
+  source: z
+    .object({ kafka: z.object({ topic: z.string() }) })
+    .optional()
+    .catch(undefined),
+  expectations: z
+    .array(z.object({ name: z.string(), action: z.string().default("warn"), expr: z.string().optional() }))
+    .catch([]),
   transform: z.object({ filter: z.string().optional() }).optional().catch(undefined),
   eventTime: z.object({ column: z.string() }).optional().catch(undefined),
-  dedupe: z.object({ key: z.array(z.string()) }).optional().catch(undefined),
+  dedupe: z
+    .object({ key: z.array(z.string()) })
+    .optional()
+    .catch(undefined),
   aggregate: z.object({}).passthrough().optional().catch(undefined),
   cdc: z.object({}).passthrough().optional().catch(undefined),
-  sink: z.object({ postgres: z.object({ table: z.string() }).optional(), webhook: z.object({}).passthrough().optional() }).optional().catch(undefined),
+  sink: z
+    .object({
+      postgres: z.object({ table: z.string() }).optional(),
+      webhook: z.object({}).passthrough().optional(),
+    })
+    .optional()
+    .catch(undefined),
 });
 export type TFlowSpec = z.infer<typeof ZFlowSpec>;
 
 export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
-  const nodes: TFlowNode[] = [{ id: "source", kind: "source", label: "Kafka source", detail: spec.source?.kafka.topic ?? null }];
+  const nodes: TFlowNode[] = [
+    { id: "source", kind: "source", label: "Kafka source", detail: spec.source?.kafka.topic ?? null },
+  ];
   const edges: TFlowEdge[] = [];
   let at = "source";
   let flowing = t.inputRows;
   let leaving = 0;
-  const phase = (id: string, label: string, detail: string | null, branches: { id: string; label: string; rows: number }[]) => {
+  const phase = (
+    id: string,
+    label: string,
+    detail: string | null,
+    branches: { id: string; label: string; rows: number }[],
+  ) => {
     nodes.push({ id, kind: "phase", label, detail });
     edges.push({ from: at, to: id, rows: flowing, leaves: false });
     for (const b of branches) {
@@ -79,7 +100,9 @@ export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
     at = id;
   };
 
-  phase("decode", "Decode", "JSON", [{ id: "dead-letter", label: "dead letter (undecodable)", rows: t.deadLetter }]);
+  phase("decode", "Decode", "JSON", [
+    { id: "dead-letter", label: "dead letter (undecodable)", rows: t.deadLetter },
+  ]);
   phase("contract", "Contract", null, [{ id: "quarantined", label: "quarantined", rows: t.quarantined }]);
   if (spec.expectations.length > 0) {
     const drops = spec.expectations.filter((e) => e.action === "drop").length;
@@ -87,30 +110,63 @@ export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
       "expectations",
       "Expectations",
       `${spec.expectations.length} rule${spec.expectations.length === 1 ? "" : "s"}, ${drops} drop`,
-      spec.expectations.filter((e) => e.action === "drop").map((e) => ({ id: `dropped:${e.name}`, label: `dropped by ${e.name}`, rows: t.droppedBy[e.name] ?? 0 })),
+      spec.expectations
+        .filter((e) => e.action === "drop")
+        .map((e) => ({
+          id: `dropped:${e.name}`,
+          label: `dropped by ${e.name}`,
+          rows: t.droppedBy[e.name] ?? 0,
+        })),
     );
   }
   // Drops by an expectation no longer in this spec (renamed since) still left the line: show them too.
   const listed = new Set(spec.expectations.map((e) => e.name));
   const orphanDrops = Object.entries(t.droppedBy).filter(([name, n]) => !listed.has(name) && n > 0);
-  if (orphanDrops.length > 0 && !nodes.some((n) => n.id === "expectations")) phase("expectations", "Expectations", null, []);
+  if (orphanDrops.length > 0 && !nodes.some((n) => n.id === "expectations"))
+    phase("expectations", "Expectations", null, []);
   for (const [name, rows] of orphanDrops) {
-    nodes.push({ id: `expectations:dropped:${name}`, kind: "branch", label: `dropped by ${name}`, detail: null });
+    nodes.push({
+      id: `expectations:dropped:${name}`,
+      kind: "branch",
+      label: `dropped by ${name}`,
+      detail: null,
+    });
     edges.push({ from: "expectations", to: `expectations:dropped:${name}`, rows, leaves: true });
     flowing -= rows;
     leaving += rows;
   }
-  if (spec.transform?.filter || t.filtered > 0) phase("filter", "Filter", spec.transform?.filter ?? null, [{ id: "filtered", label: "filtered out", rows: t.filtered }]);
-  if (spec.eventTime || t.late > 0) phase("late", "Watermark", spec.eventTime?.column ?? null, [{ id: "late", label: "late", rows: t.late }]);
+  if (spec.transform?.filter || t.filtered > 0)
+    phase("filter", "Filter", spec.transform?.filter ?? null, [
+      { id: "filtered", label: "filtered out", rows: t.filtered },
+    ]);
+  if (spec.eventTime || t.late > 0)
+    phase("late", "Watermark", spec.eventTime?.column ?? null, [{ id: "late", label: "late", rows: t.late }]);
   // An append ledger also counts rows whose key the sink already holds as duplicates.
-  phase("dedup", "Dedup", spec.dedupe ? spec.dedupe.key.join(", ") : "sink key", [{ id: "duplicate", label: "duplicate", rows: t.duplicate }]);
+  phase("dedup", "Dedup", spec.dedupe ? spec.dedupe.key.join(", ") : "sink key", [
+    { id: "duplicate", label: "duplicate", rows: t.duplicate },
+  ]);
   if (spec.aggregate) phase("window", "Window", null, []);
-  if (spec.cdc || t.stale > 0) phase("cdc", "CDC apply", null, [{ id: "stale", label: "stale (older change)", rows: t.stale }]);
+  if (spec.cdc || t.stale > 0)
+    phase("cdc", "CDC apply", null, [{ id: "stale", label: "stale (older change)", rows: t.stale }]);
   if (spec.sink?.webhook) phase("webhook", "Webhook", null, []);
 
-  nodes.push({ id: "sink", kind: "sink", label: spec.sink?.webhook ? "Delivered" : "Sink", detail: spec.sink?.postgres?.table ?? null });
+  nodes.push({
+    id: "sink",
+    kind: "sink",
+    label: spec.sink?.webhook ? "Delivered" : "Sink",
+    detail: spec.sink?.postgres?.table ?? null,
+  });
   edges.push({ from: at, to: "sink", rows: t.sink, leaves: false });
   const outcomes = t.sink + leaving;
-  const warnings = spec.expectations.filter((e) => e.action !== "drop").map((e) => ({ name: e.name, rows: t.violations[e.name] ?? 0 }));
-  return { nodes, edges, input: t.inputRows, outcomes, balanced: outcomes === t.inputRows && flowing === t.sink && t.unbalancedBatches === 0, warnings };
+  const warnings = spec.expectations
+    .filter((e) => e.action !== "drop")
+    .map((e) => ({ name: e.name, rows: t.violations[e.name] ?? 0 }));
+  return {
+    nodes,
+    edges,
+    input: t.inputRows,
+    outcomes,
+    balanced: outcomes === t.inputRows && flowing === t.sink && t.unbalancedBatches === 0,
+    warnings,
+  };
 }

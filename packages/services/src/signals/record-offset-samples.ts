@@ -15,13 +15,36 @@ export interface TOffsetSampleInput {
 /** Samples are kept this long (charts reach back 7 days; a custom range up to 31). */
 export const OFFSET_SAMPLE_RETENTION_MS = 32 * 24 * 3600_000;
 
-export async function recordOffsetSamples(db: PrismaClient, samples: TOffsetSampleInput[], sampledAt = new Date()): Promise<number> {
+export async function recordOffsetSamples(
+  db: PrismaClient,
+  samples: TOffsetSampleInput[],
+  sampledAt = new Date(),
+): Promise<number> {
   if (samples.length === 0) return 0;
-  const bucketOf = (grain: number) => new Date(BUCKET_ORIGIN.getTime() + Math.floor((sampledAt.getTime() - BUCKET_ORIGIN.getTime()) / (grain * 1000)) * grain * 1000);
-  const rows = samples.map((s) => ({ ...s, latestOffset: BigInt(s.latestOffset), committedOffset: s.committedOffset === null ? null : BigInt(s.committedOffset), sampledAt }));
+  const bucketOf = (grain: number) =>
+    new Date(
+      BUCKET_ORIGIN.getTime() +
+        Math.floor((sampledAt.getTime() - BUCKET_ORIGIN.getTime()) / (grain * 1000)) * grain * 1000,
+    );
+  const rows = samples.map((s) => ({
+    ...s,
+    latestOffset: BigInt(s.latestOffset),
+    committedOffset: s.committedOffset === null ? null : BigInt(s.committedOffset),
+    sampledAt,
+  }));
   const [fine] = await db.$transaction([
-    db.offsetSample.createMany({ data: rows.map((r) => ({ ...r, grainSeconds: GRAIN_SECONDS, bucketStart: bucketOf(GRAIN_SECONDS) })), skipDuplicates: true }),
-    db.offsetSample.createMany({ data: rows.map((r) => ({ ...r, grainSeconds: COARSE_GRAIN_SECONDS, bucketStart: bucketOf(COARSE_GRAIN_SECONDS) })), skipDuplicates: true }),
+    db.offsetSample.createMany({
+      data: rows.map((r) => ({ ...r, grainSeconds: GRAIN_SECONDS, bucketStart: bucketOf(GRAIN_SECONDS) })),
+      skipDuplicates: true,
+    }),
+    db.offsetSample.createMany({
+      data: rows.map((r) => ({
+        ...r,
+        grainSeconds: COARSE_GRAIN_SECONDS,
+        bucketStart: bucketOf(COARSE_GRAIN_SECONDS),
+      })),
+      skipDuplicates: true,
+    }),
     // The 5-minute row is the sample the minute grain keeps for the newest minute sampled in those 5
     // minutes: a sample from a later minute replaces it, one from the same minute does not (the minute
     // row keeps its first). A chart bucket's last sample is then the same from either grain, which
@@ -42,6 +65,8 @@ export async function recordOffsetSamples(db: PrismaClient, samples: TOffsetSamp
 
 /** Deletes samples older than the retention; returns how many. */
 export async function pruneOffsetSamples(db: PrismaClient, now = new Date()): Promise<number> {
-  const { count } = await db.offsetSample.deleteMany({ where: { bucketStart: { lt: new Date(now.getTime() - OFFSET_SAMPLE_RETENTION_MS) } } });
+  const { count } = await db.offsetSample.deleteMany({
+    where: { bucketStart: { lt: new Date(now.getTime() - OFFSET_SAMPLE_RETENTION_MS) } },
+  });
   return count;
 }

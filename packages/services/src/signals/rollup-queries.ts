@@ -3,7 +3,15 @@
 // fleet asks for all of them in one query each). Every read is a range scan of a primary key that
 // starts with (pipeline_version_id, grain_seconds, bucket_start).
 import type { Prisma, PrismaClient } from "@sluice/db";
-import { BUCKET_ORIGIN, chartSegments, COARSE_GRAIN_SECONDS, GRAIN_SECONDS, splitByGrain, type TBucketing, type TGrainSegment } from "./time-range";
+import {
+  BUCKET_ORIGIN,
+  chartSegments,
+  COARSE_GRAIN_SECONDS,
+  GRAIN_SECONDS,
+  splitByGrain,
+  type TBucketing,
+  type TGrainSegment,
+} from "./time-range";
 
 /**
  * Runs one dashboard query with JIT compilation off. The planner's row estimates for these range scans
@@ -26,7 +34,11 @@ function withoutJit<T>(db: PrismaClient, query: (tx: Prisma.TransactionClient) =
  * an hour's totals, docs/performance.md).
  */
 function segmentArrays(segments: TGrainSegment[]): [number[], string[], string[]] {
-  return [segments.map((g) => g.grain), segments.map((g) => g.from.toISOString()), segments.map((g) => g.to.toISOString())];
+  return [
+    segments.map((g) => g.grain),
+    segments.map((g) => g.from.toISOString()),
+    segments.map((g) => g.to.toISOString()),
+  ];
 }
 
 export interface TBatchBucketRow {
@@ -61,10 +73,16 @@ export interface TBatchBucketRow {
   ingest_time_max: Date | null;
 }
 
-export async function queryBatchBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TBatchBucketRow[]> {
+export async function queryBatchBuckets(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<TBatchBucketRow[]> {
   if (versionIds.length === 0) return [];
   const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(db, (tx) => tx.$queryRaw<TBatchBucketRow[]>`
+  return withoutJit(
+    db,
+    (tx) => tx.$queryRaw<TBatchBucketRow[]>`
     SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
            sum(batches)::int AS batches, min(first_batch_id)::float8 AS first_batch_id, max(last_batch_id)::float8 AS last_batch_id,
            max(last_committed_at) AS last_committed_at,
@@ -82,20 +100,28 @@ export async function queryBatchBuckets(db: PrismaClient, versionIds: string[], 
       FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
       CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
                             AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) batch_rollup
-     GROUP BY 1, 2 ORDER BY 1, 2`);
+     GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
 }
 
 /** Only the rows committed per bucket: what the fleet's sparklines need (a fraction of the columns to ship). */
-export async function queryProcessedBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<{ pv: string; t: Date; input_rows: number }[]> {
+export async function queryProcessedBuckets(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<{ pv: string; t: Date; input_rows: number }[]> {
   if (versionIds.length === 0) return [];
   const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(db, (tx) => tx.$queryRaw`
+  return withoutJit(
+    db,
+    (tx) => tx.$queryRaw`
     SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
            sum(input_rows)::float8 AS input_rows
       FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
       CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
                             AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) batch_rollup
-     GROUP BY 1, 2 ORDER BY 1, 2`);
+     GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
 }
 
 export interface TCountBucketRow {
@@ -110,10 +136,16 @@ export interface TCountBucketRow {
  * Shipped as one map per bucket and expanded here: node's cost is per returned row (docs/performance.md),
  * and a row per expectation and bucket is four times the rows for four expectations.
  */
-export async function queryExpectationBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TCountBucketRow[]> {
+export async function queryExpectationBuckets(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<TCountBucketRow[]> {
   if (versionIds.length === 0) return [];
   const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  const rows = await withoutJit(db, (tx) => tx.$queryRaw<{ pv: string; t: Date; m: Record<string, number> }[]>`
+  const rows = await withoutJit(
+    db,
+    (tx) => tx.$queryRaw<{ pv: string; t: Date; m: Record<string, number> }[]>`
     SELECT pv, t, jsonb_object_agg(name, n) AS m FROM (
       SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
              e.key AS name, sum(e.value::numeric)::float8 AS n
@@ -122,7 +154,8 @@ export async function queryExpectationBuckets(db: PrismaClient, versionIds: stri
                               AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) r
         CROSS JOIN LATERAL jsonb_each_text(r.violations) e
        GROUP BY 1, 2, 3) x
-     GROUP BY 1, 2 ORDER BY 1, 2`);
+     GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
   return rows.flatMap((r) =>
     Object.keys(r.m)
       .sort()
@@ -141,10 +174,16 @@ export interface TPartitionBucketRow {
   idle: boolean | null;
 }
 
-export async function queryPartitionBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TPartitionBucketRow[]> {
+export async function queryPartitionBuckets(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<TPartitionBucketRow[]> {
   if (versionIds.length === 0) return [];
   const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(db, (tx) => tx.$queryRaw<TPartitionBucketRow[]>`
+  return withoutJit(
+    db,
+    (tx) => tx.$queryRaw<TPartitionBucketRow[]>`
     SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t, partition,
            sum(rows_read)::float8 AS rows_read, max(last_committed_at) AS last_committed_at,
            -- The newest known value, as the trigger keeps it inside one bucket (a batch that did not
@@ -155,7 +194,8 @@ export async function queryPartitionBuckets(db: PrismaClient, versionIds: string
       FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
       CROSS JOIN LATERAL (SELECT * FROM partition_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
                             AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) partition_rollup
-     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`);
+     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  );
 }
 
 export interface TOffsetBucketRow {
@@ -182,10 +222,19 @@ const LAST_SAMPLE_PER_BUCKET = `
    ORDER BY 1, 2, 3, sampled_at DESC`;
 
 /** The bind parameters of LAST_SAMPLE_PER_BUCKET; from one step before the range, so the first bucket's input rate has a sample to be measured from. */
-const lastSampleParams = (versionIds: string[], b: TBucketing) => [versionIds, b.stepSeconds, BUCKET_ORIGIN, ...segmentArrays(chartSegments(b, new Date(b.from.getTime() - b.stepSeconds * 1000)))];
+const lastSampleParams = (versionIds: string[], b: TBucketing) => [
+  versionIds,
+  b.stepSeconds,
+  BUCKET_ORIGIN,
+  ...segmentArrays(chartSegments(b, new Date(b.from.getTime() - b.stepSeconds * 1000))),
+];
 
 /** The last offset sample per partition and bucket (the pipeline page's per-partition backlog and its input rate). */
-export async function queryOffsetBuckets(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TOffsetBucketRow[]> {
+export async function queryOffsetBuckets(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<TOffsetBucketRow[]> {
   if (versionIds.length === 0) return [];
   return withoutJit(db, (tx) =>
     tx.$queryRawUnsafe<TOffsetBucketRow[]>(
@@ -210,7 +259,11 @@ export interface TOffsetPointRow {
  * fleet needs only the totals (a third of the rows for 3 partitions; node's cost per row dominates).
  * The same samples give the same numbers (time-series.int.test.ts compares them).
  */
-export async function queryOffsetPoints(db: PrismaClient, versionIds: string[], b: TBucketing): Promise<TOffsetPointRow[]> {
+export async function queryOffsetPoints(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<TOffsetPointRow[]> {
   if (versionIds.length === 0) return [];
   return withoutJit(db, (tx) =>
     tx.$queryRawUnsafe<TOffsetPointRow[]>(
@@ -244,13 +297,20 @@ export interface TRangeTotalsRow {
 }
 
 /** Sums over [from, to) per version, with violations and drops per expectation (each part of the range from the coarsest grain that fits it). */
-export async function queryRangeTotals(db: PrismaClient, versionIds: string[], from: Date, to: Date): Promise<TRangeTotalsRow[]> {
+export async function queryRangeTotals(
+  db: PrismaClient,
+  versionIds: string[],
+  from: Date,
+  to: Date,
+): Promise<TRangeTotalsRow[]> {
   if (versionIds.length === 0) return [];
   const segments = splitByGrain(from, to);
   if (segments.length === 0) return [];
   // At most five segments (5 minutes inside, minutes and 10 s at each edge).
   const [grains, froms, tos] = segmentArrays(segments);
-  return withoutJit(db, (tx) => tx.$queryRaw<TRangeTotalsRow[]>`
+  return withoutJit(
+    db,
+    (tx) => tx.$queryRaw<TRangeTotalsRow[]>`
     WITH r AS (SELECT b.* FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
                  CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
                                        AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) b)
@@ -261,25 +321,39 @@ export async function queryRangeTotals(db: PrismaClient, versionIds: string[], f
              sum(unbalanced)::int AS unbalanced
         FROM r GROUP BY 1) t
     LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.violations) e GROUP BY 1, 2) x GROUP BY pv) v ON v.pv = t.pv
-    LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.dropped_by) e GROUP BY 1, 2) x GROUP BY pv) d ON d.pv = t.pv`);
+    LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.dropped_by) e GROUP BY 1, 2) x GROUP BY pv) d ON d.pv = t.pv`,
+  );
 }
 
 /** The newest committed Kafka append time per version (its ingest-time freshness). */
-export async function queryNewestIngest(db: PrismaClient, versionIds: string[]): Promise<{ pv: string; ingest_time_max: Date; last_committed_at: Date }[]> {
+export async function queryNewestIngest(
+  db: PrismaClient,
+  versionIds: string[],
+): Promise<{ pv: string; ingest_time_max: Date; last_committed_at: Date }[]> {
   if (versionIds.length === 0) return [];
   // One index probe per version (newest bucket first), not a scan of its history.
-  return withoutJit(db, (tx) => tx.$queryRaw`
+  return withoutJit(
+    db,
+    (tx) => tx.$queryRaw`
     SELECT v.id AS pv, r.ingest_time_max, r.last_committed_at FROM unnest(${versionIds}::text[]) AS v(id)
     CROSS JOIN LATERAL (SELECT ingest_time_max, last_committed_at FROM batch_rollup
-                         WHERE pipeline_version_id = v.id AND grain_seconds = ${COARSE_GRAIN_SECONDS} AND ingest_time_max IS NOT NULL ORDER BY bucket_start DESC LIMIT 1) r`);
+                         WHERE pipeline_version_id = v.id AND grain_seconds = ${COARSE_GRAIN_SECONDS} AND ingest_time_max IS NOT NULL ORDER BY bucket_start DESC LIMIT 1) r`,
+  );
 }
 
 /** The newest offset sample per version and partition, if one was taken since `since`. */
-export async function queryLatestOffsets(db: PrismaClient, versionIds: string[], since: Date): Promise<TOffsetBucketRow[]> {
+export async function queryLatestOffsets(
+  db: PrismaClient,
+  versionIds: string[],
+  since: Date,
+): Promise<TOffsetBucketRow[]> {
   if (versionIds.length === 0) return [];
-  return withoutJit(db, (tx) => tx.$queryRaw<TOffsetBucketRow[]>`
+  return withoutJit(
+    db,
+    (tx) => tx.$queryRaw<TOffsetBucketRow[]>`
     SELECT DISTINCT ON (pipeline_version_id, partition) pipeline_version_id AS pv, bucket_start AS t, partition, sampled_at,
            latest_offset::float8 AS latest_offset, committed_offset::float8 AS committed_offset
       FROM offset_samples WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${GRAIN_SECONDS} AND bucket_start >= ${since}
-     ORDER BY pipeline_version_id, partition, bucket_start DESC`);
+     ORDER BY pipeline_version_id, partition, bucket_start DESC`,
+  );
 }

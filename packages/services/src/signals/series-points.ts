@@ -2,7 +2,12 @@
 // gaps (a bucket without batches has batches 0, rates 0 and no per-batch values; one without offset
 // samples has no backlog), so a chart draws a gap instead of inventing a line through it.
 import { offsetPoints, sampleOf } from "./offset-signals";
-import type { TBatchBucketRow, TCountBucketRow, TOffsetBucketRow, TPartitionBucketRow } from "./rollup-queries";
+import type {
+  TBatchBucketRow,
+  TCountBucketRow,
+  TOffsetBucketRow,
+  TPartitionBucketRow,
+} from "./rollup-queries";
 import type { TBucketing } from "./time-range";
 
 export interface TSeriesPoint {
@@ -18,7 +23,16 @@ export interface TSeriesPoint {
   processingRate: number;
   backlog: number | null;
   inputRows: number;
-  outcomes: { sink: number; duplicate: number; filtered: number; quarantined: number; deadLetter: number; late: number; stale: number; dropped: number };
+  outcomes: {
+    sink: number;
+    duplicate: number;
+    filtered: number;
+    quarantined: number;
+    deadLetter: number;
+    late: number;
+    stale: number;
+    dropped: number;
+  };
   /** Expectation violations (warn and drop), all expectations. */
   violations: number;
   /** Batches whose outcomes did not add up to their input. */
@@ -55,14 +69,24 @@ const lag = (at: Date | null, event: Date | null) => (at && event ? at.getTime()
 
 export function seriesPoints(
   b: TBucketing,
-  rows: { batches: TBatchBucketRow[]; violations: TCountBucketRow[]; partitions: TPartitionBucketRow[]; offsets: TOffsetBucketRow[] },
-): { points: TSeriesPoint[]; partitions: { partition: number; points: TPartitionPoint[] }[]; expectations: TExpectationSeries[] } {
+  rows: {
+    batches: TBatchBucketRow[];
+    violations: TCountBucketRow[];
+    partitions: TPartitionBucketRow[];
+    offsets: TOffsetBucketRow[];
+  },
+): {
+  points: TSeriesPoint[];
+  partitions: { partition: number; points: TPartitionPoint[] }[];
+  expectations: TExpectationSeries[];
+} {
   const index = new Map(b.starts.map((t, i) => [t.getTime(), i]));
   const offsets = offsetPoints(rows.offsets.map(sampleOf));
   const offsetAt = new Map(offsets.map((o) => [o.t.getTime(), o]));
   const batchAt = new Map(rows.batches.map((r) => [r.t.getTime(), r]));
   const violationsAt = new Map<number, number>();
-  for (const v of rows.violations) violationsAt.set(v.t.getTime(), (violationsAt.get(v.t.getTime()) ?? 0) + v.n);
+  for (const v of rows.violations)
+    violationsAt.set(v.t.getTime(), (violationsAt.get(v.t.getTime()) ?? 0) + v.n);
 
   const points = b.starts.map((t): TSeriesPoint => {
     const r = batchAt.get(t.getTime());
@@ -78,13 +102,31 @@ export function seriesPoints(
       backlog: o?.backlog ?? null,
       inputRows: r?.input_rows ?? 0,
       outcomes: {
-        sink: r?.sink ?? 0, duplicate: r?.duplicate ?? 0, filtered: r?.filtered ?? 0, quarantined: r?.quarantined ?? 0,
-        deadLetter: r?.dead_letter ?? 0, late: r?.late ?? 0, stale: r?.stale ?? 0, dropped: r?.dropped ?? 0,
+        sink: r?.sink ?? 0,
+        duplicate: r?.duplicate ?? 0,
+        filtered: r?.filtered ?? 0,
+        quarantined: r?.quarantined ?? 0,
+        deadLetter: r?.dead_letter ?? 0,
+        late: r?.late ?? 0,
+        stale: r?.stale ?? 0,
+        dropped: r?.dropped ?? 0,
       },
       violations: violationsAt.get(t.getTime()) ?? 0,
       unbalanced: r?.unbalanced ?? 0,
-      durationMs: r && n > 0 ? { plan: r.plan_ms / n, read: r.read_ms / n, process: r.process_ms / n, commit: r.commit_ms / n, total: r.total_ms / n } : null,
-      latencyMs: r && r.latency_p50 !== null ? { p50: r.latency_p50, p95: r.latency_p95 ?? r.latency_p50, p99: r.latency_p99 ?? r.latency_p50 } : null,
+      durationMs:
+        r && n > 0
+          ? {
+              plan: r.plan_ms / n,
+              read: r.read_ms / n,
+              process: r.process_ms / n,
+              commit: r.commit_ms / n,
+              total: r.total_ms / n,
+            }
+          : null,
+      latencyMs:
+        r && r.latency_p50 !== null
+          ? { p50: r.latency_p50, p95: r.latency_p95 ?? r.latency_p50, p99: r.latency_p99 ?? r.latency_p50 }
+          : null,
       stateRows: r ? r.state_rows : null,
       stateBytes: r ? r.state_bytes : null,
       watermarkLagMs: r ? lag(r.last_committed_at, r.watermark) : null,
@@ -92,15 +134,25 @@ export function seriesPoints(
     };
   });
 
-  const partitionIds = [...new Set([...rows.partitions.map((p) => p.partition), ...rows.offsets.map((o) => o.partition)])].sort((x, y) => x - y);
+  const partitionIds = [
+    ...new Set([...rows.partitions.map((p) => p.partition), ...rows.offsets.map((o) => o.partition)]),
+  ].sort((x, y) => x - y);
   const partitions = partitionIds.map((partition) => {
-    const rolled = new Map(rows.partitions.filter((p) => p.partition === partition).map((p) => [p.t.getTime(), p]));
+    const rolled = new Map(
+      rows.partitions.filter((p) => p.partition === partition).map((p) => [p.t.getTime(), p]),
+    );
     return {
       partition,
       points: b.starts.map((t): TPartitionPoint => {
         const p = rolled.get(t.getTime());
         const backlog = offsetAt.get(t.getTime())?.partitions[partition];
-        return { t, backlog: backlog ?? null, rowsRead: p?.rows_read ?? 0, eventTimeLagMs: p ? lag(p.last_committed_at, p.event_time_max) : null, idle: p?.idle ?? null };
+        return {
+          t,
+          backlog: backlog ?? null,
+          rowsRead: p?.rows_read ?? 0,
+          eventTimeLagMs: p ? lag(p.last_committed_at, p.event_time_max) : null,
+          idle: p?.idle ?? null,
+        };
       }),
     };
   });
@@ -108,10 +160,11 @@ export function seriesPoints(
   const names = [...new Set(rows.violations.map((v) => v.name))].sort();
   const expectations = names.map((name) => {
     const values = b.starts.map(() => 0);
-    for (const v of rows.violations) if (v.name === name) {
-      const i = index.get(v.t.getTime());
-      if (i !== undefined) values[i] = v.n;
-    }
+    for (const v of rows.violations)
+      if (v.name === name) {
+        const i = index.get(v.t.getTime());
+        if (i !== undefined) values[i] = v.n;
+      }
     return { name, values };
   });
   return { points, partitions, expectations };

@@ -42,7 +42,13 @@ export interface TCorrectness {
 
 const share = (n: number, of: number) => (of > 0 ? n / of : null);
 
-export function freshnessOf(now: Date, newestEvent: Date | null, newestIngest: Date | null, backlog: number | null, targets: TResolvedTargets): TFreshness {
+export function freshnessOf(
+  now: Date,
+  newestEvent: Date | null,
+  newestIngest: Date | null,
+  backlog: number | null,
+  targets: TResolvedTargets,
+): TFreshness {
   const ingestAgeMs = newestIngest ? Math.max(0, now.getTime() - newestIngest.getTime()) : null;
   return {
     eventTimeAgeMs: newestEvent ? now.getTime() - newestEvent.getTime() : null,
@@ -54,14 +60,21 @@ export function freshnessOf(now: Date, newestEvent: Date | null, newestIngest: D
   };
 }
 
-export function completenessOf(totals: TFlowTotals, latest: TOffsetSample[], recentProcessingRate: number | null): TCompleteness {
+export function completenessOf(
+  totals: TFlowTotals,
+  latest: TOffsetSample[],
+  recentProcessingRate: number | null,
+): TCompleteness {
   const backlog = latest.length > 0 ? latest.reduce((sum, s) => sum + partitionBacklog(s), 0) : null;
   return {
     backlog,
     backlogSeconds: backlogSeconds(backlog, recentProcessingRate),
     lateShare: share(totals.late, totals.inputRows),
     deadLetterShare: share(totals.deadLetter, totals.inputRows),
-    partitionsNotRead: latest.filter((s) => s.committedOffset === null && s.latestOffset > 0).map((s) => s.partition).sort((a, b) => a - b),
+    partitionsNotRead: latest
+      .filter((s) => s.committedOffset === null && s.latestOffset > 0)
+      .map((s) => s.partition)
+      .sort((a, b) => a - b),
     partitions: latest.length,
   };
 }

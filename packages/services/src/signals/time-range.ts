@@ -12,7 +12,11 @@ export const COARSE_GRAIN_SECONDS = 60;
 export const FIVE_MINUTE_GRAIN_SECONDS = 300;
 export type TGrain = typeof GRAIN_SECONDS | typeof COARSE_GRAIN_SECONDS | typeof FIVE_MINUTE_GRAIN_SECONDS;
 /** Every grain the rollups and offset samples are kept at, coarsest first. */
-export const GRAINS_COARSEST_FIRST: readonly TGrain[] = [FIVE_MINUTE_GRAIN_SECONDS, COARSE_GRAIN_SECONDS, GRAIN_SECONDS];
+export const GRAINS_COARSEST_FIRST: readonly TGrain[] = [
+  FIVE_MINUTE_GRAIN_SECONDS,
+  COARSE_GRAIN_SECONDS,
+  GRAIN_SECONDS,
+];
 export const BUCKET_ORIGIN = new Date("2000-01-01T00:00:00.000Z");
 /** At most this many points per series. */
 export const MAX_POINTS = 360;
@@ -22,13 +26,23 @@ export const MAX_RANGE_MS = 31 * 24 * 3600_000;
 /** Bucket widths a chart may get, smallest first: round numbers a person reads on an axis. */
 const STEPS_SECONDS = [10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400];
 
-export const RANGE_PRESETS = { "15m": 15 * 60_000, "1h": 3600_000, "6h": 6 * 3600_000, "24h": 24 * 3600_000, "7d": 7 * 24 * 3600_000 } as const;
+export const RANGE_PRESETS = {
+  "15m": 15 * 60_000,
+  "1h": 3600_000,
+  "6h": 6 * 3600_000,
+  "24h": 24 * 3600_000,
+  "7d": 7 * 24 * 3600_000,
+} as const;
 export type TRangePreset = keyof typeof RANGE_PRESETS;
 
 export const ZTimeRange = z
   .object({ from: z.coerce.date(), to: z.coerce.date() })
-  .refine((r) => r.to.getTime() > r.from.getTime(), { error: "the range must end after it starts (to > from)" })
-  .refine((r) => r.to.getTime() - r.from.getTime() <= MAX_RANGE_MS, { error: "the range is at most 31 days: pick a shorter one" });
+  .refine((r) => r.to.getTime() > r.from.getTime(), {
+    error: "the range must end after it starts (to > from)",
+  })
+  .refine((r) => r.to.getTime() - r.from.getTime() <= MAX_RANGE_MS, {
+    error: "the range is at most 31 days: pick a shorter one",
+  });
 export type TTimeRange = z.infer<typeof ZTimeRange>;
 
 export interface TBucketing {
@@ -79,7 +93,11 @@ export interface TGrainSegment {
  * to the 10-second bucket. Segments are disjoint, cover the range's 10-second buckets, and come in
  * ascending time; empty ones are left out.
  */
-export function splitByGrain(from: Date, to: Date, grains: readonly TGrain[] = GRAINS_COARSEST_FIRST): TGrainSegment[] {
+export function splitByGrain(
+  from: Date,
+  to: Date,
+  grains: readonly TGrain[] = GRAINS_COARSEST_FIRST,
+): TGrainSegment[] {
   const [grain, ...finer] = grains;
   if (grain === undefined || from.getTime() >= to.getTime()) return [];
   if (finer.length === 0) return [{ grain, from, to }];
@@ -88,7 +106,11 @@ export function splitByGrain(from: Date, to: Date, grains: readonly TGrain[] = G
   const inFrom = o + Math.ceil((from.getTime() - o) / m) * m;
   const inTo = o + Math.floor((to.getTime() - o) / m) * m;
   if (inFrom >= inTo) return splitByGrain(from, to, finer);
-  return [...splitByGrain(from, new Date(inFrom), finer), { grain, from: new Date(inFrom), to: new Date(inTo) }, ...splitByGrain(new Date(inTo), to, finer)];
+  return [
+    ...splitByGrain(from, new Date(inFrom), finer),
+    { grain, from: new Date(inFrom), to: new Date(inTo) },
+    ...splitByGrain(new Date(inTo), to, finer),
+  ];
 }
 
 /**
@@ -97,7 +119,14 @@ export function splitByGrain(from: Date, to: Date, grains: readonly TGrain[] = G
  * 5-minute grain changes no number on a chart: every bucket holds exactly what the minute grain gave
  * (time-series.int.test.ts compares them). `from` defaults to the first bucket's start.
  */
-export function chartSegments(b: Pick<TBucketing, "from" | "to" | "grain">, from: Date = b.from): TGrainSegment[] {
+export function chartSegments(
+  b: Pick<TBucketing, "from" | "to" | "grain">,
+  from: Date = b.from,
+): TGrainSegment[] {
   const floor = b.grain === GRAIN_SECONDS ? GRAIN_SECONDS : COARSE_GRAIN_SECONDS;
-  return splitByGrain(from, b.to, GRAINS_COARSEST_FIRST.filter((g) => g <= b.grain && g >= floor));
+  return splitByGrain(
+    from,
+    b.to,
+    GRAINS_COARSEST_FIRST.filter((g) => g <= b.grain && g >= floor),
+  );
 }

@@ -16,12 +16,25 @@ export interface TSsoGrants {
 /** The groups in an ID token / userinfo claim: an array of strings, or one space- or comma-separated string. */
 export function groupsFromClaim(value: unknown): string[] {
   const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[\s,]+/) : [];
-  return [...new Set(raw.filter((g): g is string => typeof g === "string").map((g) => g.trim()).filter((g) => g.length > 0 && g.length <= 256))].slice(0, 500);
+  return [
+    ...new Set(
+      raw
+        .filter((g): g is string => typeof g === "string")
+        .map((g) => g.trim())
+        .filter((g) => g.length > 0 && g.length <= 256),
+    ),
+  ].slice(0, 500);
 }
 
-export async function resolveSsoGrants(db: PrismaClient | Prisma.TransactionClient, groups: string[]): Promise<TSsoGrants> {
+export async function resolveSsoGrants(
+  db: PrismaClient | Prisma.TransactionClient,
+  groups: string[],
+): Promise<TSsoGrants> {
   if (groups.length === 0) return { role: null, teams: [] };
-  const rows = await db.ssoGroupMapping.findMany({ where: { group: { in: groups } }, select: { role: true, team: { select: { id: true, slug: true, name: true } } } });
+  const rows = await db.ssoGroupMapping.findMany({
+    where: { group: { in: groups } },
+    select: { role: true, team: { select: { id: true, slug: true, name: true } } },
+  });
   let role: TRole | null = null;
   const teams = new Map<string, TActorTeam>();
   for (const row of rows) {
@@ -36,21 +49,39 @@ export async function resolveSsoGrants(db: PrismaClient | Prisma.TransactionClie
  * grant (memberships an admin gave by hand are kept; ones an earlier sign-in gave are removed when
  * no group grants them any more). Recorded in the audit log when anything changed.
  */
-export async function applySsoGrants(db: PrismaClient, userId: string, groups: string[], from: TAuditOrigin): Promise<TSsoGrants> {
+export async function applySsoGrants(
+  db: PrismaClient,
+  userId: string,
+  groups: string[],
+  from: TAuditOrigin,
+): Promise<TSsoGrants> {
   return db.$transaction(async (tx) => {
     const grants = await resolveSsoGrants(tx, groups);
-    const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, role: true, memberships: { select: { teamId: true, source: true, team: { select: { slug: true } } } } } });
+    const user = await tx.user.findUniqueOrThrow({
+      where: { id: userId },
+      select: {
+        email: true,
+        role: true,
+        memberships: { select: { teamId: true, source: true, team: { select: { slug: true } } } },
+      },
+    });
     if (!grants.role) return grants;
     const granted = new Set(grants.teams.map((t) => t.id));
     const have = new Set(user.memberships.map((m) => m.teamId));
     const add = grants.teams.filter((t) => !have.has(t.id));
     const remove = user.memberships.filter((m) => m.source === "sso" && !granted.has(m.teamId));
-    if (user.role !== grants.role) await tx.user.update({ where: { id: userId }, data: { role: grants.role } });
-    if (add.length > 0) await tx.teamMember.createMany({ data: add.map((t) => ({ teamId: t.id, userId, source: "sso" })) });
-    if (remove.length > 0) await tx.teamMember.deleteMany({ where: { userId, teamId: { in: remove.map((m) => m.teamId) } } });
+    if (user.role !== grants.role)
+      await tx.user.update({ where: { id: userId }, data: { role: grants.role } });
+    if (add.length > 0)
+      await tx.teamMember.createMany({ data: add.map((t) => ({ teamId: t.id, userId, source: "sso" })) });
+    if (remove.length > 0)
+      await tx.teamMember.deleteMany({ where: { userId, teamId: { in: remove.map((m) => m.teamId) } } });
     if (user.role !== grants.role || add.length > 0 || remove.length > 0) {
       const teamsBefore = user.memberships.map((m) => m.team.slug).sort();
-      const teamsAfter = [...teamsBefore.filter((s) => !remove.some((m) => m.team.slug === s)), ...add.map((t) => t.slug)].sort();
+      const teamsAfter = [
+        ...teamsBefore.filter((s) => !remove.some((m) => m.team.slug === s)),
+        ...add.map((t) => t.slug),
+      ].sort();
       await recordAuditEvent(tx, {
         actorUserId: null,
         actor: "system:sso",

@@ -39,12 +39,19 @@ export interface TWebhookDeliveries {
 }
 
 /** null when there is no pipeline of that name. */
-export async function findWebhookDeliveries(db: PrismaClient, input: TFindWebhookDeliveriesInput): Promise<TWebhookDeliveries | null> {
+export async function findWebhookDeliveries(
+  db: PrismaClient,
+  input: TFindWebhookDeliveriesInput,
+): Promise<TWebhookDeliveries | null> {
   const { pipeline: name, status, limit } = ZFindWebhookDeliveriesInput.parse(input);
   const pipeline = await db.pipeline.findUnique({ where: { name }, select: { id: true } });
   if (!pipeline) return null;
   const [groups, rows] = await Promise.all([
-    db.webhookDelivery.groupBy({ by: ["status"], where: { pipelineId: pipeline.id }, _count: { _all: true } }),
+    db.webhookDelivery.groupBy({
+      by: ["status"],
+      where: { pipelineId: pipeline.id },
+      _count: { _all: true },
+    }),
     db.webhookDelivery.findMany({
       where: { pipelineId: pipeline.id, ...(status ? { status } : {}) },
       orderBy: [{ createdAt: "desc" }, { idempotencyKey: "asc" }],
@@ -78,9 +85,17 @@ export interface TWebhookPipelineSummary {
 export async function summarizeWebhookDeliveries(db: PrismaClient): Promise<TWebhookPipelineSummary[]> {
   const groups = await db.webhookDelivery.groupBy({ by: ["pipelineId", "status"], _count: { _all: true } });
   if (groups.length === 0) return [];
-  const pipelines = await db.pipeline.findMany({ where: { id: { in: [...new Set(groups.map((g) => g.pipelineId))] } }, select: { id: true, name: true } });
+  const pipelines = await db.pipeline.findMany({
+    where: { id: { in: [...new Set(groups.map((g) => g.pipelineId))] } },
+    select: { id: true, name: true },
+  });
   return pipelines
-    .map((p) => ({ pipeline: p.name, counts: countsOf(groups.filter((g) => g.pipelineId === p.id).map((g) => ({ status: g.status, n: g._count._all }))) }))
+    .map((p) => ({
+      pipeline: p.name,
+      counts: countsOf(
+        groups.filter((g) => g.pipelineId === p.id).map((g) => ({ status: g.status, n: g._count._all })),
+      ),
+    }))
     .sort((a, b) => a.pipeline.localeCompare(b.pipeline));
 }
 

@@ -50,15 +50,28 @@ export class WebhookRequeueError extends Error {
 class NothingToRequeue extends Error {}
 
 /** `audit`: record the re-queue in the audit log, in the same transaction (the console and the CLI pass it). */
-export async function requeueFailedWebhookDeliveries(db: PrismaClient, input: TRequeueWebhookDeliveriesInput, opts: { audit?: TAuditWho } = {}): Promise<TRequeueWebhookDeliveriesResult> {
+export async function requeueFailedWebhookDeliveries(
+  db: PrismaClient,
+  input: TRequeueWebhookDeliveriesInput,
+  opts: { audit?: TAuditWho } = {},
+): Promise<TRequeueWebhookDeliveriesResult> {
   const { pipeline: name, key, actor, reason } = ZRequeueWebhookDeliveriesInput.parse(input);
   const pipeline = await db.pipeline.findUnique({ where: { name }, select: { id: true } });
   if (!pipeline) throw new WebhookRequeueError(`no pipeline named "${name}"`, "not_found");
   const pipelineId = pipeline.id;
-  const runningOnWorkers = (await db.pipelineRun.count({ where: { status: "running", pipelineVersion: { pipelineId } } })) > 0;
+  const runningOnWorkers =
+    (await db.pipelineRun.count({ where: { status: "running", pipelineVersion: { pipelineId } } })) > 0;
   try {
     const { id, n } = await inTransaction(db, async (tx) => {
-      const requeue = await tx.webhookRequeue.create({ data: { pipelineId, idempotencyKey: key ?? null, deliveries: 0, actor, reason: reason.slice(0, 2000) } });
+      const requeue = await tx.webhookRequeue.create({
+        data: {
+          pipelineId,
+          idempotencyKey: key ?? null,
+          deliveries: 0,
+          actor,
+          reason: reason.slice(0, 2000),
+        },
+      });
       // Only failed rows move. A concurrent re-queue of the same rows waits for this one's row locks,
       // then finds them pending and moves nothing.
       const n = await tx.$executeRaw`
@@ -68,7 +81,13 @@ export async function requeueFailedWebhookDeliveries(db: PrismaClient, input: TR
       if (n === 0) throw new NothingToRequeue();
       await tx.webhookRequeue.update({ where: { id: requeue.id }, data: { deliveries: n } });
       if (opts.audit) {
-        await recordAuditEvent(tx, { ...opts.audit, action: "webhook.requeue", target: { type: "pipeline", id: pipelineId, label: name }, reason, after: { requeued: n, key: key ?? null, requeueId: String(requeue.id) } });
+        await recordAuditEvent(tx, {
+          ...opts.audit,
+          action: "webhook.requeue",
+          target: { type: "pipeline", id: pipelineId, label: name },
+          reason,
+          after: { requeued: n, key: key ?? null, requeueId: String(requeue.id) },
+        });
       }
       return { id: requeue.id, n };
     });
@@ -81,11 +100,29 @@ export async function requeueFailedWebhookDeliveries(db: PrismaClient, input: TR
 }
 
 /** Why one key could not be re-queued, in words an operator can act on. */
-async function notFailed(db: PrismaClient, name: string, pipelineId: string, key: string): Promise<WebhookRequeueError> {
-  const d = await db.webhookDelivery.findUnique({ where: { pipelineId_idempotencyKey: { pipelineId, idempotencyKey: key } }, select: { status: true, deliveredAt: true } });
-  if (!d) return new WebhookRequeueError(`pipeline "${name}" has no webhook delivery with key "${key}"`, "not_found");
+async function notFailed(
+  db: PrismaClient,
+  name: string,
+  pipelineId: string,
+  key: string,
+): Promise<WebhookRequeueError> {
+  const d = await db.webhookDelivery.findUnique({
+    where: { pipelineId_idempotencyKey: { pipelineId, idempotencyKey: key } },
+    select: { status: true, deliveredAt: true },
+  });
+  if (!d)
+    return new WebhookRequeueError(
+      `pipeline "${name}" has no webhook delivery with key "${key}"`,
+      "not_found",
+    );
   if (d.status === "delivered") {
-    return new WebhookRequeueError(`"${key}" was delivered${d.deliveredAt ? ` at ${d.deliveredAt.toISOString()}` : ""}: a delivered key is never sent again`, "not_failed");
+    return new WebhookRequeueError(
+      `"${key}" was delivered${d.deliveredAt ? ` at ${d.deliveredAt.toISOString()}` : ""}: a delivered key is never sent again`,
+      "not_failed",
+    );
   }
-  return new WebhookRequeueError(`"${key}" is ${d.status}, not failed: it is being sent (or was re-queued already)`, "not_failed");
+  return new WebhookRequeueError(
+    `"${key}" is ${d.status}, not failed: it is being sent (or was re-queued already)`,
+    "not_failed",
+  );
 }

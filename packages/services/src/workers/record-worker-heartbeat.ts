@@ -11,7 +11,11 @@ export interface TWorkerIdentity {
   concurrency: number;
 }
 
-export async function recordWorkerHeartbeat(db: PrismaClient, w: TWorkerIdentity, activeJobs: number): Promise<void> {
+export async function recordWorkerHeartbeat(
+  db: PrismaClient,
+  w: TWorkerIdentity,
+  activeJobs: number,
+): Promise<void> {
   const now = new Date();
   await db.worker.upsert({
     where: { id: w.id },

@@ -15,7 +15,13 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const worker = (id: string, pid: number) => ({ id, host: "box", pid, queue: "sluice.batches", concurrency: 4 });
+const worker = (id: string, pid: number) => ({
+  id,
+  host: "box",
+  pid,
+  queue: "sluice.batches",
+  concurrency: 4,
+});
 
 describe("worker registry", () => {
   it("lists workers as alive (fresh heartbeat), stopped (clean shutdown) or dead (heartbeat too old), alive first", async () => {
@@ -24,7 +30,10 @@ describe("worker registry", () => {
     await recordWorkerHeartbeat(db, worker("box:3:c", 3), 0);
     await recordWorkerHeartbeat(db, worker("box:1:a", 1), 3);
     await markWorkerStopped(db, "box:2:b");
-    await db.worker.update({ where: { id: "box:3:c" }, data: { lastHeartbeatAt: new Date(Date.now() - 60_000) } });
+    await db.worker.update({
+      where: { id: "box:3:c" },
+      data: { lastHeartbeatAt: new Date(Date.now() - 60_000) },
+    });
 
     const workers = await findWorkers(db);
     expect(workers.map((w) => [w.id, w.state, w.activeJobs])).toEqual([

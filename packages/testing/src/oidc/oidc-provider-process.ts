@@ -18,7 +18,9 @@ const server = createServer((req, res) => {
   if (!provider) return void res.writeHead(503).end();
   const match = /^\/interaction\/([\w-]+)(\/login)?$/.exec(new URL(req.url ?? "/", "http://x").pathname);
   if (!match) return provider.callback()(req, res);
-  (match[2] ? login(req, res) : loginPage(match[1]!, res)).catch((err: Error) => res.writeHead(500).end(err.message));
+  (match[2] ? login(req, res) : loginPage(match[1]!, res)).catch((err: Error) =>
+    res.writeHead(500).end(err.message),
+  );
 });
 
 async function loginPage(uid: string, res: import("node:http").ServerResponse) {
@@ -29,27 +31,47 @@ async function loginPage(uid: string, res: import("node:http").ServerResponse) {
 }
 
 async function login(req: IncomingMessage, res: import("node:http").ServerResponse) {
-  const body = new URLSearchParams(await new Promise<string>((resolve) => {
-    let data = "";
-    req.on("data", (c: Buffer) => (data += c.toString()));
-    req.on("end", () => resolve(data));
-  }));
+  const body = new URLSearchParams(
+    await new Promise<string>((resolve) => {
+      let data = "";
+      req.on("data", (c: Buffer) => (data += c.toString()));
+      req.on("end", () => resolve(data));
+    }),
+  );
   const account = body.get("login") as TTestIdentity;
   const details = await provider!.interactionDetails(req, res);
   if (!(account in TEST_IDENTITIES)) {
-    return provider!.interactionFinished(req, res, { error: "access_denied", error_description: `unknown test user ${account}` }, { mergeWithLastSubmission: false });
+    return provider!.interactionFinished(
+      req,
+      res,
+      { error: "access_denied", error_description: `unknown test user ${account}` },
+      { mergeWithLastSubmission: false },
+    );
   }
   const grant = new provider!.Grant({ accountId: account, clientId: details.params.client_id });
   grant.addOIDCScope(details.params.scope ?? "openid");
   const grantId = await grant.save();
-  await provider!.interactionFinished(req, res, { login: { accountId: account }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  await provider!.interactionFinished(
+    req,
+    res,
+    { login: { accountId: account }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
 }
 
 server.listen(port, "127.0.0.1", () => {
   const address = server.address();
   const issuer = `http://127.0.0.1:${typeof address === "object" && address ? address.port : port}`;
   provider = new Provider(issuer, {
-    clients: [{ client_id: TEST_OIDC_CLIENT.clientId, client_secret: TEST_OIDC_CLIENT.clientSecret, redirect_uris: redirectUris, grant_types: ["authorization_code"], response_types: ["code"] }],
+    clients: [
+      {
+        client_id: TEST_OIDC_CLIENT.clientId,
+        client_secret: TEST_OIDC_CLIENT.clientSecret,
+        redirect_uris: redirectUris,
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+      },
+    ],
     scopes: ["openid", "email", "profile", "groups"],
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
     // The granted scopes' claims go into the ID token itself (where the console reads groups).
@@ -57,7 +79,16 @@ server.listen(port, "127.0.0.1", () => {
     findAccount: (_ctx: unknown, id: string) => {
       const who = TEST_IDENTITIES[id as TTestIdentity];
       if (!who) return undefined;
-      return { accountId: id, claims: () => ({ sub: id, email: who.email, email_verified: true, name: who.name, groups: [...who.groups] }) };
+      return {
+        accountId: id,
+        claims: () => ({
+          sub: id,
+          email: who.email,
+          email_verified: true,
+          name: who.name,
+          groups: [...who.groups],
+        }),
+      };
     },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },

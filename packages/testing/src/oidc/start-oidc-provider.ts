@@ -10,11 +10,21 @@ export interface TRunningOidcProvider {
   stop(): Promise<void>;
 }
 
-export function startOidcProvider(opts: { port?: number; redirectUris: string[] }): Promise<TRunningOidcProvider> {
-  const child = spawn(process.execPath, ["--import", "tsx", PROCESS, String(opts.port ?? 0), opts.redirectUris.join(",")], { stdio: ["ignore", "pipe", "pipe"] });
+export function startOidcProvider(opts: {
+  port?: number;
+  redirectUris: string[];
+}): Promise<TRunningOidcProvider> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", PROCESS, String(opts.port ?? 0), opts.redirectUris.join(",")],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the test OIDC provider did not start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the test OIDC provider did not start within 30 s:\n${output}`)),
+      30_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const issuer = /oidc-provider listening (\S+)/.exec(output)?.[1];

@@ -8,4 +8,7 @@ export const TEST_IDENTITIES = {
 } as const;
 export type TTestIdentity = keyof typeof TEST_IDENTITIES;
 
-export const TEST_OIDC_CLIENT = { clientId: "sluice-console", clientSecret: "test-client-secret-not-for-production" } as const;
+export const TEST_OIDC_CLIENT = {
+  clientId: "sluice-console",
+  clientSecret: "test-client-secret-not-for-production",
+} as const;

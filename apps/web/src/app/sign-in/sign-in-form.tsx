@@ -48,11 +48,26 @@ export function SignInForm({ next, sso }: { next: string; sso: { label: string }
       <form className="form" onSubmit={submit} noValidate>
         <label className="form__field">
           <span>Email</span>
-          <input type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </label>
         <label className="form__field">
           <span>Password</span>
-          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         {error ? (
           <p className="form__error" role="alert">

@@ -22,15 +22,27 @@ export function startAlertWatchdog(): void {
   const log = logger().child({ component: "alert-watchdog" });
   const publicUrl = consoleOrigins(env).publicUrl;
   const tick = async () => {
-    const result = await runAlertEvaluation(db(), { evaluator: "watchdog", owner, leaseMs: Math.max(3 * intervalMs, 5000), kinds: KINDS, publicUrl });
+    const result = await runAlertEvaluation(db(), {
+      evaluator: "watchdog",
+      owner,
+      leaseMs: Math.max(3 * intervalMs, 5000),
+      kinds: KINDS,
+      publicUrl,
+    });
     if (!result.evaluated) return;
-    if (result.opened || result.resolved) log.warn({ opened: result.opened, resolved: result.resolved }, "no-worker-alive alert changed");
+    if (result.opened || result.resolved)
+      log.warn({ opened: result.opened, resolved: result.resolved }, "no-worker-alive alert changed");
     await deliverAlertNotifications(db(), { env: pipelineEnv(), ruleKinds: KINDS });
   };
   const loop = () => {
     holder.__sluiceWatchdog = setTimeout(() => {
       tick()
-        .catch((err) => log.warn({ err: err instanceof Error ? err.message : String(err) }, "alert watchdog tick failed; retrying next interval"))
+        .catch((err) =>
+          log.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            "alert watchdog tick failed; retrying next interval",
+          ),
+        )
         .finally(loop);
     }, intervalMs);
     holder.__sluiceWatchdog.unref();

@@ -8,7 +8,10 @@ export async function handleAuthRequest(auth: TAuth, req: Request): Promise<Resp
   if (res.status !== 429 || !res.headers.get("x-retry-after")) return res;
   const retryAfterSeconds = Number(res.headers.get("x-retry-after")) || 60;
   const message = `Too many sign-in attempts from your address. ${describeRetry(retryAfterSeconds)}`;
-  return Response.json({ code: "RATE_LIMITED", message, retryAfterSeconds }, { status: 429, headers: { "Retry-After": String(retryAfterSeconds) } });
+  return Response.json(
+    { code: "RATE_LIMITED", message, retryAfterSeconds },
+    { status: 429, headers: { "Retry-After": String(retryAfterSeconds) } },
+  );
 }
 
 export function authRoute(auth: () => TAuth) {

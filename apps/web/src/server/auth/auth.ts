@@ -14,9 +14,20 @@ export function auth(): TAuth {
   if (holder.__sluiceAuth) return holder.__sluiceAuth;
   const env = webEnv();
   const secret = resolveSessionSecret(env, (file) =>
-    logger().info({ file }, "SLUICE_SESSION_SECRET is not set; generated a session key and stored it in a file"),
+    logger().info(
+      { file },
+      "SLUICE_SESSION_SECRET is not set; generated a session key and stored it in a file",
+    ),
   );
-  holder.__sluiceAuth = createAuth({ db: db(), secret, ...consoleOrigins(env), sessionTtlHours: env.SLUICE_SESSION_TTL_HOURS, signInsPerAddressPerMinute: env.SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE, sso: ssoConfigFrom(env), logger: logger() });
+  holder.__sluiceAuth = createAuth({
+    db: db(),
+    secret,
+    ...consoleOrigins(env),
+    sessionTtlHours: env.SLUICE_SESSION_TTL_HOURS,
+    signInsPerAddressPerMinute: env.SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE,
+    sso: ssoConfigFrom(env),
+    logger: logger(),
+  });
   return holder.__sluiceAuth;
 }
 

@@ -49,7 +49,10 @@ const DISABLED_PATHS = [
 export function createAuth(deps: TAuthDeps) {
   const ttlSeconds = Math.round(deps.sessionTtlHours * 3600);
   const https = deps.publicUrl.startsWith("https:");
-  const signInLimit = { window: SIGN_IN_RATE_LIMIT.window, max: deps.signInsPerAddressPerMinute ?? SIGN_IN_RATE_LIMIT.max };
+  const signInLimit = {
+    window: SIGN_IN_RATE_LIMIT.window,
+    max: deps.signInsPerAddressPerMinute ?? SIGN_IN_RATE_LIMIT.max,
+  };
   return betterAuth({
     appName: "Sluice",
     baseURL: deps.publicUrl,
@@ -60,7 +63,8 @@ export function createAuth(deps: TAuthDeps) {
     telemetry: { enabled: false },
     logger: {
       level: "warn",
-      log: (level, message, ...args) => deps.logger[level]({ component: "better-auth", details: args.map(String) }, message),
+      log: (level, message, ...args) =>
+        deps.logger[level]({ component: "better-auth", details: args.map(String) }, message),
     },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: 256 },
     // An absolute lifetime: a session is never extended by use, and never cached in a cookie (every
@@ -72,13 +76,23 @@ export function createAuth(deps: TAuthDeps) {
     },
     // The configured identity provider is the organisation's own: a user an admin created first
     // (same email) is linked to it on their first single sign-on.
-    account: { accountLinking: { enabled: true, trustedProviders: [SSO_PROVIDER_ID], requireLocalEmailVerified: false } },
+    account: {
+      accountLinking: {
+        enabled: true,
+        trustedProviders: [SSO_PROVIDER_ID],
+        requireLocalEmailVerified: false,
+      },
+    },
     rateLimit: {
       enabled: true,
       storage: "database",
       window: 60,
       max: 200,
-      customRules: { "/sign-in/email": signInLimit, "/sign-in/social": signInLimit, "/change-password": signInLimit },
+      customRules: {
+        "/sign-in/email": signInLimit,
+        "/sign-in/social": signInLimit,
+        "/change-password": signInLimit,
+      },
     },
     advanced: {
       cookiePrefix: "sluice",
@@ -91,7 +105,9 @@ export function createAuth(deps: TAuthDeps) {
     disabledPaths: DISABLED_PATHS,
     onAPIError: { errorURL: `${deps.publicUrl}/sign-in/problem` },
     hooks: authHooks(deps),
-    databaseHooks: { session: { create: { before: (session, ctx) => sessionCreateHook(deps, session, ctx) } } },
+    databaseHooks: {
+      session: { create: { before: (session, ctx) => sessionCreateHook(deps, session, ctx) } },
+    },
     plugins: deps.sso
       ? [
           genericOAuth({
@@ -107,7 +123,9 @@ export function createAuth(deps: TAuthDeps) {
                 requireIdTokenVerification: true,
                 // Name and groups are refreshed from the provider at every sign-in.
                 overrideUserInfo: true,
-                mapProfileToUser: (profile) => ({ ssoGroups: groupsFromClaim(profile[deps.sso!.groupsClaim]) }),
+                mapProfileToUser: (profile) => ({
+                  ssoGroups: groupsFromClaim(profile[deps.sso!.groupsClaim]),
+                }),
               },
             ],
           }),

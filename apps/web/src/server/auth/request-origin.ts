@@ -3,7 +3,14 @@
 // the user agent.
 import type { TAuditOrigin } from "@sluice/services";
 
-export function requestOrigin(headers: Headers | undefined, origin: TAuditOrigin["origin"] = "web"): TAuditOrigin {
+export function requestOrigin(
+  headers: Headers | undefined,
+  origin: TAuditOrigin["origin"] = "web",
+): TAuditOrigin {
   const forwarded = headers?.get("x-forwarded-for")?.split(",")[0]?.trim();
-  return { origin, ipAddress: forwarded || headers?.get("x-real-ip") || null, userAgent: headers?.get("user-agent")?.slice(0, 1000) ?? null };
+  return {
+    origin,
+    ipAddress: forwarded || headers?.get("x-real-ip") || null,
+    userAgent: headers?.get("user-agent")?.slice(0, 1000) ?? null,
+  };
 }

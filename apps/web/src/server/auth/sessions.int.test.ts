@@ -18,11 +18,20 @@ afterAll(async () => {
 
 const me = async (cookie: string | null) => (await c.trpc("query", "auth.me", undefined, cookie)).status;
 const auditOf = (action: string) =>
-  c.db.auditEvent.findMany({ where: { action }, orderBy: { id: "asc" }, select: { actor: true, outcome: true, reason: true, origin: true, ipAddress: true } });
+  c.db.auditEvent.findMany({
+    where: { action },
+    orderBy: { id: "asc" },
+    select: { actor: true, outcome: true, reason: true, origin: true, ipAddress: true },
+  });
 
 describe("sessions", () => {
   it("a session cookie is HttpOnly, SameSite=Lax and works until sign-out, after which a copy of it is refused", async () => {
-    const res = await c.authPost("/sign-in/email", { email: "operator@sluice.local", password: DEMO_PASSWORD }, null, { ip: "10.0.0.1" });
+    const res = await c.authPost(
+      "/sign-in/email",
+      { email: "operator@sluice.local", password: DEMO_PASSWORD },
+      null,
+      { ip: "10.0.0.1" },
+    );
     const setCookie = res.headers.getSetCookie().find((v) => v.startsWith("sluice.session_token="))!;
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Lax/i);
@@ -41,12 +50,21 @@ describe("sessions", () => {
     const a = (await c.signIn("owner@sluice.local", DEMO_PASSWORD, { ip: "10.0.0.2" })).cookie!;
     const b = (await c.signIn("owner@sluice.local", DEMO_PASSWORD, { ip: "10.0.0.2" })).cookie!;
     expect([await me(a), await me(b)]).toEqual([200, 200]);
-    const changed = await c.authPost("/change-password", { currentPassword: DEMO_PASSWORD, newPassword: "a-brand-new-password" }, a);
+    const changed = await c.authPost(
+      "/change-password",
+      { currentPassword: DEMO_PASSWORD, newPassword: "a-brand-new-password" },
+      a,
+    );
     expect(changed.status).toBe(200);
-    const fresh = changed.headers.getSetCookie().find((v) => v.startsWith("sluice.session_token="))!.split(";")[0]!;
+    const fresh = changed.headers
+      .getSetCookie()
+      .find((v) => v.startsWith("sluice.session_token="))!
+      .split(";")[0]!;
     expect([await me(a), await me(b), await me(fresh)]).toEqual([401, 401, 200]);
     expect((await c.signIn("owner@sluice.local", DEMO_PASSWORD, { ip: "10.0.0.2" })).status).toBe(401);
-    expect((await c.signIn("owner@sluice.local", "a-brand-new-password", { ip: "10.0.0.2" })).status).toBe(200);
+    expect((await c.signIn("owner@sluice.local", "a-brand-new-password", { ip: "10.0.0.2" })).status).toBe(
+      200,
+    );
     expect((await auditOf("user.password_change")).map((e) => e.actor)).toEqual(["owner@sluice.local"]);
   });
 
@@ -56,22 +74,35 @@ describe("sessions", () => {
     }
     const sixth = await c.signIn("viewer@sluice.local", "wrong-6", { ip: "10.1.0.6" });
     expect(sixth.status).toBe(429);
-    expect(sixth.body.message).toMatch(/^Too many failed sign-ins for viewer@sluice\.local\. Try again in 15 minutes \(at \d\d:\d\d UTC\)\.$/);
+    expect(sixth.body.message).toMatch(
+      /^Too many failed sign-ins for viewer@sluice\.local\. Try again in 15 minutes \(at \d\d:\d\d UTC\)\.$/,
+    );
     const right = await c.signIn("viewer@sluice.local", DEMO_PASSWORD, { ip: "10.1.0.7" });
     expect(right).toMatchObject({ status: 429, cookie: null });
     expect(await c.db.session.count({ where: { user: { email: "viewer@sluice.local" } } })).toBe(0);
     const attempts = (await auditOf("auth.sign_in")).filter((e) => e.actor === "viewer@sluice.local");
-    expect(attempts.map((e) => e.outcome)).toEqual(["refused", "refused", "refused", "refused", "refused", "refused", "refused"]);
+    expect(attempts.map((e) => e.outcome)).toEqual([
+      "refused",
+      "refused",
+      "refused",
+      "refused",
+      "refused",
+      "refused",
+      "refused",
+    ]);
     expect(attempts[0]!.ipAddress).toBe("10.1.0.1");
   });
 
   it("sign-in attempts from one address are limited across accounts, saying when to try again", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await c.signIn(`nobody-${i}@sluice.local`, "guess", { ip: "10.2.0.1" })).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push((await c.signIn(`nobody-${i}@sluice.local`, "guess", { ip: "10.2.0.1" })).status);
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     const refused = await c.signIn("admin@sluice.local", DEMO_PASSWORD, { ip: "10.2.0.1" });
     expect(refused.status).toBe(429);
-    expect(refused.body.message).toMatch(/^Too many sign-in attempts from your address\. Try again in \d+ seconds \(at \d\d:\d\d UTC\)\.$/);
+    expect(refused.body.message).toMatch(
+      /^Too many sign-in attempts from your address\. Try again in \d+ seconds \(at \d\d:\d\d UTC\)\.$/,
+    );
     // Another address is not affected.
     expect((await c.signIn("admin@sluice.local", DEMO_PASSWORD, { ip: "10.2.0.2" })).status).toBe(200);
   });
@@ -79,7 +110,11 @@ describe("sessions", () => {
   it("bad sign-in input is refused with a clear message and changes nothing", async () => {
     const before = await c.db.auditEvent.count();
     const notEmail = await c.signIn("not-an-email", "whatever", { ip: "10.3.0.1" });
-    expect(notEmail).toMatchObject({ status: 400, cookie: null, body: { message: "Enter an email address, e.g. operator@sluice.local" } });
+    expect(notEmail).toMatchObject({
+      status: 400,
+      cookie: null,
+      body: { message: "Enter an email address, e.g. operator@sluice.local" },
+    });
     const empty = await c.signIn("admin@sluice.local", "", { ip: "10.3.0.1" });
     expect(empty).toMatchObject({ status: 400, cookie: null, body: { message: "Enter your password" } });
     expect(await c.db.signInThrottle.count({ where: { accountKey: "admin@sluice.local" } })).toBe(0);
@@ -88,35 +123,59 @@ describe("sessions", () => {
 
   it("cross-site requests are refused: a tRPC mutation and a sign-out posted from another origin", async () => {
     const cookie = (await c.signIn("admin@sluice.local", DEMO_PASSWORD, { ip: "10.4.0.1" })).cookie!;
-    const forged = await c.trpc("mutation", "webhook.requeue", { pipeline: "fraud-alerts" }, cookie, { origin: "http://evil.example" });
+    const forged = await c.trpc("mutation", "webhook.requeue", { pipeline: "fraud-alerts" }, cookie, {
+      origin: "http://evil.example",
+    });
     expect(forged.status).toBe(403);
     expect(forged.message).toContain("Refused a request from http://evil.example");
-    const noOrigin = await c.trpc("mutation", "webhook.requeue", { pipeline: "fraud-alerts" }, cookie, { origin: null });
+    const noOrigin = await c.trpc("mutation", "webhook.requeue", { pipeline: "fraud-alerts" }, cookie, {
+      origin: null,
+    });
     expect(noOrigin.status).toBe(403);
     expect((await c.authPost("/sign-out", {}, cookie, { origin: "http://evil.example" })).status).toBe(403);
     expect(await me(cookie)).toBe(200);
   });
 
   it("over https the cookie is Secure (with the __Secure- prefix)", async () => {
-    const https = createAuth({ db: c.db, secret: "s".repeat(48), publicUrl: "https://sluice.example", trustedOrigins: ["https://sluice.example"], sessionTtlHours: 1, sso: null, logger: pino({ level: "silent" }) });
+    const https = createAuth({
+      db: c.db,
+      secret: "s".repeat(48),
+      publicUrl: "https://sluice.example",
+      trustedOrigins: ["https://sluice.example"],
+      sessionTtlHours: 1,
+      sso: null,
+      logger: pino({ level: "silent" }),
+    });
     const res = await https.handler(
       new Request("https://sluice.example/api/auth/sign-in/email", {
         method: "POST",
-        headers: { "content-type": "application/json", origin: "https://sluice.example", "x-forwarded-for": "10.5.0.1" },
+        headers: {
+          "content-type": "application/json",
+          origin: "https://sluice.example",
+          "x-forwarded-for": "10.5.0.1",
+        },
         body: JSON.stringify({ email: "oncall@sluice.local", password: DEMO_PASSWORD }),
       }),
     );
     expect(res.status).toBe(200);
-    expect(res.headers.getSetCookie().find((v) => v.startsWith("__Secure-sluice.session_token="))).toMatch(/; Secure/i);
+    expect(res.headers.getSetCookie().find((v) => v.startsWith("__Secure-sluice.session_token="))).toMatch(
+      /; Secure/i,
+    );
   });
 });
 
 describe("the audit log", () => {
   it("is append-only in the database: UPDATE and DELETE are refused", async () => {
     expect(await c.db.auditEvent.count()).toBeGreaterThan(0);
-    await expect(c.db.$executeRawUnsafe(`UPDATE audit_events SET actor = 'someone-else'`)).rejects.toThrow(/append-only: UPDATE is not allowed/);
-    await expect(c.db.$executeRawUnsafe(`DELETE FROM audit_events`)).rejects.toThrow(/append-only: DELETE is not allowed/);
-    await expect(c.db.$executeRawUnsafe(`TRUNCATE audit_events`)).rejects.toThrow(/append-only: TRUNCATE is not allowed/);
+    await expect(c.db.$executeRawUnsafe(`UPDATE audit_events SET actor = 'someone-else'`)).rejects.toThrow(
+      /append-only: UPDATE is not allowed/,
+    );
+    await expect(c.db.$executeRawUnsafe(`DELETE FROM audit_events`)).rejects.toThrow(
+      /append-only: DELETE is not allowed/,
+    );
+    await expect(c.db.$executeRawUnsafe(`TRUNCATE audit_events`)).rejects.toThrow(
+      /append-only: TRUNCATE is not allowed/,
+    );
     expect(await c.db.auditEvent.count({ where: { actor: "someone-else" } })).toBe(0);
   });
 });

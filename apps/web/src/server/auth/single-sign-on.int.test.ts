@@ -2,7 +2,12 @@
 // creates them with the role and team their groups map to; groups that map to nothing get the "no
 // access" page and no account; a callback with a forged state is refused with nothing created; a
 // changed mapping applies at the next sign-in.
-import { startOidcProvider, TEST_OIDC_CLIENT, type TRunningOidcProvider, type TTestIdentity } from "@sluice/testing";
+import {
+  startOidcProvider,
+  TEST_OIDC_CLIENT,
+  type TRunningOidcProvider,
+  type TTestIdentity,
+} from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_URL, startConsoleUnderTest, type TConsoleUnderTest } from "../testing/console-under-test";
 import { handleAuthRequest } from "./auth-route";
@@ -13,7 +18,14 @@ let c: TConsoleUnderTest;
 beforeAll(async () => {
   idp = await startOidcProvider({ redirectUris: [`${CONSOLE_URL}/api/auth/callback/sso`] });
   c = await startConsoleUnderTest("sso", {
-    sso: { issuer: idp.issuer, clientId: TEST_OIDC_CLIENT.clientId, clientSecret: TEST_OIDC_CLIENT.clientSecret, groupsClaim: "groups", scopes: ["openid", "email", "profile", "groups"], label: "Test IdP" },
+    sso: {
+      issuer: idp.issuer,
+      clientId: TEST_OIDC_CLIENT.clientId,
+      clientSecret: TEST_OIDC_CLIENT.clientSecret,
+      groupsClaim: "groups",
+      scopes: ["openid", "email", "profile", "groups"],
+      label: "Test IdP",
+    },
   });
 });
 afterAll(async () => {
@@ -34,7 +46,9 @@ class Jar {
     this.cookies.set(new URL(url).origin, jar);
   }
   header(url: string): string {
-    return [...(this.cookies.get(new URL(url).origin) ?? new Map()).entries()].map(([k, v]) => `${k}=${v}`).join("; ");
+    return [...(this.cookies.get(new URL(url).origin) ?? new Map()).entries()]
+      .map(([k, v]) => `${k}=${v}`)
+      .join("; ");
   }
   get(url: string, name: string) {
     return this.cookies.get(new URL(url).origin)?.get(name);
@@ -47,7 +61,9 @@ async function request(jar: Jar, url: string, init: RequestInit = {}): Promise<R
   const cookie = jar.header(url);
   if (cookie) headers.set("cookie", cookie);
   headers.set("x-forwarded-for", "10.7.0.1");
-  const res = url.startsWith(CONSOLE_URL) ? await handleAuthRequest(c.auth, new Request(url, { ...init, headers })) : await fetch(url, { ...init, headers, redirect: "manual" });
+  const res = url.startsWith(CONSOLE_URL)
+    ? await handleAuthRequest(c.auth, new Request(url, { ...init, headers }))
+    : await fetch(url, { ...init, headers, redirect: "manual" });
   jar.store(url, res);
   return res;
 }
@@ -58,7 +74,11 @@ async function singleSignOn(who: TTestIdentity): Promise<{ landed: URL; cookie: 
   const start = await request(jar, `${CONSOLE_URL}/api/auth/sign-in/social`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: CONSOLE_URL },
-    body: JSON.stringify({ provider: "sso", callbackURL: "/pipelines", errorCallbackURL: "/sign-in/problem" }),
+    body: JSON.stringify({
+      provider: "sso",
+      callbackURL: "/pipelines",
+      errorCallbackURL: "/sign-in/problem",
+    }),
   });
   expect(start.status).toBe(200);
   let url = ((await start.json()) as { url: string }).url;
@@ -69,10 +89,17 @@ async function singleSignOn(who: TTestIdentity): Promise<{ landed: URL; cookie: 
     }
     const login = /\/interaction\/([\w-]+)$/.exec(new URL(url).pathname);
     const res = login
-      ? await request(jar, `${url}/login`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `login=${who}` })
+      ? await request(jar, `${url}/login`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: `login=${who}`,
+        })
       : await request(jar, url);
     const location = res.headers.get("location");
-    if (!location) throw new Error(`${url} answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`);
+    if (!location)
+      throw new Error(
+        `${url} answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`,
+      );
     url = new URL(location, url).href;
   }
   throw new Error("too many redirects");
@@ -84,13 +111,26 @@ describe("single sign-on", () => {
   it("a first sign-in creates the user with the role and team their groups map to, and lands on the page asked for", async () => {
     const { landed, cookie } = await singleSignOn("alice");
     expect(landed.pathname).toBe("/pipelines");
-    const who = (await me(cookie)).json as { result: { data: { json: { email: string; role: string; teams: { slug: string }[] } } } };
-    expect(who.result.data.json).toMatchObject({ email: "alice@idp.example", role: "owner", teams: [{ slug: "payments-data" }] });
-    const user = await c.db.user.findUniqueOrThrow({ where: { email: "alice@idp.example" }, include: { memberships: true, accounts: true } });
+    const who = (await me(cookie)).json as {
+      result: { data: { json: { email: string; role: string; teams: { slug: string }[] } } };
+    };
+    expect(who.result.data.json).toMatchObject({
+      email: "alice@idp.example",
+      role: "owner",
+      teams: [{ slug: "payments-data" }],
+    });
+    const user = await c.db.user.findUniqueOrThrow({
+      where: { email: "alice@idp.example" },
+      include: { memberships: true, accounts: true },
+    });
     expect(user.ssoGroups).toEqual(["payments-engineers", "everyone"]);
     expect(user.memberships.map((m) => m.source)).toEqual(["sso"]);
     expect(user.accounts.map((a) => a.providerId)).toEqual(["sso"]);
-    const events = await c.db.auditEvent.findMany({ where: { targetLabel: "alice@idp.example" }, orderBy: { id: "asc" }, select: { action: true, origin: true, after: true } });
+    const events = await c.db.auditEvent.findMany({
+      where: { targetLabel: "alice@idp.example" },
+      orderBy: { id: "asc" },
+      select: { action: true, origin: true, after: true },
+    });
     expect(events.map((e) => [e.action, e.origin])).toEqual([
       ["user.sso_sync", "sso"],
       ["auth.sign_in", "sso"],
@@ -102,16 +142,25 @@ describe("single sign-on", () => {
     const { landed, cookie } = await singleSignOn("mallory");
     expect(landed.pathname).toBe("/sign-in/problem");
     expect(landed.searchParams.get("error")).toBe("no_access");
-    expect(landed.searchParams.get("error_description")).toContain("your groups (contractors) are not mapped to any Sluice role or team");
+    expect(landed.searchParams.get("error_description")).toContain(
+      "your groups (contractors) are not mapped to any Sluice role or team",
+    );
     expect(cookie).toBeNull();
     expect(await c.db.user.count({ where: { email: "mallory@idp.example" } })).toBe(0);
-    expect(await c.db.auditEvent.count({ where: { actor: "mallory@idp.example", outcome: "refused" } })).toBe(1);
+    expect(await c.db.auditEvent.count({ where: { actor: "mallory@idp.example", outcome: "refused" } })).toBe(
+      1,
+    );
   });
 
   it("a callback with a forged state is refused and creates nothing", async () => {
     const users = await c.db.user.count();
     const sessions = await c.db.session.count();
-    const res = await handleAuthRequest(c.auth, new Request(`${CONSOLE_URL}/api/auth/callback/sso?code=forged-code&state=forged-state`, { headers: { "x-forwarded-for": "10.7.0.2" } }));
+    const res = await handleAuthRequest(
+      c.auth,
+      new Request(`${CONSOLE_URL}/api/auth/callback/sso?code=forged-code&state=forged-state`, {
+        headers: { "x-forwarded-for": "10.7.0.2" },
+      }),
+    );
     expect(res.status).toBe(302);
     const location = new URL(res.headers.get("location")!);
     expect(location.pathname).toBe("/sign-in/problem");
@@ -127,7 +176,14 @@ describe("single sign-on", () => {
     expect(landed.pathname).toBe("/pipelines");
     const who = (await me(cookie)).json as { result: { data: { json: { role: string; teams: unknown[] } } } };
     expect(who.result.data.json).toMatchObject({ role: "viewer", teams: [] });
-    const sync = await c.db.auditEvent.findFirstOrThrow({ where: { action: "user.sso_sync", targetLabel: "alice@idp.example" }, orderBy: { id: "desc" }, select: { before: true, after: true } });
-    expect(sync).toEqual({ before: { role: "owner", teams: ["payments-data"] }, after: { role: "viewer", teams: [] } });
+    const sync = await c.db.auditEvent.findFirstOrThrow({
+      where: { action: "user.sso_sync", targetLabel: "alice@idp.example" },
+      orderBy: { id: "desc" },
+      select: { before: true, after: true },
+    });
+    expect(sync).toEqual({
+      before: { role: "owner", teams: ["payments-data"] },
+      after: { role: "viewer", teams: [] },
+    });
   });
 });

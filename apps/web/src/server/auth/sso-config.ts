@@ -17,7 +17,11 @@ export interface TSsoConfig {
 }
 
 export function ssoConfigFrom(env: TWebEnv): TSsoConfig | null {
-  const { SLUICE_SSO_ISSUER: issuer, SLUICE_SSO_CLIENT_ID: clientId, SLUICE_SSO_CLIENT_SECRET: clientSecret } = env;
+  const {
+    SLUICE_SSO_ISSUER: issuer,
+    SLUICE_SSO_CLIENT_ID: clientId,
+    SLUICE_SSO_CLIENT_SECRET: clientSecret,
+  } = env;
   if (!issuer || !clientId || !clientSecret) return null;
   return {
     issuer: issuer.replace(/\/$/, ""),

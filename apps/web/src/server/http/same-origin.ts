@@ -5,7 +5,8 @@
 
 export function crossSiteRefusal(req: Request, trustedOrigins: string[]): string | null {
   if (["GET", "HEAD", "OPTIONS"].includes(req.method)) return null;
-  if (req.headers.get("sec-fetch-site") === "cross-site") return "Refused a cross-site request: changes can only be made from the Sluice console's own pages.";
+  if (req.headers.get("sec-fetch-site") === "cross-site")
+    return "Refused a cross-site request: changes can only be made from the Sluice console's own pages.";
   if (!req.headers.has("cookie")) return null;
   const claimed = req.headers.get("origin") ?? originOf(req.headers.get("referer"));
   if (claimed && trustedOrigins.includes(claimed)) return null;

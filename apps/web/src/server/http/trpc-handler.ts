@@ -9,7 +9,10 @@ export function createTrpcHandler(deps: TTrpcDeps & { trustedOrigins: string[] }
     const refusal = crossSiteRefusal(req, deps.trustedOrigins);
     if (refusal) {
       deps.logger.warn({ event: "csrf.refused", origin: req.headers.get("origin"), url: req.url }, refusal);
-      return Response.json({ error: { message: refusal, code: -32003, data: { code: "FORBIDDEN", httpStatus: 403 } } }, { status: 403 });
+      return Response.json(
+        { error: { message: refusal, code: -32003, data: { code: "FORBIDDEN", httpStatus: 403 } } },
+        { status: 403 },
+      );
     }
     return fetchRequestHandler({
       endpoint: "/api/trpc",
@@ -20,7 +23,8 @@ export function createTrpcHandler(deps: TTrpcDeps & { trustedOrigins: string[] }
       createContext: ({ resHeaders }) => buildTrpcContext(deps, req, resHeaders),
       onError: ({ path, error }) => {
         // Expected refusals (bad input, no session, wrong role) are not server errors.
-        if (error.code === "INTERNAL_SERVER_ERROR") deps.logger.error({ path, err: error.cause ?? error }, "tRPC procedure failed");
+        if (error.code === "INTERNAL_SERVER_ERROR")
+          deps.logger.error({ path, err: error.cause ?? error }, "tRPC procedure failed");
       },
     });
   };

@@ -22,32 +22,89 @@ export interface TConsoleUnderTest {
   database: TestDatabase;
   auth: TAuth;
   /** POST /api/auth/sign-in/email; `cookie` is the session cookie ("name=value") on success. */
-  signIn(email: string, password: string, opts?: { ip?: string }): Promise<{ status: number; body: { message?: string; code?: string; retryAfterSeconds?: number }; cookie: string | null }>;
+  signIn(
+    email: string,
+    password: string,
+    opts?: { ip?: string },
+  ): Promise<{
+    status: number;
+    body: { message?: string; code?: string; retryAfterSeconds?: number };
+    cookie: string | null;
+  }>;
   /** POST to any /api/auth path as a browser on the console's own page would. */
-  authPost(path: string, body: unknown, cookie: string | null, opts?: { origin?: string; ip?: string }): Promise<Response>;
+  authPost(
+    path: string,
+    body: unknown,
+    cookie: string | null,
+    opts?: { origin?: string; ip?: string },
+  ): Promise<Response>;
   /** A tRPC call: queries as GET, mutations as POST from the console's origin (or `origin`). */
-  trpc(kind: "query" | "mutation", path: string, input: unknown, cookie: string | null, opts?: { origin?: string | null }): Promise<{ status: number; json: unknown; message?: string }>;
+  trpc(
+    kind: "query" | "mutation",
+    path: string,
+    input: unknown,
+    cookie: string | null,
+    opts?: { origin?: string | null },
+  ): Promise<{ status: number; json: unknown; message?: string }>;
   close(): Promise<void>;
 }
 
-export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoConfig; scheduler?: TBatchScheduler; topicOffsets?: TTopicOffsets } = {}): Promise<TConsoleUnderTest> {
+export async function startConsoleUnderTest(
+  label: string,
+  opts: { sso?: TSsoConfig; scheduler?: TBatchScheduler; topicOffsets?: TTopicOffsets } = {},
+): Promise<TConsoleUnderTest> {
   const database = await createTestDatabase(label);
   const db = createPrismaClient(database.url);
   await seedDemo(db, DEMO_PASSWORD);
   const logger = pino({ level: "silent" });
   const trustedOrigins = [CONSOLE_URL];
-  const auth = createAuth({ db, secret: "s".repeat(48), publicUrl: CONSOLE_URL, trustedOrigins, sessionTtlHours: 12, sso: opts.sso ?? null, logger });
+  const auth = createAuth({
+    db,
+    secret: "s".repeat(48),
+    publicUrl: CONSOLE_URL,
+    trustedOrigins,
+    sessionTtlHours: 12,
+    sso: opts.sso ?? null,
+    logger,
+  });
   // The engine's resources on the same database and the test Kafka broker, made on first use.
   let plane: { pool: pg.Pool; kafka: Kafka } | undefined;
-  const dataPlane = () => (plane ??= { pool: new pg.Pool({ connectionString: database.url, max: 4 }), kafka: new Kafka({ brokers: testServices.kafkaBrokers, clientId: `it-${label}`, logLevel: logLevel.NOTHING }) });
-  const trpcHandler = createTrpcHandler({ auth, db, logger, trustedOrigins, dataPlane, ...(opts.scheduler ? { scheduler: opts.scheduler } : {}), topicOffsets: opts.topicOffsets ?? testTopicOffsets() });
+  const dataPlane = () =>
+    (plane ??= {
+      pool: new pg.Pool({ connectionString: database.url, max: 4 }),
+      kafka: new Kafka({
+        brokers: testServices.kafkaBrokers,
+        clientId: `it-${label}`,
+        logLevel: logLevel.NOTHING,
+      }),
+    });
+  const trpcHandler = createTrpcHandler({
+    auth,
+    db,
+    logger,
+    trustedOrigins,
+    dataPlane,
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    topicOffsets: opts.topicOffsets ?? testTopicOffsets(),
+  });
 
-  const authPost = (path: string, body: unknown, cookie: string | null, o: { origin?: string; ip?: string } = {}) =>
+  const authPost = (
+    path: string,
+    body: unknown,
+    cookie: string | null,
+    o: { origin?: string; ip?: string } = {},
+  ) =>
     handleAuthRequest(
       auth,
       new Request(`${CONSOLE_URL}/api/auth${path}`, {
         method: "POST",
-        headers: { "content-type": "application/json", origin: o.origin ?? CONSOLE_URL, "x-forwarded-for": o.ip ?? "127.0.0.10", "user-agent": "integration-test", ...(cookie ? { cookie } : {}) },
+        headers: {
+          "content-type": "application/json",
+          origin: o.origin ?? CONSOLE_URL,
+          "x-forwarded-for": o.ip ?? "127.0.0.10",
+          "user-agent": "integration-test",
+          ...(cookie ? { cookie } : {}),
+        },
         body: JSON.stringify(body),
       }),
     );
@@ -60,10 +117,17 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
     async signIn(email, password, o = {}) {
       const res = await authPost("/sign-in/email", { email, password }, null, o);
       const setCookie = res.headers.getSetCookie().find((c) => c.startsWith("sluice.session_token="));
-      return { status: res.status, body: await res.json().catch(() => ({})), cookie: setCookie ? setCookie.split(";")[0]! : null };
+      return {
+        status: res.status,
+        body: await res.json().catch(() => ({})),
+        cookie: setCookie ? setCookie.split(";")[0]! : null,
+      };
     },
     async trpc(kind, path, input, cookie, o = {}) {
-      const headers: Record<string, string> = { "x-forwarded-for": "127.0.0.10", ...(cookie ? { cookie } : {}) };
+      const headers: Record<string, string> = {
+        "x-forwarded-for": "127.0.0.10",
+        ...(cookie ? { cookie } : {}),
+      };
       const origin = o.origin === undefined ? CONSOLE_URL : o.origin;
       const serialized = encodeURIComponent(JSON.stringify(superjson.serialize(input)));
       const req =
@@ -88,5 +152,11 @@ export async function startConsoleUnderTest(label: string, opts: { sso?: TSsoCon
 
 /** The shared test Kafka (KAFKA_BROKERS or 127.0.0.1:9092); an admin client connects only when a reset is requested. */
 function testTopicOffsets(): TTopicOffsets {
-  return kafkaTopicOffsets(new Kafka({ clientId: "console-under-test", brokers: testServices.kafkaBrokers, logLevel: logLevel.NOTHING }));
+  return kafkaTopicOffsets(
+    new Kafka({
+      clientId: "console-under-test",
+      brokers: testServices.kafkaBrokers,
+      logLevel: logLevel.NOTHING,
+    }),
+  );
 }

@@ -7,9 +7,25 @@ import pino from "pino";
 import type { TTrpcContext } from "../trpc/context";
 import { createCallerFactory } from "../trpc/init";
 
-export const userWith = (role: TRole): TActor => ({ id: `u_${role}`, email: `${role}@sluice.local`, name: role, role, teams: [] });
+export const userWith = (role: TRole): TActor => ({
+  id: `u_${role}`,
+  email: `${role}@sluice.local`,
+  name: role,
+  role,
+  teams: [],
+});
 
-export function callerOf<R extends AnyRouter>(router: R): (user: TActor | null) => ReturnType<R["createCaller"]> {
+export function callerOf<R extends AnyRouter>(
+  router: R,
+): (user: TActor | null) => ReturnType<R["createCaller"]> {
   const factory = createCallerFactory(router);
-  return (user) => factory({ user, db: undefined as never, logger: pino({ level: "silent" }), resHeaders: new Headers(), from: { origin: "web" }, dataPlane: undefined as never } satisfies TTrpcContext) as ReturnType<R["createCaller"]>;
+  return (user) =>
+    factory({
+      user,
+      db: undefined as never,
+      logger: pino({ level: "silent" }),
+      resHeaders: new Headers(),
+      from: { origin: "web" },
+      dataPlane: undefined as never,
+    } satisfies TTrpcContext) as ReturnType<R["createCaller"]>;
 }

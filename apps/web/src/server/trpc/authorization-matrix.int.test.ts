@@ -40,25 +40,66 @@ const cookies = new Map<TCaller, string | null>();
 let paymentsTeamId: string;
 let riskTeamId: string;
 
-async function pipelineOfPayments(db: PrismaClient, name: string): Promise<{ pipelineId: string; versionId: string }> {
-  const p = await db.pipeline.create({ data: { name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: { name }, specHash: `hash-${name}` } } }, include: { versions: true } });
+async function pipelineOfPayments(
+  db: PrismaClient,
+  name: string,
+): Promise<{ pipelineId: string; versionId: string }> {
+  const p = await db.pipeline.create({
+    data: {
+      name,
+      ownerTeamId: paymentsTeamId,
+      versions: { create: { version: 1, spec: { name }, specHash: `hash-${name}` } },
+    },
+    include: { versions: true },
+  });
   return { pipelineId: p.id, versionId: p.versions[0]!.id };
 }
 /** A pipeline of Payments Data with a firing alert of its freshness rule. */
-async function firingAlertOfPayments(db: PrismaClient, tag: string): Promise<{ episodeId: string; pipeline: string }> {
+async function firingAlertOfPayments(
+  db: PrismaClient,
+  tag: string,
+): Promise<{ episodeId: string; pipeline: string }> {
   const { pipelineId } = await pipelineOfPayments(db, `alerts-${tag}`);
-  const rule = await db.alertRule.create({ data: { pipelineId, kind: "freshness", severity: "critical", forSeconds: 60, clearForSeconds: 60 } });
-  const ep = await db.alertEpisode.create({ data: { ruleId: rule.id, pipelineId, state: "firing", severity: "critical", startedAt: new Date(), summary: "matrix" } });
+  const rule = await db.alertRule.create({
+    data: { pipelineId, kind: "freshness", severity: "critical", forSeconds: 60, clearForSeconds: 60 },
+  });
+  const ep = await db.alertEpisode.create({
+    data: {
+      ruleId: rule.id,
+      pipelineId,
+      state: "firing",
+      severity: "critical",
+      startedAt: new Date(),
+      summary: "matrix",
+    },
+  });
   return { episodeId: String(ep.id), pipeline: `alerts-${tag}` };
 }
-const episodeState = async (db: PrismaClient, tag: string) => (await db.alertEpisode.findFirstOrThrow({ where: { rule: { pipeline: { name: `alerts-${tag}` } } } })).state;
+const episodeState = async (db: PrismaClient, tag: string) =>
+  (await db.alertEpisode.findFirstOrThrow({ where: { rule: { pipeline: { name: `alerts-${tag}` } } } }))
+    .state;
 /** A valid draft of a new Payments Data pipeline named after the tag. */
-const draftOf = (tag: string) => draftFromForm({ ...defaultDraftForm({ owner: "payments-data", topic: `topic-${tag}` }), name: `draft-${tag}`, table: `draft_${tag.replace(/-/g, "_")}` });
+const draftOf = (tag: string) =>
+  draftFromForm({
+    ...defaultDraftForm({ owner: "payments-data", topic: `topic-${tag}` }),
+    name: `draft-${tag}`,
+    table: `draft_${tag.replace(/-/g, "_")}`,
+  });
 let resetTopic: string;
 /** A payments pipeline reading a real (empty) topic, so a reset request resolves real offsets. */
 async function resettablePipeline(db: PrismaClient, name: string) {
   return db.pipeline.create({
-    data: { name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: { name, source: { kafka: { topic: resetTopic } } }, specHash: `hash-${name}` } } },
+    data: {
+      name,
+      ownerTeamId: paymentsTeamId,
+      versions: {
+        create: {
+          version: 1,
+          spec: { name, source: { kafka: { topic: resetTopic } } },
+          specHash: `hash-${name}`,
+        },
+      },
+    },
     include: { versions: true },
   });
 }
@@ -75,14 +116,27 @@ async function pendingReset(db: PrismaClient, name: string, requester: string) {
       requestedBy: requester,
       reason: "matrix",
       payload: { topic: resetTopic, to: { kind: "earliest" }, state: "keep" },
-      impact: { partitions: [], reprocessed: 0, skipped: 0, result: "nothing changes", warnings: [], refusals: [] },
+      impact: {
+        partitions: [],
+        reprocessed: 0,
+        skipped: 0,
+        result: "nothing changes",
+        warnings: [],
+        refusals: [],
+      },
     },
   });
 }
-const statusOf = async (db: PrismaClient, name: string) => (await db.changeRequest.findFirst({ where: { pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name } })).id } }))?.status;
+const statusOf = async (db: PrismaClient, name: string) =>
+  (
+    await db.changeRequest.findFirst({
+      where: { pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name } })).id },
+    })
+  )?.status;
 const callerEmail = (caller: TCaller) => (caller === "signedOut" ? "oncall@sluice.local" : EMAILS[caller]);
 
-const targetUser = (db: PrismaClient, tag: string) => db.user.create({ data: { email: `target-${tag}@sluice.local`, name: `Target ${tag}` } });
+const targetUser = (db: PrismaClient, tag: string) =>
+  db.user.create({ data: { email: `target-${tag}@sluice.local`, name: `Target ${tag}` } });
 
 const MUTATIONS: Record<string, TCase> = {
   "draft.submit": {
@@ -94,10 +148,22 @@ const MUTATIONS: Record<string, TCase> = {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {
       const { pipelineId, versionId } = await pipelineOfPayments(db, `hooks-${tag}`);
-      await db.webhookDelivery.create({ data: { pipelineId, idempotencyKey: `k-${tag}`, status: "failed", attempts: 10, payload: {}, pipelineVersionId: versionId, batchId: 0 } });
+      await db.webhookDelivery.create({
+        data: {
+          pipelineId,
+          idempotencyKey: `k-${tag}`,
+          status: "failed",
+          attempts: 10,
+          payload: {},
+          pipelineVersionId: versionId,
+          batchId: 0,
+        },
+      });
       return { pipeline: `hooks-${tag}`, reason: "matrix" };
     },
-    happened: async (db, tag) => (await db.webhookDelivery.findFirstOrThrow({ where: { idempotencyKey: `k-${tag}` } })).status === "pending",
+    happened: async (db, tag) =>
+      (await db.webhookDelivery.findFirstOrThrow({ where: { idempotencyKey: `k-${tag}` } })).status ===
+      "pending",
   },
   "run.command": {
     allowed: FLEET_OR_OWN_TEAM,
@@ -105,7 +171,10 @@ const MUTATIONS: Record<string, TCase> = {
       await pipelineOfPayments(db, `ledger-${tag}`);
       return { pipeline: `ledger-${tag}`, command: "start", reason: "matrix" };
     },
-    happened: async (db, tag) => (await db.pipelineRunTransition.count({ where: { run: { pipelineVersion: { pipeline: { name: `ledger-${tag}` } } } } })) > 0,
+    happened: async (db, tag) =>
+      (await db.pipelineRunTransition.count({
+        where: { run: { pipelineVersion: { pipeline: { name: `ledger-${tag}` } } } },
+      })) > 0,
   },
   "alert.acknowledge": {
     allowed: FLEET_OR_OWN_TEAM,
@@ -123,26 +192,35 @@ const MUTATIONS: Record<string, TCase> = {
       await pipelineOfPayments(db, `silence-${tag}`);
       return { pipeline: `silence-${tag}`, expiresAt: new Date(Date.now() + 3600_000), reason: "matrix" };
     },
-    happened: async (db, tag) => (await db.alertSilence.count({ where: { pipeline: { name: `silence-${tag}` } } })) > 0,
+    happened: async (db, tag) =>
+      (await db.alertSilence.count({ where: { pipeline: { name: `silence-${tag}` } } })) > 0,
   },
   "alert.unsilence": {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {
       const { pipelineId } = await pipelineOfPayments(db, `unsilence-${tag}`);
-      const s = await db.alertSilence.create({ data: { pipelineId, reason: "matrix", createdBy: "test", expiresAt: new Date(Date.now() + 3600_000) } });
+      const s = await db.alertSilence.create({
+        data: { pipelineId, reason: "matrix", createdBy: "test", expiresAt: new Date(Date.now() + 3600_000) },
+      });
       return { silenceId: s.id, pipeline: `unsilence-${tag}` };
     },
-    happened: async (db, tag) => (await db.alertSilence.findFirstOrThrow({ where: { pipeline: { name: `unsilence-${tag}` } } })).endedAt !== null,
+    happened: async (db, tag) =>
+      (await db.alertSilence.findFirstOrThrow({ where: { pipeline: { name: `unsilence-${tag}` } } }))
+        .endedAt !== null,
   },
   "alert.updateRule": {
     // Rules are the owning team's (and admins'); operators respond to alerts but do not retune them.
     allowed: ["owner", "admin"],
     async prepare(db, tag) {
       const { pipelineId } = await pipelineOfPayments(db, `rules-${tag}`);
-      await db.alertRule.create({ data: { pipelineId, kind: "freshness", severity: "critical", forSeconds: 60, clearForSeconds: 60 } });
+      await db.alertRule.create({
+        data: { pipelineId, kind: "freshness", severity: "critical", forSeconds: 60, clearForSeconds: 60 },
+      });
       return { pipeline: `rules-${tag}`, kind: "freshness", threshold: 999 };
     },
-    happened: async (db, tag) => (await db.alertRule.findFirstOrThrow({ where: { pipeline: { name: `rules-${tag}` } } })).threshold === 999,
+    happened: async (db, tag) =>
+      (await db.alertRule.findFirstOrThrow({ where: { pipeline: { name: `rules-${tag}` } } })).threshold ===
+      999,
   },
   "change.requestReset": {
     allowed: FLEET_OR_OWN_TEAM,
@@ -156,11 +234,28 @@ const MUTATIONS: Record<string, TCase> = {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {
       const spec = { ...parseSpecOrThrow(draftOf(tag)), name: `schema-${tag}` };
-      await db.pipeline.create({ data: { name: spec.name, ownerTeamId: paymentsTeamId, versions: { create: { version: 1, spec: JSON.parse(JSON.stringify(spec)), specHash: `hash-schema-${tag}` } } } });
-      const proposed = { ...spec, contract: { ...spec.contract, fields: { ...spec.contract.fields, channel: "string?" } } };
+      await db.pipeline.create({
+        data: {
+          name: spec.name,
+          ownerTeamId: paymentsTeamId,
+          versions: {
+            create: { version: 1, spec: JSON.parse(JSON.stringify(spec)), specHash: `hash-schema-${tag}` },
+          },
+        },
+      });
+      const proposed = {
+        ...spec,
+        contract: { ...spec.contract, fields: { ...spec.contract.fields, channel: "string?" } },
+      };
       return { pipeline: spec.name, specText: JSON.stringify(proposed), reason: "matrix" };
     },
-    happened: async (db, tag) => (await db.changeRequest.count({ where: { kind: "schema_change", pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `schema-${tag}` } })).id } })) > 0,
+    happened: async (db, tag) =>
+      (await db.changeRequest.count({
+        where: {
+          kind: "schema_change",
+          pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `schema-${tag}` } })).id,
+        },
+      })) > 0,
   },
   "change.approve": {
     allowed: APPROVERS,
@@ -192,25 +287,68 @@ const MUTATIONS: Record<string, TCase> = {
       const cr = await pendingReset(db, `comment-${tag}`, "oncall@sluice.local");
       return { id: String(cr.id), pipeline: `comment-${tag}`, body: "why now?" };
     },
-    happened: async (db, tag) => (await db.changeRequestComment.count({ where: { changeRequest: { pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `comment-${tag}` } })).id } } })) > 0,
+    happened: async (db, tag) =>
+      (await db.changeRequestComment.count({
+        where: {
+          changeRequest: {
+            pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `comment-${tag}` } })).id,
+          },
+        },
+      })) > 0,
   },
   "deadLetter.discard": {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {
       const { versionId } = await pipelineOfPayments(db, `dl-${tag}`);
-      await db.deadLetter.create({ data: { pipelineVersionId: versionId, batchId: 0, outcome: "dead_letter", reason: "not JSON", topic: "t", partition: 0, offset: 1, raw: Buffer.from("x") } });
+      await db.deadLetter.create({
+        data: {
+          pipelineVersionId: versionId,
+          batchId: 0,
+          outcome: "dead_letter",
+          reason: "not JSON",
+          topic: "t",
+          partition: 0,
+          offset: 1,
+          raw: Buffer.from("x"),
+        },
+      });
       return { pipeline: `dl-${tag}`, outcome: "dead_letter", reason: "matrix" };
     },
-    happened: async (db, tag) => (await db.deadLetterResolution.count({ where: { reason: "matrix", pipelineVersionId: (await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: `dl-${tag}` } } })).id } })) > 0,
+    happened: async (db, tag) =>
+      (await db.deadLetterResolution.count({
+        where: {
+          reason: "matrix",
+          pipelineVersionId: (
+            await db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name: `dl-${tag}` } } })
+          ).id,
+        },
+      })) > 0,
   },
   "deadLetter.replay": {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {
       const { versionId } = await pipelineOfPayments(db, `replay-${tag}`);
-      const dl = await db.deadLetter.create({ data: { pipelineVersionId: versionId, batchId: 0, outcome: "quarantined", reason: "bad amount", topic: "t", partition: 0, offset: 1, raw: Buffer.from("{}") } });
+      const dl = await db.deadLetter.create({
+        data: {
+          pipelineVersionId: versionId,
+          batchId: 0,
+          outcome: "quarantined",
+          reason: "bad amount",
+          topic: "t",
+          partition: 0,
+          offset: 1,
+          raw: Buffer.from("{}"),
+        },
+      });
       return { pipeline: `replay-${tag}`, ids: [Number(dl.id)], note: "matrix" };
     },
-    happened: async (db, tag) => (await db.deadLetterReplay.count({ where: { note: "matrix", pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `replay-${tag}` } })).id } })) > 0,
+    happened: async (db, tag) =>
+      (await db.deadLetterReplay.count({
+        where: {
+          note: "matrix",
+          pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `replay-${tag}` } })).id,
+        },
+      })) > 0,
   },
   "admin.createUser": {
     allowed: ADMIN_ONLY,
@@ -220,17 +358,22 @@ const MUTATIONS: Record<string, TCase> = {
   "admin.setRole": {
     allowed: ADMIN_ONLY,
     prepare: async (db, tag) => ({ userId: (await targetUser(db, tag)).id, role: "operator" }),
-    happened: async (db, tag) => (await db.user.findUniqueOrThrow({ where: { email: `target-${tag}@sluice.local` } })).role === "operator",
+    happened: async (db, tag) =>
+      (await db.user.findUniqueOrThrow({ where: { email: `target-${tag}@sluice.local` } })).role ===
+      "operator",
   },
   "admin.setDisabled": {
     allowed: ADMIN_ONLY,
     prepare: async (db, tag) => ({ userId: (await targetUser(db, tag)).id, disabled: true }),
-    happened: async (db, tag) => (await db.user.findUniqueOrThrow({ where: { email: `target-${tag}@sluice.local` } })).disabledAt !== null,
+    happened: async (db, tag) =>
+      (await db.user.findUniqueOrThrow({ where: { email: `target-${tag}@sluice.local` } })).disabledAt !==
+      null,
   },
   "admin.resetPassword": {
     allowed: ADMIN_ONLY,
     prepare: async (db, tag) => ({ userId: (await targetUser(db, tag)).id }),
-    happened: async (db, tag) => (await db.account.count({ where: { user: { email: `target-${tag}@sluice.local` } } })) > 0,
+    happened: async (db, tag) =>
+      (await db.account.count({ where: { user: { email: `target-${tag}@sluice.local` } } })) > 0,
   },
   "admin.createTeam": {
     allowed: ADMIN_ONLY,
@@ -239,13 +382,25 @@ const MUTATIONS: Record<string, TCase> = {
   },
   "admin.setTeamMember": {
     allowed: ADMIN_ONLY,
-    prepare: async (db, tag) => ({ teamId: riskTeamId, userId: (await targetUser(db, tag)).id, member: true }),
-    happened: async (db, tag) => (await db.teamMember.count({ where: { teamId: riskTeamId, user: { email: `target-${tag}@sluice.local` } } })) > 0,
+    prepare: async (db, tag) => ({
+      teamId: riskTeamId,
+      userId: (await targetUser(db, tag)).id,
+      member: true,
+    }),
+    happened: async (db, tag) =>
+      (await db.teamMember.count({
+        where: { teamId: riskTeamId, user: { email: `target-${tag}@sluice.local` } },
+      })) > 0,
   },
   "admin.setOnCall": {
     allowed: ADMIN_ONLY,
-    prepare: async (db, tag) => ({ teamId: (await db.team.create({ data: { slug: `oncall-${tag}`, name: tag } })).id, onCallEmail: "pager@sluice.local", webhook: { kind: "env", name: "PAGER_URL" } }),
-    happened: async (db, tag) => (await db.team.findUniqueOrThrow({ where: { slug: `oncall-${tag}` } })).onCallEmail !== null,
+    prepare: async (db, tag) => ({
+      teamId: (await db.team.create({ data: { slug: `oncall-${tag}`, name: tag } })).id,
+      onCallEmail: "pager@sluice.local",
+      webhook: { kind: "env", name: "PAGER_URL" },
+    }),
+    happened: async (db, tag) =>
+      (await db.team.findUniqueOrThrow({ where: { slug: `oncall-${tag}` } })).onCallEmail !== null,
   },
   "admin.createSsoMapping": {
     allowed: ADMIN_ONLY,
@@ -254,7 +409,9 @@ const MUTATIONS: Record<string, TCase> = {
   },
   "admin.deleteSsoMapping": {
     allowed: ADMIN_ONLY,
-    prepare: async (db, tag) => ({ id: (await db.ssoGroupMapping.create({ data: { group: `del-${tag}`, role: "viewer" } })).id }),
+    prepare: async (db, tag) => ({
+      id: (await db.ssoGroupMapping.create({ data: { group: `del-${tag}`, role: "viewer" } })).id,
+    }),
     happened: async (db, tag) => (await db.ssoGroupMapping.count({ where: { group: `del-${tag}` } })) === 0,
   },
 };
@@ -262,15 +419,34 @@ const MUTATIONS: Record<string, TCase> = {
 beforeAll(async () => {
   c = await startConsoleUnderTest("authz_matrix");
   resetTopic = uniqueName("authz_reset");
-  kafka = new Kafka({ clientId: "authz-matrix", brokers: testServices.kafkaBrokers, logLevel: logLevel.NOTHING });
+  kafka = new Kafka({
+    clientId: "authz-matrix",
+    brokers: testServices.kafkaBrokers,
+    logLevel: logLevel.NOTHING,
+  });
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: resetTopic, numPartitions: 2 }], waitForLeaders: true });
   await admin.disconnect();
   paymentsTeamId = (await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } })).id;
   riskTeamId = (await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } })).id;
-  const riskOwner = await c.db.user.create({ data: { email: EMAILS.ownerOfOtherTeam, name: "Rita Risk-Owner", role: "owner", memberships: { create: { teamId: riskTeamId } } } });
-  await c.db.account.create({ data: { id: `credential-${riskOwner.id}`, userId: riskOwner.id, providerId: "credential", accountId: riskOwner.id, password: (await c.db.account.findFirstOrThrow({ where: { user: { email: EMAILS.viewer } } })).password } });
+  const riskOwner = await c.db.user.create({
+    data: {
+      email: EMAILS.ownerOfOtherTeam,
+      name: "Rita Risk-Owner",
+      role: "owner",
+      memberships: { create: { teamId: riskTeamId } },
+    },
+  });
+  await c.db.account.create({
+    data: {
+      id: `credential-${riskOwner.id}`,
+      userId: riskOwner.id,
+      providerId: "credential",
+      accountId: riskOwner.id,
+      password: (await c.db.account.findFirstOrThrow({ where: { user: { email: EMAILS.viewer } } })).password,
+    },
+  });
   cookies.set("signedOut", null);
   for (const [i, caller] of (Object.keys(EMAILS) as (keyof typeof EMAILS)[]).entries()) {
     const signedIn = await c.signIn(EMAILS[caller], DEMO_PASSWORD, { ip: `10.9.0.${i + 1}` });
@@ -288,7 +464,9 @@ afterAll(async () => {
 
 describe("authorization matrix", () => {
   it("covers every mutating procedure of the console's API", () => {
-    const mutations = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>)
+    const mutations = Object.entries(
+      appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>,
+    )
       .filter(([, p]) => p._def.type === "mutation")
       .map(([path]) => path)
       .sort();
@@ -305,7 +483,9 @@ describe("authorization matrix", () => {
       expect(res.status, `${caller} → ${path}: ${res.message}`).toBe(expected);
       expect(await matrix.happened(c.db, tag), `${path} by ${caller} happened`).toBe(allowed);
       if (caller === "ownerOfOtherTeam" && !allowed && matrix.allowed.includes("owner")) {
-        expect(res.message).toMatch(/only for your own teams' pipelines: ".*" — it belongs to Payments Data; your teams: Risk & Fraud/);
+        expect(res.message).toMatch(
+          /only for your own teams' pipelines: ".*" — it belongs to Payments Data; your teams: Risk & Fraud/,
+        );
       }
     });
   });
@@ -314,9 +494,20 @@ describe("authorization matrix", () => {
 // Queries that are decided like changes: a dry run reads a topic's records for a team's draft, so it
 // needs pipeline.register for that team (answered 400 here only because the topic does not exist —
 // past the authorization); checking a draft is for the roles that write specs.
-const DRAFT_QUERIES: Record<string, { allowed: TCaller[]; input(tag: string): unknown; allowedStatus: number }> = {
-  "draft.dryRun": { allowed: ["owner", "admin"], input: (tag) => ({ text: draftOf(tag), sample: { kind: "last", perPartition: 5 } }), allowedStatus: 400 },
-  "draft.check": { allowed: ["owner", "ownerOfOtherTeam", "admin"], input: (tag) => ({ text: draftOf(tag) }), allowedStatus: 200 },
+const DRAFT_QUERIES: Record<
+  string,
+  { allowed: TCaller[]; input(tag: string): unknown; allowedStatus: number }
+> = {
+  "draft.dryRun": {
+    allowed: ["owner", "admin"],
+    input: (tag) => ({ text: draftOf(tag), sample: { kind: "last", perPartition: 5 } }),
+    allowedStatus: 400,
+  },
+  "draft.check": {
+    allowed: ["owner", "ownerOfOtherTeam", "admin"],
+    input: (tag) => ({ text: draftOf(tag) }),
+    allowedStatus: 200,
+  },
 };
 
 describe("authorization of draft queries", () => {
@@ -334,14 +525,25 @@ describe("authorization of draft queries", () => {
 // Four-eyes: nobody approves or rejects their own change request — not an operator, not an admin.
 describe("self-approval", () => {
   describe.each(["change.approve", "change.reject"])("%s of one's own request", (path) => {
-    it.each(CALLERS.filter((x) => x !== "signedOut"))("by %s is refused and changes nothing", async (caller) => {
-      const name = `self-${path.replace(/\W/g, "")}-${caller}`.toLowerCase();
-      const cr = await pendingReset(c.db, name, callerEmail(caller));
-      const res = await c.trpc("mutation", path, { id: String(cr.id), pipeline: name, note: "mine" }, cookies.get(caller)!);
-      expect(res.status, `${caller}: ${res.message}`).toBe(403);
-      if (APPROVERS.includes(caller)) expect(res.message).toMatch(/^you asked for change request #\d+: someone else must (approve|reject) it \(four-eyes rule, whatever your role\)/);
-      expect(await statusOf(c.db, name)).toBe("pending");
-      expect(await c.db.checkpointReset.count({ where: { changeRequestId: cr.id } })).toBe(0);
-    });
+    it.each(CALLERS.filter((x) => x !== "signedOut"))(
+      "by %s is refused and changes nothing",
+      async (caller) => {
+        const name = `self-${path.replace(/\W/g, "")}-${caller}`.toLowerCase();
+        const cr = await pendingReset(c.db, name, callerEmail(caller));
+        const res = await c.trpc(
+          "mutation",
+          path,
+          { id: String(cr.id), pipeline: name, note: "mine" },
+          cookies.get(caller)!,
+        );
+        expect(res.status, `${caller}: ${res.message}`).toBe(403);
+        if (APPROVERS.includes(caller))
+          expect(res.message).toMatch(
+            /^you asked for change request #\d+: someone else must (approve|reject) it \(four-eyes rule, whatever your role\)/,
+          );
+        expect(await statusOf(c.db, name)).toBe("pending");
+        expect(await c.db.checkpointReset.count({ where: { changeRequestId: cr.id } })).toBe(0);
+      },
+    );
   });
 });

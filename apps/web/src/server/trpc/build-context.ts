@@ -16,7 +16,20 @@ export interface TTrpcDeps {
   topicOffsets?: TTopicOffsets;
 }
 
-export async function buildTrpcContext(deps: TTrpcDeps, req: Request, resHeaders: Headers): Promise<TTrpcContext> {
+export async function buildTrpcContext(
+  deps: TTrpcDeps,
+  req: Request,
+  resHeaders: Headers,
+): Promise<TTrpcContext> {
   const user = await sessionActor(deps.auth, deps.db, req.headers);
-  return { db: deps.db, user, logger: deps.logger, resHeaders, from: requestOrigin(req.headers), dataPlane: deps.dataPlane, ...(deps.scheduler ? { scheduler: deps.scheduler } : {}), ...(deps.topicOffsets ? { topicOffsets: deps.topicOffsets } : {}) };
+  return {
+    db: deps.db,
+    user,
+    logger: deps.logger,
+    resHeaders,
+    from: requestOrigin(req.headers),
+    dataPlane: deps.dataPlane,
+    ...(deps.scheduler ? { scheduler: deps.scheduler } : {}),
+    ...(deps.topicOffsets ? { topicOffsets: deps.topicOffsets } : {}),
+  };
 }

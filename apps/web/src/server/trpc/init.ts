@@ -38,18 +38,30 @@ export function roleProcedure(minRole: TRole) {
  * (400) → allowed on this target, i.e. the pipeline's team (403, or 404 for an unknown pipeline). `targetOf` names the
  * pipeline from the input; leave it out for actions on no pipeline (admin.*).
  */
-export function actionProcedure<TSchema extends z.ZodType>(action: TAction, input: TSchema, targetOf?: (input: z.output<TSchema>) => TTargetRef) {
+export function actionProcedure<TSchema extends z.ZodType>(
+  action: TAction,
+  input: TSchema,
+  targetOf?: (input: z.output<TSchema>) => TTargetRef,
+) {
   return t.procedure
     .use(async ({ ctx, next, getRawInput }) => {
       // Refused before the input is validated: the raw input's pipeline (if any) only labels the audit event.
       const raw = (await getRawInput().catch(() => null)) as { pipeline?: unknown } | null;
-      const named: TTargetRef = typeof raw?.pipeline === "string" ? { pipeline: raw.pipeline.slice(0, 200) } : null;
-      return next({ ctx: { ...ctx, user: await auditRefusal(ctx, action, named, () => requireActionRole(ctx.user, action)) } });
+      const named: TTargetRef =
+        typeof raw?.pipeline === "string" ? { pipeline: raw.pipeline.slice(0, 200) } : null;
+      return next({
+        ctx: {
+          ...ctx,
+          user: await auditRefusal(ctx, action, named, () => requireActionRole(ctx.user, action)),
+        },
+      });
     })
     .input(input)
     .use(async ({ ctx, input, next }) => {
       const target = targetOf ? targetOf(input as z.output<TSchema>) : null;
-      const user = await auditRefusal(ctx, action, target, () => requireActionFor(ctx.db, ctx.user, action, target));
+      const user = await auditRefusal(ctx, action, target, () =>
+        requireActionFor(ctx.db, ctx.user, action, target),
+      );
       return next({ ctx: { ...ctx, user } });
     });
 }
@@ -58,16 +70,34 @@ export function actionProcedure<TSchema extends z.ZodType>(action: TAction, inpu
  * A signed-in user refused an action (403/404) is history too: recorded as a refused event with the
  * refusal as its reason. Signed-out calls (401) are not: there is nobody to name.
  */
-async function auditRefusal<T>(ctx: TTrpcContext, action: TAction, target: TTargetRef, decide: () => T | Promise<T>): Promise<T> {
+async function auditRefusal<T>(
+  ctx: TTrpcContext,
+  action: TAction,
+  target: TTargetRef,
+  decide: () => T | Promise<T>,
+): Promise<T> {
   try {
     return await decide();
   } catch (err) {
     if (err instanceof TRPCError && ctx.user && (err.code === "FORBIDDEN" || err.code === "NOT_FOUND")) {
-      const label = target && "pipeline" in target ? target.pipeline : target && "newPipeline" in target ? target.newPipeline : null;
+      const label =
+        target && "pipeline" in target
+          ? target.pipeline
+          : target && "newPipeline" in target
+            ? target.newPipeline
+            : null;
       // A failure to record is logged, never turned into a different answer for the caller.
       await Promise.resolve()
         .then(() =>
-          recordAuditEvent(ctx.db, { actorUserId: ctx.user!.id, actor: ctx.user!.email, action, outcome: "refused", target: label ? { type: "pipeline", label } : null, reason: err.message, from: ctx.from }),
+          recordAuditEvent(ctx.db, {
+            actorUserId: ctx.user!.id,
+            actor: ctx.user!.email,
+            action,
+            outcome: "refused",
+            target: label ? { type: "pipeline", label } : null,
+            reason: err.message,
+            from: ctx.from,
+          }),
         )
         .catch((e: unknown) => ctx.logger.error({ err: e, action }, "could not record a refused action"));
     }

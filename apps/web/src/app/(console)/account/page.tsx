@@ -12,7 +12,9 @@ export default async function AccountPage() {
   const hasPassword = signIns.some((a) => a.providerId === "credential");
   return (
     <>
-      <PageHeader title="Account">Who you are signed in as, what that lets you do, and your password.</PageHeader>
+      <PageHeader title="Account">
+        Who you are signed in as, what that lets you do, and your password.
+      </PageHeader>
       <div className="stack">
         <section className="panel">
           <h2 className="panel__title">You</h2>
@@ -26,9 +28,18 @@ export default async function AccountPage() {
               <span className={`role role--${user.role}`}>{user.role}</span>
             </dd>
             <dt>Teams</dt>
-            <dd data-testid="account-teams">{user.teams.length > 0 ? user.teams.map((t) => t.name).join(", ") : "none"}</dd>
+            <dd data-testid="account-teams">
+              {user.teams.length > 0 ? user.teams.map((t) => t.name).join(", ") : "none"}
+            </dd>
             <dt>Signs in with</dt>
-            <dd>{[hasPassword ? "password" : null, signIns.some((a) => a.providerId === "sso") ? "single sign-on" : null].filter(Boolean).join(", ")}</dd>
+            <dd>
+              {[
+                hasPassword ? "password" : null,
+                signIns.some((a) => a.providerId === "sso") ? "single sign-on" : null,
+              ]
+                .filter(Boolean)
+                .join(", ")}
+            </dd>
           </dl>
         </section>
         <section className="panel">
@@ -36,7 +47,9 @@ export default async function AccountPage() {
           {hasPassword ? (
             <ChangePasswordForm />
           ) : (
-            <p className="muted">You sign in with single sign-on; your identity provider manages your password.</p>
+            <p className="muted">
+              You sign in with single sign-on; your identity provider manages your password.
+            </p>
           )}
         </section>
       </div>

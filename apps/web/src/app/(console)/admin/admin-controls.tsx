@@ -14,7 +14,11 @@ export function useAdminRefresh() {
 
 export function useOutcome() {
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
-  return { outcome, ok: (text: string) => setOutcome({ ok: true, text }), fail: (err: { message: string }) => setOutcome({ ok: false, text: err.message }) };
+  return {
+    outcome,
+    ok: (text: string) => setOutcome({ ok: true, text }),
+    fail: (err: { message: string }) => setOutcome({ ok: false, text: err.message }),
+  };
 }
 
 export function Outcome({ outcome }: { outcome: { ok: boolean; text: string } | null }) {
@@ -27,7 +31,15 @@ export function Outcome({ outcome }: { outcome: { ok: boolean; text: string } | 
 }
 
 /** The labelled role and team pickers the add-person and map-a-group forms share. */
-export function RoleField({ roles, value, onChange }: { roles: TRole[]; value: TRole; onChange: (role: TRole) => void }) {
+export function RoleField({
+  roles,
+  value,
+  onChange,
+}: {
+  roles: TRole[];
+  value: TRole;
+  onChange: (role: TRole) => void;
+}) {
   return (
     <label>
       <span>Role</span>
@@ -42,7 +54,17 @@ export function RoleField({ roles, value, onChange }: { roles: TRole[]; value: T
   );
 }
 
-export function TeamField({ teams, value, onChange, none }: { teams: { id: string; name: string }[]; value: string; onChange: (teamId: string) => void; none: string }) {
+export function TeamField({
+  teams,
+  value,
+  onChange,
+  none,
+}: {
+  teams: { id: string; name: string }[];
+  value: string;
+  onChange: (teamId: string) => void;
+  none: string;
+}) {
   return (
     <label>
       <span>Team</span>

@@ -16,8 +16,12 @@ export default async function AdminPage() {
     return (
       <>
         <PageHeader title="Admin">People, teams and single sign-on.</PageHeader>
-        <EmptyState title="Admins only" next={<>Ask an admin to change people, teams or the single sign-on mapping.</>}>
-          This page manages people, teams and single sign-on; you are signed in as <strong>{user.role}</strong>.
+        <EmptyState
+          title="Admins only"
+          next={<>Ask an admin to change people, teams or the single sign-on mapping.</>}
+        >
+          This page manages people, teams and single sign-on; you are signed in as{" "}
+          <strong>{user.role}</strong>.
         </EmptyState>
       </>
     );
@@ -26,13 +30,16 @@ export default async function AdminPage() {
   return (
     <>
       <PageHeader title="Admin">
-        People, teams and single sign-on. Every change here is recorded in the audit log with who made it and the state
-        before and after.
+        People, teams and single sign-on. Every change here is recorded in the audit log with who made it and
+        the state before and after.
       </PageHeader>
       <div className="stack">
         <UsersSection selfId={user.id} roles={[...ROLES]} />
         <TeamsSection />
-        <SsoSection roles={[...ROLES]} configured={sso ? { issuer: sso.issuer, groupsClaim: sso.groupsClaim } : null} />
+        <SsoSection
+          roles={[...ROLES]}
+          configured={sso ? { issuer: sso.issuer, groupsClaim: sso.groupsClaim } : null}
+        />
       </div>
     </>
   );

@@ -7,7 +7,13 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { Outcome, RoleField, TeamField, useAdminRefresh, useMutation, useOutcome } from "./admin-controls";
 
-export function SsoSection({ configured, roles }: { configured: { issuer: string; groupsClaim: string } | null; roles: TRole[] }) {
+export function SsoSection({
+  configured,
+  roles,
+}: {
+  configured: { issuer: string; groupsClaim: string } | null;
+  roles: TRole[];
+}) {
   const trpc = useTRPC();
   const refresh = useAdminRefresh();
   const { outcome, ok, fail } = useOutcome();
@@ -16,8 +22,20 @@ export function SsoSection({ configured, roles }: { configured: { issuer: string
   const [group, setGroup] = useState("");
   const [role, setRole] = useState<TRole>("viewer");
   const [teamId, setTeamId] = useState("");
-  const create = useMutation(trpc.admin.createSsoMapping.mutationOptions({ onSuccess: () => (ok(`Group ${group} mapped.`), setGroup("")), onError: fail, onSettled: refresh }));
-  const remove = useMutation(trpc.admin.deleteSsoMapping.mutationOptions({ onSuccess: () => ok("Mapping removed."), onError: fail, onSettled: refresh }));
+  const create = useMutation(
+    trpc.admin.createSsoMapping.mutationOptions({
+      onSuccess: () => (ok(`Group ${group} mapped.`), setGroup("")),
+      onError: fail,
+      onSettled: refresh,
+    }),
+  );
+  const remove = useMutation(
+    trpc.admin.deleteSsoMapping.mutationOptions({
+      onSuccess: () => ok("Mapping removed."),
+      onError: fail,
+      onSettled: refresh,
+    }),
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({ group, role, teamId: teamId || null });
@@ -28,12 +46,16 @@ export function SsoSection({ configured, roles }: { configured: { issuer: string
       <p className="muted small">
         {configured ? (
           <>
-            Signing in with <span className="mono">{configured.issuer}</span> is on. A user gets the highest role any of their groups (claim{" "}
-            <code>{configured.groupsClaim}</code>) maps to, and every team those rows name; a user whose groups map to nothing sees a &quot;no
-            access&quot; page. Changes apply at each user&apos;s next sign-in.
+            Signing in with <span className="mono">{configured.issuer}</span> is on. A user gets the highest
+            role any of their groups (claim <code>{configured.groupsClaim}</code>) maps to, and every team
+            those rows name; a user whose groups map to nothing sees a &quot;no access&quot; page. Changes
+            apply at each user&apos;s next sign-in.
           </>
         ) : (
-          <>Single sign-on is not configured (set SLUICE_SSO_ISSUER, SLUICE_SSO_CLIENT_ID and SLUICE_SSO_CLIENT_SECRET); the mapping below is kept for when it is.</>
+          <>
+            Single sign-on is not configured (set SLUICE_SSO_ISSUER, SLUICE_SSO_CLIENT_ID and
+            SLUICE_SSO_CLIENT_SECRET); the mapping below is kept for when it is.
+          </>
         )}
       </p>
       <table className="table table--compact">
@@ -54,7 +76,12 @@ export function SsoSection({ configured, roles }: { configured: { issuer: string
               </td>
               <td>{m.team?.name ?? <span className="muted">no team (role only)</span>}</td>
               <td>
-                <button className="button button--small" type="button" disabled={remove.isPending} onClick={() => remove.mutate({ id: m.id })}>
+                <button
+                  className="button button--small"
+                  type="button"
+                  disabled={remove.isPending}
+                  onClick={() => remove.mutate({ id: m.id })}
+                >
                   Remove
                 </button>
               </td>

@@ -15,13 +15,16 @@ export function TeamsSection() {
     <section className="panel" data-testid="admin-teams">
       <h2 className="panel__title">Teams</h2>
       <p className="muted small">
-        A pipeline belongs to the team its spec names as <code>owner</code>. Members with the owner role change that team&apos;s pipelines;
-        operators run every pipeline. Alerts will go to the team&apos;s on-call contact.
+        A pipeline belongs to the team its spec names as <code>owner</code>. Members with the owner role
+        change that team&apos;s pipelines; operators run every pipeline. Alerts will go to the team&apos;s
+        on-call contact.
       </p>
       {teams.isPending ? (
         <p className="muted">Loading teams…</p>
       ) : teams.isError ? (
-        <p className="form__error" role="alert">Could not load teams: {teams.error.message}</p>
+        <p className="form__error" role="alert">
+          Could not load teams: {teams.error.message}
+        </p>
       ) : (
         teams.data.map((t) => <TeamCard key={t.id} team={t} people={users.data ?? []} />)
       )}
@@ -35,7 +38,13 @@ function TeamCard({ team, people }: { team: TAdminTeam; people: { id: string; em
   const refresh = useAdminRefresh();
   const { outcome, ok, fail } = useOutcome();
   const [add, setAdd] = useState("");
-  const member = useMutation(trpc.admin.setTeamMember.mutationOptions({ onSuccess: (r, v) => ok(r.changed ? (v.member ? "Added." : "Removed.") : "No change."), onError: fail, onSettled: refresh }));
+  const member = useMutation(
+    trpc.admin.setTeamMember.mutationOptions({
+      onSuccess: (r, v) => ok(r.changed ? (v.member ? "Added." : "Removed.") : "No change."),
+      onError: fail,
+      onSettled: refresh,
+    }),
+  );
   const candidates = people.filter((p) => !team.members.some((m) => m.userId === p.id));
   const owners = team.members.filter((m) => m.owner);
   return (
@@ -46,7 +55,12 @@ function TeamCard({ team, people }: { team: TAdminTeam; people: { id: string; em
         <span className="muted small">{team.pipelineCount} pipeline(s)</span>
       </div>
       <p className="small">
-        Owners: {owners.length > 0 ? owners.map((m) => m.name).join(", ") : <span className="warn">none — only operators and admins can change this team&apos;s pipelines</span>}
+        Owners:{" "}
+        {owners.length > 0 ? (
+          owners.map((m) => m.name).join(", ")
+        ) : (
+          <span className="warn">none — only operators and admins can change this team&apos;s pipelines</span>
+        )}
       </p>
       <table className="table table--compact">
         <thead>
@@ -68,7 +82,12 @@ function TeamCard({ team, people }: { team: TAdminTeam; people: { id: string; em
               </td>
               <td className="small">{m.source === "sso" ? "single sign-on mapping" : "an admin"}</td>
               <td>
-                <button className="button button--small" type="button" disabled={member.isPending} onClick={() => member.mutate({ teamId: team.id, userId: m.userId, member: false })}>
+                <button
+                  className="button button--small"
+                  type="button"
+                  disabled={member.isPending}
+                  onClick={() => member.mutate({ teamId: team.id, userId: m.userId, member: false })}
+                >
                   Remove
                 </button>
               </td>
@@ -79,7 +98,11 @@ function TeamCard({ team, people }: { team: TAdminTeam; people: { id: string; em
       <div className="admin-form">
         <label>
           <span>Add a member</span>
-          <select aria-label={`Add a member to ${team.name}`} value={add} onChange={(e) => setAdd(e.target.value)}>
+          <select
+            aria-label={`Add a member to ${team.name}`}
+            value={add}
+            onChange={(e) => setAdd(e.target.value)}
+          >
             <option value="">choose a person</option>
             {candidates.map((p) => (
               <option key={p.id} value={p.id}>
@@ -88,7 +111,12 @@ function TeamCard({ team, people }: { team: TAdminTeam; people: { id: string; em
             ))}
           </select>
         </label>
-        <button className="button button--small" type="button" disabled={!add || member.isPending} onClick={() => member.mutate({ teamId: team.id, userId: add, member: true })}>
+        <button
+          className="button button--small"
+          type="button"
+          disabled={!add || member.isPending}
+          onClick={() => member.mutate({ teamId: team.id, userId: add, member: true })}
+        >
           Add
         </button>
       </div>
@@ -111,8 +139,15 @@ function OnCall({ team }: { team: TAdminTeam }) {
     setKind("keep");
     setValue("");
   };
-  const save = useMutation(trpc.admin.setOnCall.mutationOptions({ onSuccess: saved, onError: fail, onSettled: refresh }));
-  const current = team.onCallWebhook === null ? "no webhook" : team.onCallWebhook.kind === "env" ? `webhook from $${team.onCallWebhook.name}` : `webhook URL set (host ${team.onCallWebhook.host}; the URL is never shown)`;
+  const save = useMutation(
+    trpc.admin.setOnCall.mutationOptions({ onSuccess: saved, onError: fail, onSettled: refresh }),
+  );
+  const current =
+    team.onCallWebhook === null
+      ? "no webhook"
+      : team.onCallWebhook.kind === "env"
+        ? `webhook from $${team.onCallWebhook.name}`
+        : `webhook URL set (host ${team.onCallWebhook.host}; the URL is never shown)`;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const webhook = kind === "env" ? { kind, name: value } : kind === "url" ? { kind, url: value } : { kind };
@@ -122,7 +157,12 @@ function OnCall({ team }: { team: TAdminTeam }) {
     <form className="admin-form" onSubmit={submit} noValidate aria-label={`On-call contact of ${team.name}`}>
       <label>
         <span>On-call email</span>
-        <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="team-oncall@example.com" />
+        <input
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          placeholder="team-oncall@example.com"
+        />
       </label>
       <label>
         <span>Webhook ({current})</span>
@@ -136,7 +176,13 @@ function OnCall({ team }: { team: TAdminTeam }) {
       {kind === "env" || kind === "url" ? (
         <label>
           <span>{kind === "env" ? "Variable name" : "Webhook URL"}</span>
-          <input type={kind === "url" ? "password" : "text"} autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} placeholder={kind === "env" ? "PAYMENTS_ONCALL_WEBHOOK_URL" : "https://hooks.example.com/…"} />
+          <input
+            type={kind === "url" ? "password" : "text"}
+            autoComplete="off"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            placeholder={kind === "env" ? "PAYMENTS_ONCALL_WEBHOOK_URL" : "https://hooks.example.com/…"}
+          />
         </label>
       ) : null}
       <button className="button button--small" type="submit" disabled={save.isPending}>
@@ -153,9 +199,20 @@ function CreateTeam() {
   const { outcome, ok, fail } = useOutcome();
   const [slug, setSlug] = useState("");
   const [name, setName] = useState("");
-  const create = useMutation(trpc.admin.createTeam.mutationOptions({ onSuccess: () => ok(`Team ${slug} created.`), onError: fail, onSettled: refresh }));
+  const create = useMutation(
+    trpc.admin.createTeam.mutationOptions({
+      onSuccess: () => ok(`Team ${slug} created.`),
+      onError: fail,
+      onSettled: refresh,
+    }),
+  );
   return (
-    <form className="admin-form" aria-label="Add a team" noValidate onSubmit={(e) => (e.preventDefault(), create.mutate({ slug, name }))}>
+    <form
+      className="admin-form"
+      aria-label="Add a team"
+      noValidate
+      onSubmit={(e) => (e.preventDefault(), create.mutate({ slug, name }))}
+    >
       <label>
         <span>New team id</span>
         <input value={slug} onChange={(e) => setSlug(e.target.value)} placeholder="payments-data" />

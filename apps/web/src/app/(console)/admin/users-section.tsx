@@ -19,7 +19,9 @@ export function UsersSection({ selfId, roles }: { selfId: string; roles: TRole[]
       {users.isPending ? (
         <p className="muted">Loading people…</p>
       ) : users.isError ? (
-        <p className="form__error" role="alert">Could not load people: {users.error.message}</p>
+        <p className="form__error" role="alert">
+          Could not load people: {users.error.message}
+        </p>
       ) : (
         <table className="table table--compact">
           <thead>
@@ -47,17 +49,29 @@ function UserRow({ user, self, roles }: { user: TAdminUser; self: boolean; roles
   const trpc = useTRPC();
   const refresh = useAdminRefresh();
   const { outcome, ok, fail } = useOutcome();
-  const setRole = useMutation(trpc.admin.setRole.mutationOptions({ onSuccess: (r) => ok(r.changed ? "Role changed." : "No change."), onError: fail, onSettled: refresh }));
+  const setRole = useMutation(
+    trpc.admin.setRole.mutationOptions({
+      onSuccess: (r) => ok(r.changed ? "Role changed." : "No change."),
+      onError: fail,
+      onSettled: refresh,
+    }),
+  );
   const setDisabled = useMutation(
     trpc.admin.setDisabled.mutationOptions({
-      onSuccess: (r, v) => ok(v.disabled ? `Disabled; ${r.sessionsEnded} session(s) ended.` : "Enabled: they can sign in again."),
+      onSuccess: (r, v) =>
+        ok(
+          v.disabled ? `Disabled; ${r.sessionsEnded} session(s) ended.` : "Enabled: they can sign in again.",
+        ),
       onError: fail,
       onSettled: refresh,
     }),
   );
   const reset = useMutation(
     trpc.admin.resetPassword.mutationOptions({
-      onSuccess: (r) => ok(`New one-time password: ${r.oneTimePassword} — hand it over; it is not shown again. ${r.sessionsEnded} session(s) ended.`),
+      onSuccess: (r) =>
+        ok(
+          `New one-time password: ${r.oneTimePassword} — hand it over; it is not shown again. ${r.sessionsEnded} session(s) ended.`,
+        ),
       onError: fail,
       onSettled: refresh,
     }),
@@ -71,7 +85,12 @@ function UserRow({ user, self, roles }: { user: TAdminUser; self: boolean; roles
         <Outcome outcome={outcome} />
       </td>
       <td>
-        <select aria-label={`Role of ${user.email}`} value={user.role} disabled={setRole.isPending} onChange={(e) => setRole.mutate({ userId: user.id, role: e.target.value as TRole })}>
+        <select
+          aria-label={`Role of ${user.email}`}
+          value={user.role}
+          disabled={setRole.isPending}
+          onChange={(e) => setRole.mutate({ userId: user.id, role: e.target.value as TRole })}
+        >
           {roles.map((r) => (
             <option key={r} value={r}>
               {r}
@@ -79,17 +98,34 @@ function UserRow({ user, self, roles }: { user: TAdminUser; self: boolean; roles
           ))}
         </select>
       </td>
-      <td className="small">{user.teams.length > 0 ? user.teams.map((t) => `${t.name}${t.source === "sso" ? " (SSO)" : ""}`).join(", ") : <span className="muted">none</span>}</td>
+      <td className="small">
+        {user.teams.length > 0 ? (
+          user.teams.map((t) => `${t.name}${t.source === "sso" ? " (SSO)" : ""}`).join(", ")
+        ) : (
+          <span className="muted">none</span>
+        )}
+      </td>
       <td className="small">
         {user.signsInWith.join(", ") || <span className="muted">nothing yet</span>}
         {user.ssoGroups.length > 0 ? <div className="muted">groups: {user.ssoGroups.join(", ")}</div> : null}
       </td>
       <td className="num">{user.activeSessions}</td>
       <td>
-        <button className="button button--small" type="button" disabled={self || setDisabled.isPending} title={self ? "You cannot disable yourself" : undefined} onClick={() => setDisabled.mutate({ userId: user.id, disabled: !user.disabled })}>
+        <button
+          className="button button--small"
+          type="button"
+          disabled={self || setDisabled.isPending}
+          title={self ? "You cannot disable yourself" : undefined}
+          onClick={() => setDisabled.mutate({ userId: user.id, disabled: !user.disabled })}
+        >
           {user.disabled ? "Enable" : "Disable"}
         </button>{" "}
-        <button className="button button--small" type="button" disabled={reset.isPending} onClick={() => reset.mutate({ userId: user.id })}>
+        <button
+          className="button button--small"
+          type="button"
+          disabled={reset.isPending}
+          onClick={() => reset.mutate({ userId: user.id })}
+        >
           Reset password
         </button>
       </td>
@@ -109,7 +145,11 @@ function CreateUser({ teams, roles }: { teams: { id: string; name: string }[]; r
   const create = useMutation(
     trpc.admin.createUser.mutationOptions({
       onSuccess: (r) => {
-        ok(r.oneTimePassword ? `Created ${r.email}. One-time password: ${r.oneTimePassword} — hand it over; it is not shown again.` : `Created ${r.email}; they sign in with single sign-on.`);
+        ok(
+          r.oneTimePassword
+            ? `Created ${r.email}. One-time password: ${r.oneTimePassword} — hand it over; it is not shown again.`
+            : `Created ${r.email}; they sign in with single sign-on.`,
+        );
         setEmail("");
         setName("");
       },
@@ -119,7 +159,13 @@ function CreateUser({ teams, roles }: { teams: { id: string; name: string }[]; r
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ email, name, role, teamIds: teamId ? [teamId] : [], password: ssoOnly ? "none" : "generate" });
+    create.mutate({
+      email,
+      name,
+      role,
+      teamIds: teamId ? [teamId] : [],
+      password: ssoOnly ? "none" : "generate",
+    });
   };
   return (
     <form className="admin-form" onSubmit={submit} noValidate aria-label="Add a person">
@@ -134,7 +180,8 @@ function CreateUser({ teams, roles }: { teams: { id: string; name: string }[]; r
       <RoleField roles={roles} value={role} onChange={setRole} />
       <TeamField teams={teams} value={teamId} onChange={setTeamId} none="none" />
       <label className="admin-form__check">
-        <input type="checkbox" checked={ssoOnly} onChange={(e) => setSsoOnly(e.target.checked)} /> single sign-on only (no password)
+        <input type="checkbox" checked={ssoOnly} onChange={(e) => setSsoOnly(e.target.checked)} /> single
+        sign-on only (no password)
       </label>
       <button className="button button--primary" type="submit" disabled={create.isPending}>
         Add person

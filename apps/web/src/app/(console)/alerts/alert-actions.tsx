@@ -13,7 +13,8 @@ const SILENCE_FOR = [
   { label: "1 day", ms: 24 * 3600_000 },
   { label: "7 days", ms: 7 * 24 * 3600_000 },
 ];
-export const NOT_ALLOWED = "Responding to alerts needs the operator role (or owner, for your teams' pipelines). Ask an admin.";
+export const NOT_ALLOWED =
+  "Responding to alerts needs the operator role (or owner, for your teams' pipelines). Ask an admin.";
 
 export function useAlertMutations() {
   const trpc = useTRPC();
@@ -40,30 +41,68 @@ export function AlertActions({ alert, canRespond }: { alert: TAlertView; canResp
   const error = m.acknowledge.error ?? m.resolve.error ?? m.silence.error;
   return (
     <div className="alert-actions" data-testid={`alert-actions-${alert.id}`}>
-      <input type="text" placeholder="Note (optional)" value={note} onChange={(e) => setNote(e.target.value)} aria-label="Note" disabled={!canRespond} />
+      <input
+        type="text"
+        placeholder="Note (optional)"
+        value={note}
+        onChange={(e) => setNote(e.target.value)}
+        aria-label="Note"
+        disabled={!canRespond}
+      />
       {alert.state === "firing" ? (
-        <button type="button" className="button button--small" disabled={!canRespond || m.acknowledge.isPending} title={title} onClick={() => m.acknowledge.mutate({ ...ref, note })}>
+        <button
+          type="button"
+          className="button button--small"
+          disabled={!canRespond || m.acknowledge.isPending}
+          title={title}
+          onClick={() => m.acknowledge.mutate({ ...ref, note })}
+        >
           Acknowledge
         </button>
       ) : null}
-      <button type="button" className="button button--small" disabled={!canRespond || m.resolve.isPending} title={title} onClick={() => m.resolve.mutate({ ...ref, note })}>
+      <button
+        type="button"
+        className="button button--small"
+        disabled={!canRespond || m.resolve.isPending}
+        title={title}
+        onClick={() => m.resolve.mutate({ ...ref, note })}
+      >
         Resolve
       </button>
       <span className="alert-actions__silence">
-        <select value={silenceFor} onChange={(e) => setSilenceFor(Number(e.target.value))} aria-label="Silence for" disabled={!canRespond}>
+        <select
+          value={silenceFor}
+          onChange={(e) => setSilenceFor(Number(e.target.value))}
+          aria-label="Silence for"
+          disabled={!canRespond}
+        >
           {SILENCE_FOR.map((s) => (
             <option key={s.ms} value={s.ms}>
               {s.label}
             </option>
           ))}
         </select>
-        <input type="text" placeholder="Why silence?" value={reason} onChange={(e) => setReason(e.target.value)} aria-label="Silence reason" disabled={!canRespond} />
+        <input
+          type="text"
+          placeholder="Why silence?"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          aria-label="Silence reason"
+          disabled={!canRespond}
+        />
         <button
           type="button"
           className="button button--small"
           disabled={!canRespond || m.silence.isPending}
           title={title}
-          onClick={() => m.silence.mutate({ pipeline: alert.pipeline, ...(alert.pipeline ? {} : { kind: alert.kind }), expiresAt: new Date(Date.now() + silenceFor), reason })}
+          onClick={() =>
+            m.silence.mutate({
+              pipeline: alert.pipeline,
+              ...(alert.pipeline ? {} : { kind: alert.kind }),
+              expiresAt: new Date(Date.now() + silenceFor),
+              reason,
+            })
+          }
         >
           Silence {alert.pipeline ? "pipeline" : "rule"}
         </button>

@@ -7,13 +7,23 @@ import Link from "next/link";
 import { formatClock, formatMs } from "@/charts/format";
 import { AlertActions } from "./alert-actions";
 
-const STATE_CLASS = { firing: "badge badge--bad", acknowledged: "badge badge--warn", resolved: "badge badge--ok" } as const;
+const STATE_CLASS = {
+  firing: "badge badge--bad",
+  acknowledged: "badge badge--warn",
+  resolved: "badge badge--ok",
+} as const;
 const SEVERITY_CLASS = { critical: "badge badge--bad", warning: "badge badge--warn", info: "badge" } as const;
 
 export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespond: boolean }) {
   const ago = (d: Date) => `${formatClock(d)} (${formatMs(Date.now() - d.getTime())} ago)`;
   return (
-    <li className={`alert${a.state === "firing" ? " alert--firing" : ""}`} data-testid={`alert-${a.id}`} data-state={a.state} data-kind={a.kind} data-pipeline={a.pipeline ?? ""}>
+    <li
+      className={`alert${a.state === "firing" ? " alert--firing" : ""}`}
+      data-testid={`alert-${a.id}`}
+      data-state={a.state}
+      data-kind={a.kind}
+      data-pipeline={a.pipeline ?? ""}
+    >
       <div className="alert__head">
         <span className={STATE_CLASS[a.state]} data-testid="alert-state">
           {a.state}
@@ -45,8 +55,11 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
         {a.summary}
       </div>
       <div className="small muted">
-        since <span title={a.startedAt.toISOString()}>{ago(a.startedAt)}</span> · value <span className="mono" data-testid="alert-value">{a.value ?? "—"}</span> vs threshold{" "}
-        <span className="mono">{a.threshold ?? "—"}</span> ({a.unit})
+        since <span title={a.startedAt.toISOString()}>{ago(a.startedAt)}</span> · value{" "}
+        <span className="mono" data-testid="alert-value">
+          {a.value ?? "—"}
+        </span>{" "}
+        vs threshold <span className="mono">{a.threshold ?? "—"}</span> ({a.unit})
         {a.acknowledgedBy ? (
           <>
             {" "}
@@ -57,14 +70,20 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
         {a.resolvedAt ? (
           <>
             {" "}
-            · resolved {ago(a.resolvedAt)} {a.resolvedBy === "auto" ? "(condition cleared)" : `by ${a.resolvedBy}`}
+            · resolved {ago(a.resolvedAt)}{" "}
+            {a.resolvedBy === "auto" ? "(condition cleared)" : `by ${a.resolvedBy}`}
           </>
         ) : null}
       </div>
       {a.delivery ? (
-        <div className={`small ${a.delivery.status === "failed" ? "bad" : a.delivery.status === "pending" && a.delivery.lastError ? "warn" : "muted"}`} data-testid="alert-delivery">
+        <div
+          className={`small ${a.delivery.status === "failed" ? "bad" : a.delivery.status === "pending" && a.delivery.lastError ? "warn" : "muted"}`}
+          data-testid="alert-delivery"
+        >
           {a.delivery.kind} notification {a.delivery.status}
-          {a.delivery.status === "pending" && a.delivery.lastError ? ` (retrying after ${a.delivery.attempts} attempts)` : ""}
+          {a.delivery.status === "pending" && a.delivery.lastError
+            ? ` (retrying after ${a.delivery.attempts} attempts)`
+            : ""}
           {a.delivery.lastError && a.delivery.status !== "delivered" ? `: ${a.delivery.lastError}` : ""}
         </div>
       ) : a.state !== "resolved" ? (

@@ -12,13 +12,26 @@ import { AlertRow } from "./alert-row";
 
 const REFRESH_MS = 5_000;
 
-export function AlertsView({ canRespond, initialPipeline = "" }: { canRespond: boolean; initialPipeline?: string }) {
+export function AlertsView({
+  canRespond,
+  initialPipeline = "",
+}: {
+  canRespond: boolean;
+  initialPipeline?: string;
+}) {
   const trpc = useTRPC();
   const [team, setTeam] = useState("");
   const [severity, setSeverity] = useState<(typeof SEVERITIES)[number] | "">("");
   const [pipeline, setPipeline] = useState(initialPipeline);
   const teams = useQuery(trpc.team.list.queryOptions());
-  const alerts = useQuery({ ...trpc.alert.list.queryOptions({ ...(team ? { team } : {}), ...(severity ? { severity } : {}), ...(pipeline.trim() ? { pipeline: pipeline.trim() } : {}) }), refetchInterval: REFRESH_MS });
+  const alerts = useQuery({
+    ...trpc.alert.list.queryOptions({
+      ...(team ? { team } : {}),
+      ...(severity ? { severity } : {}),
+      ...(pipeline.trim() ? { pipeline: pipeline.trim() } : {}),
+    }),
+    refetchInterval: REFRESH_MS,
+  });
   const notifications = useQuery({ ...trpc.alert.notifications.queryOptions(), refetchInterval: REFRESH_MS });
   const filtered = Boolean(team || severity || pipeline.trim());
   const open = alerts.data?.filter((a) => a.state !== "resolved").length ?? 0;
@@ -34,9 +47,27 @@ export function AlertsView({ canRespond, initialPipeline = "" }: { canRespond: b
             </span>
           </h2>
           <div className="filters">
-            <FilterSelect label="Team" value={team} onChange={setTeam} options={(teams.data ?? []).map((t) => [t.slug, t.name] as const)} ariaLabel="Filter by team" />
-            <FilterSelect label="Severity" value={severity} onChange={setSeverity} options={SEVERITIES} ariaLabel="Filter by severity" />
-            <input type="search" placeholder="Pipeline" value={pipeline} onChange={(e) => setPipeline(e.target.value)} aria-label="Filter by pipeline" />
+            <FilterSelect
+              label="Team"
+              value={team}
+              onChange={setTeam}
+              options={(teams.data ?? []).map((t) => [t.slug, t.name] as const)}
+              ariaLabel="Filter by team"
+            />
+            <FilterSelect
+              label="Severity"
+              value={severity}
+              onChange={setSeverity}
+              options={SEVERITIES}
+              ariaLabel="Filter by severity"
+            />
+            <input
+              type="search"
+              placeholder="Pipeline"
+              value={pipeline}
+              onChange={(e) => setPipeline(e.target.value)}
+              aria-label="Filter by pipeline"
+            />
           </div>
         </div>
         {alerts.isPending ? (
@@ -49,11 +80,20 @@ export function AlertsView({ canRespond, initialPipeline = "" }: { canRespond: b
           filtered ? (
             <p className="muted">No alert matches these filters.</p>
           ) : (
-            <EmptyState title="Nothing firing" next={<>Tune a pipeline&apos;s rules on its page (Alerts section), and make sure its team has an on-call webhook (Admin → Teams).</>}>
+            <EmptyState
+              title="Nothing firing"
+              next={
+                <>
+                  Tune a pipeline&apos;s rules on its page (Alerts section), and make sure its team has an
+                  on-call webhook (Admin → Teams).
+                </>
+              }
+            >
               <p>
-                Every pipeline has default rules — backlog growing while input is steady, processing below input, freshness over target,
-                violations and dead letters over a threshold, failing batches, state growing, webhook deliveries failing, no batch while
-                running — and the fleet has worker rules. None has fired in the last 24 hours.
+                Every pipeline has default rules — backlog growing while input is steady, processing below
+                input, freshness over target, violations and dead letters over a threshold, failing batches,
+                state growing, webhook deliveries failing, no batch while running — and the fleet has worker
+                rules. None has fired in the last 24 hours.
               </p>
             </EmptyState>
           )
@@ -69,8 +109,9 @@ export function AlertsView({ canRespond, initialPipeline = "" }: { canRespond: b
       <section className="panel" data-testid="alert-notifications">
         <h2 className="panel__title">Notifications</h2>
         <p className="muted small">
-          What was sent to each team&apos;s on-call webhook: one notification when an alert fires, one when it resolves, and a reminder only while it
-          stays unacknowledged. A receiver that refuses is retried with backoff; its answer is shown here.
+          What was sent to each team&apos;s on-call webhook: one notification when an alert fires, one when it
+          resolves, and a reminder only while it stays unacknowledged. A receiver that refuses is retried with
+          backoff; its answer is shown here.
         </p>
         {notifications.isPending ? (
           <p className="muted">Loading notifications…</p>
@@ -98,9 +139,21 @@ export function AlertsView({ canRespond, initialPipeline = "" }: { canRespond: b
                   <td className="mono">#{n.alertId}</td>
                   <td>{n.kind}</td>
                   <td>{n.team}</td>
-                  <td className={n.status === "failed" ? "bad" : n.status === "pending" && n.lastError ? "warn" : undefined}>{n.status}</td>
+                  <td
+                    className={
+                      n.status === "failed"
+                        ? "bad"
+                        : n.status === "pending" && n.lastError
+                          ? "warn"
+                          : undefined
+                    }
+                  >
+                    {n.status}
+                  </td>
                   <td className="num">{n.attempts}</td>
-                  <td className="small">{n.lastError ?? (n.lastStatusCode ? `HTTP ${n.lastStatusCode}` : "—")}</td>
+                  <td className="small">
+                    {n.lastError ?? (n.lastStatusCode ? `HTTP ${n.lastStatusCode}` : "—")}
+                  </td>
                 </tr>
               ))}
             </tbody>

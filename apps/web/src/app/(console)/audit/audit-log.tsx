@@ -7,7 +7,14 @@ import { useState, type FormEvent } from "react";
 import { Time } from "../pipelines/[name]/time";
 import { useTRPC } from "@/trpc/react";
 
-type TFilters = { actor: string; action: string; target: string; outcome: "" | "succeeded" | "refused"; from: string; to: string };
+type TFilters = {
+  actor: string;
+  action: string;
+  target: string;
+  outcome: "" | "succeeded" | "refused";
+  from: string;
+  to: string;
+};
 const NO_FILTERS: TFilters = { actor: "", action: "", target: "", outcome: "", from: "", to: "" };
 const REFRESH_MS = 10_000;
 
@@ -29,7 +36,11 @@ export function AuditLog({ pipeline, limit = 50 }: { pipeline?: string; limit?: 
   const [draft, setDraft] = useState<TFilters>(NO_FILTERS);
   const [filters, setFilters] = useState<TFilters>(NO_FILTERS);
   const [pages, setPages] = useState<string[]>([]);
-  const input = { ...toInput(filters, pipeline), limit, ...(pages.length ? { before: BigInt(pages.at(-1)!) } : {}) };
+  const input = {
+    ...toInput(filters, pipeline),
+    limit,
+    ...(pages.length ? { before: BigInt(pages.at(-1)!) } : {}),
+  };
   const list = useQuery({ ...trpc.audit.list.queryOptions(input), refetchInterval: REFRESH_MS });
   const [exporting, setExporting] = useState<string | null>(null);
 
@@ -41,7 +52,10 @@ export function AuditLog({ pipeline, limit = 50 }: { pipeline?: string; limit?: 
   const download = async () => {
     setExporting("Preparing the export…");
     try {
-      const { filename, csv } = await queryClient.fetchQuery({ ...trpc.audit.exportCsv.queryOptions(toInput(filters, pipeline)), staleTime: 0 });
+      const { filename, csv } = await queryClient.fetchQuery({
+        ...trpc.audit.exportCsv.queryOptions(toInput(filters, pipeline)),
+        staleTime: 0,
+      });
       const url = URL.createObjectURL(new Blob([csv], { type: "text/csv;charset=utf-8" }));
       const a = document.createElement("a");
       a.href = url;
@@ -53,20 +67,39 @@ export function AuditLog({ pipeline, limit = 50 }: { pipeline?: string; limit?: 
       setExporting(`Could not export: ${(err as Error).message}`);
     }
   };
-  const set = (k: keyof TFilters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value });
+  const set = (k: keyof TFilters) => (e: { target: { value: string } }) =>
+    setDraft({ ...draft, [k]: e.target.value });
 
   return (
     <div className="stack" data-testid={pipeline ? "pipeline-history" : "audit-log"}>
       {pipeline ? null : (
         <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
           <label>
-            Actor <input name="actor" value={draft.actor} onChange={set("actor")} placeholder="email or part of it" />
+            Actor{" "}
+            <input
+              name="actor"
+              value={draft.actor}
+              onChange={set("actor")}
+              placeholder="email or part of it"
+            />
           </label>
           <label>
-            Action <input name="action" value={draft.action} onChange={set("action")} placeholder="e.g. pipeline or change.approve" />
+            Action{" "}
+            <input
+              name="action"
+              value={draft.action}
+              onChange={set("action")}
+              placeholder="e.g. pipeline or change.approve"
+            />
           </label>
           <label>
-            Target <input name="target" value={draft.target} onChange={set("target")} placeholder="pipeline, user or team" />
+            Target{" "}
+            <input
+              name="target"
+              value={draft.target}
+              onChange={set("target")}
+              placeholder="pipeline, user or team"
+            />
           </label>
           <label>
             Outcome{" "}
@@ -88,7 +121,11 @@ export function AuditLog({ pipeline, limit = 50 }: { pipeline?: string; limit?: 
           <button className="button button--small" type="button" onClick={() => void download()}>
             Export CSV
           </button>
-          {exporting ? <span className="muted small" role="status">{exporting}</span> : null}
+          {exporting ? (
+            <span className="muted small" role="status">
+              {exporting}
+            </span>
+          ) : null}
         </form>
       )}
       {list.isPending ? (
@@ -99,19 +136,29 @@ export function AuditLog({ pipeline, limit = 50 }: { pipeline?: string; limit?: 
         </p>
       ) : list.data.events.length === 0 ? (
         <p className="muted" data-testid="audit-empty">
-          {pipeline ? "Nothing recorded for this pipeline yet: lifecycle commands, registrations and change requests appear here." : "No event matches these filters. Clear a filter or widen the time range."}
+          {pipeline
+            ? "Nothing recorded for this pipeline yet: lifecycle commands, registrations and change requests appear here."
+            : "No event matches these filters. Clear a filter or widen the time range."}
         </p>
       ) : (
         <>
           <AuditTable events={list.data.events} showTarget={!pipeline} />
           <div className="lifecycle__buttons">
             {pages.length > 0 ? (
-              <button className="button button--small" type="button" onClick={() => setPages(pages.slice(0, -1))}>
+              <button
+                className="button button--small"
+                type="button"
+                onClick={() => setPages(pages.slice(0, -1))}
+              >
                 Newer
               </button>
             ) : null}
             {list.data.nextBefore ? (
-              <button className="button button--small" type="button" onClick={() => setPages([...pages, list.data.nextBefore!])}>
+              <button
+                className="button button--small"
+                type="button"
+                onClick={() => setPages([...pages, list.data.nextBefore!])}
+              >
                 Older
               </button>
             ) : null}
@@ -138,7 +185,11 @@ function AuditTable({ events, showTarget }: { events: TAuditEventView[]; showTar
       </thead>
       <tbody>
         {events.map((e) => (
-          <tr key={e.id} data-action={e.action} className={e.outcome === "refused" ? "row--problem" : undefined}>
+          <tr
+            key={e.id}
+            data-action={e.action}
+            className={e.outcome === "refused" ? "row--problem" : undefined}
+          >
             <td className="muted">
               <Time value={e.occurredAt} />
             </td>
@@ -150,7 +201,10 @@ function AuditTable({ events, showTarget }: { events: TAuditEventView[]; showTar
             {showTarget ? <td className="mono">{e.targetLabel ?? e.targetId ?? "—"}</td> : null}
             <td className="small">{e.reason || <span className="muted">—</span>}</td>
             <td className="small mono">{change(e)}</td>
-            <td className="muted small">{e.origin}{e.ipAddress ? ` ${e.ipAddress}` : ""}</td>
+            <td className="muted small">
+              {e.origin}
+              {e.ipAddress ? ` ${e.ipAddress}` : ""}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -37,17 +37,26 @@ export function ChangeRequestCard({
   const approve = useMutation(trpc.change.approve.mutationOptions(settle));
   const reject = useMutation(trpc.change.reject.mutationOptions(settle));
   const cancel = useMutation(trpc.change.cancel.mutationOptions(settle));
-  const addComment = useMutation(trpc.change.comment.mutationOptions({ ...settle, onSuccess: () => setComment("") }));
+  const addComment = useMutation(
+    trpc.change.comment.mutationOptions({ ...settle, onSuccess: () => setComment("") }),
+  );
   const error = approve.error ?? reject.error ?? cancel.error ?? addComment.error;
   // A request the engine raised (requester "system") is nobody's own: any operator may approve it.
   const mine = me?.email === cr.requestedBy;
   const canDecide = me && (me.role === "operator" || me.role === "admin");
   const ref = { id: cr.id, pipeline: cr.pipeline };
   const busy = approve.isPending || reject.isPending || cancel.isPending;
-  const payload = cr.payload as { to?: { kind: string; at?: string; offsets?: Record<string, number> }; state?: string };
+  const payload = cr.payload as {
+    to?: { kind: string; at?: string; offsets?: Record<string, number> };
+    state?: string;
+  };
 
   return (
-    <article className="panel stack" data-testid={`change-request-${cr.id}`} aria-label={`Change request ${cr.id}`}>
+    <article
+      className="panel stack"
+      data-testid={`change-request-${cr.id}`}
+      aria-label={`Change request ${cr.id}`}
+    >
       <header className="webhook__head">
         <span className="strong">
           #{cr.id} {cr.kind === "checkpoint_reset" ? "Checkpoint reset" : "Schema change"} of{" "}
@@ -61,19 +70,24 @@ export function ChangeRequestCard({
         </span>
       </header>
       <p className="small">
-        Asked by <span className="mono">{cr.requestedBy}</span> <Time value={cr.createdAt} />: &ldquo;{cr.reason}&rdquo;
+        Asked by <span className="mono">{cr.requestedBy}</span> <Time value={cr.createdAt} />: &ldquo;
+        {cr.reason}&rdquo;
         {payload.to ? (
           <>
             {" "}
-            — to <strong>{describeTarget(payload.to)}</strong>, state <strong>{payload.state === "clear" ? "cleared" : "kept"}</strong>.
+            — to <strong>{describeTarget(payload.to)}</strong>, state{" "}
+            <strong>{payload.state === "clear" ? "cleared" : "kept"}</strong>.
           </>
         ) : null}
       </p>
-      {cr.kind === "checkpoint_reset" && cr.impact ? <ResetImpact impact={cr.impact as TResetImpact} /> : null}
+      {cr.kind === "checkpoint_reset" && cr.impact ? (
+        <ResetImpact impact={cr.impact as TResetImpact} />
+      ) : null}
       {cr.kind === "schema_change" ? <SchemaChangeDetails cr={cr} /> : null}
       {cr.decidedBy ? (
         <p className="small" data-testid="change-decision">
-          {cr.status === "cancelled" ? "Cancelled" : cr.status === "rejected" ? "Rejected" : "Approved"} by <span className="mono">{cr.decidedBy}</span> <Time value={cr.decidedAt} />
+          {cr.status === "cancelled" ? "Cancelled" : cr.status === "rejected" ? "Rejected" : "Approved"} by{" "}
+          <span className="mono">{cr.decidedBy}</span> <Time value={cr.decidedAt} />
           {cr.decisionNote ? <> (&ldquo;{cr.decisionNote}&rdquo;)</> : null}
           {cr.appliedAt ? (
             <>
@@ -87,8 +101,12 @@ export function ChangeRequestCard({
       ) : null}
       {cr.status === "pending" ? (
         <div className="lifecycle__form">
-          {mine ? <p className="muted small">You asked for this: someone else must approve it (four-eyes).</p> : null}
-          {!mine && !canDecide ? <p className="muted small">Approving needs the operator role; you can follow and comment.</p> : null}
+          {mine ? (
+            <p className="muted small">You asked for this: someone else must approve it (four-eyes).</p>
+          ) : null}
+          {!mine && !canDecide ? (
+            <p className="muted small">Approving needs the operator role; you can follow and comment.</p>
+          ) : null}
           {!mine && canDecide ? (
             <label className="form__field">
               Note (recorded with your decision; required to reject)
@@ -98,16 +116,31 @@ export function ChangeRequestCard({
           <div className="lifecycle__buttons">
             {!mine && canDecide ? (
               <>
-                <button className="button button--primary button--small" type="button" disabled={busy} onClick={() => approve.mutate({ ...ref, note })}>
+                <button
+                  className="button button--primary button--small"
+                  type="button"
+                  disabled={busy}
+                  onClick={() => approve.mutate({ ...ref, note })}
+                >
                   Approve and apply
                 </button>
-                <button className="button button--small" type="button" disabled={busy} onClick={() => reject.mutate({ ...ref, note })}>
+                <button
+                  className="button button--small"
+                  type="button"
+                  disabled={busy}
+                  onClick={() => reject.mutate({ ...ref, note })}
+                >
                   Reject
                 </button>
               </>
             ) : null}
             {mine ? (
-              <button className="button button--small" type="button" disabled={busy} onClick={() => cancel.mutate(ref)}>
+              <button
+                className="button button--small"
+                type="button"
+                disabled={busy}
+                onClick={() => cancel.mutate(ref)}
+              >
                 Cancel my request
               </button>
             ) : null}
@@ -135,8 +168,18 @@ export function ChangeRequestCard({
             addComment.mutate({ ...ref, body: comment });
           }}
         >
-          <input aria-label="Comment" value={comment} onChange={(e) => setComment(e.target.value)} maxLength={4000} placeholder="Ask or answer a question" />
-          <button className="button button--small" type="submit" disabled={addComment.isPending || !comment.trim()}>
+          <input
+            aria-label="Comment"
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+            maxLength={4000}
+            placeholder="Ask or answer a question"
+          />
+          <button
+            className="button button--small"
+            type="submit"
+            disabled={addComment.isPending || !comment.trim()}
+          >
             Comment
           </button>
         </form>
@@ -147,7 +190,10 @@ export function ChangeRequestCard({
 
 function describeTarget(to: { kind: string; at?: string; offsets?: Record<string, number> }): string {
   if (to.kind === "timestamp") return `the events since ${to.at}`;
-  if (to.kind === "offsets") return `offsets ${Object.entries(to.offsets ?? {}).map(([p, o]) => `${p}:${o}`).join(", ")}`;
+  if (to.kind === "offsets")
+    return `offsets ${Object.entries(to.offsets ?? {})
+      .map(([p, o]) => `${p}:${o}`)
+      .join(", ")}`;
   return to.kind;
 }
 

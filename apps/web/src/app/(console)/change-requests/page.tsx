@@ -10,8 +10,9 @@ export default async function ChangeRequestsPage() {
   return (
     <>
       <PageHeader title="Change requests">
-        Changes that alter where a running pipeline reads from wait here for a second person: the requester can never approve their own
-        request, whatever their role. Each shows its impact before anyone approves it; every step is in the audit log.
+        Changes that alter where a running pipeline reads from wait here for a second person: the requester
+        can never approve their own request, whatever their role. Each shows its impact before anyone approves
+        it; every step is in the audit log.
       </PageHeader>
       <ChangeRequestList />
     </>

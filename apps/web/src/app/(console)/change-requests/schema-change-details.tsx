@@ -31,7 +31,9 @@ export function SchemaChangeDetails({ cr }: { cr: TChangeRequestView }) {
         </p>
       ) : null}
       {impact ? <SchemaImpact impact={impact} /> : null}
-      {cr.status === "applied" && cr.result ? <Applied cr={cr} result={cr.result as TAppliedSchemaChange} /> : null}
+      {cr.status === "applied" && cr.result ? (
+        <Applied cr={cr} result={cr.result as TAppliedSchemaChange} />
+      ) : null}
       {cr.status === "failed" && cr.result ? (
         <p className="form__error" data-testid="apply-failed">
           Applying failed (retrying would not help): {(cr.result as { error?: string }).error}
@@ -59,7 +61,13 @@ function Observed({ observed }: { observed: TObserved[] }) {
           {observed.map((o) => (
             <tr key={`${o.outcome}:${o.field}`} data-testid={`observed-${o.field}`}>
               <td className="mono">{o.field}</td>
-              <td>{o.outcome === "rescued" ? "unknown, rescued into _rescued" : o.declaredType ? `quarantined (declared ${o.declaredType})` : "unknown, quarantined"}</td>
+              <td>
+                {o.outcome === "rescued"
+                  ? "unknown, rescued into _rescued"
+                  : o.declaredType
+                    ? `quarantined (declared ${o.declaredType})`
+                    : "unknown, quarantined"}
+              </td>
               <td className="mono">{o.inferredType}</td>
               <td className="num" data-testid="observed-count">
                 {o.count}
@@ -93,8 +101,14 @@ function SchemaImpact({ impact }: { impact: TSchemaChangeImpact }) {
   return (
     <div className="stack" data-testid="schema-impact">
       <p>
-        Contract change: <strong className={impact.contract.compatibility === "breaking" ? "bad" : undefined}>{impact.contract.compatibility}</strong>;{" "}
-        {impact.state.compatible ? "the new version continues the state from the same offsets." : "the new version cannot continue the state (approving will fail):"}
+        Contract change:{" "}
+        <strong className={impact.contract.compatibility === "breaking" ? "bad" : undefined}>
+          {impact.contract.compatibility}
+        </strong>
+        ;{" "}
+        {impact.state.compatible
+          ? "the new version continues the state from the same offsets."
+          : "the new version cannot continue the state (approving will fail):"}
       </p>
       <ul className="plain">
         {impact.contract.changes.map((c, i) => (
@@ -123,18 +137,27 @@ function Applied({ cr, result }: { cr: TChangeRequestView; result: TAppliedSchem
   const may = useQuery(trpc.pipeline.may.queryOptions({ pipeline: cr.pipeline }));
   const mayReplay = may.data?.["deadletter.replay"];
   // The rows go through the dead-letter replay (its refusals included): the workers apply them in the new version's next batch.
-  const replay = useMutation(trpc.deadLetter.replay.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }));
+  const replay = useMutation(
+    trpc.deadLetter.replay.mutationOptions({ onSuccess: () => queryClient.invalidateQueries() }),
+  );
   return (
     <div className="stack" data-testid="schema-applied">
       <p>
-        Version <strong>{result.version}</strong> registered, continuing version {result.previousVersion} after batch {result.afterBatchId} from the same offsets (
-        <span className="mono">{Object.entries(result.offsets).map(([p, o]) => `${p}:${o}`).join(", ") || "none yet"}</span>); its run is {result.run}.
+        Version <strong>{result.version}</strong> registered, continuing version {result.previousVersion}{" "}
+        after batch {result.afterBatchId} from the same offsets (
+        <span className="mono">
+          {Object.entries(result.offsets)
+            .map(([p, o]) => `${p}:${o}`)
+            .join(", ") || "none yet"}
+        </span>
+        ); its run is {result.run}.
         {result.sinkChanges.length > 0 ? ` Sink table: ${result.sinkChanges.join("; ")}.` : ""}
       </p>
       {fixed.data && fixed.data.count > 0 ? (
         <div className="stack" data-testid="fixed-quarantine">
           <p>
-            <strong>{fixed.data.count}</strong> row(s) of version {fixed.data.version} were quarantined for reasons this change fixes
+            <strong>{fixed.data.count}</strong> row(s) of version {fixed.data.version} were quarantined for
+            reasons this change fixes
             {fixed.data.capped ? ` (among the newest ${fixed.data.scanned} checked)` : ""}:
           </p>
           <ul className="plain">
@@ -149,9 +172,17 @@ function Applied({ cr, result }: { cr: TChangeRequestView; result: TAppliedSchem
               type="button"
               className="button button--small button--primary"
               disabled={replay.isPending || replay.isSuccess}
-              onClick={() => replay.mutate({ pipeline: cr.pipeline, ids: fixed.data?.ids ?? [], note: `fixed by schema change request #${cr.id}` })}
+              onClick={() =>
+                replay.mutate({
+                  pipeline: cr.pipeline,
+                  ids: fixed.data?.ids ?? [],
+                  note: `fixed by schema change request #${cr.id}`,
+                })
+              }
             >
-              {replay.isPending ? "Queueing…" : `Replay ${fixed.data.count} row(s) into version ${result.version}`}
+              {replay.isPending
+                ? "Queueing…"
+                : `Replay ${fixed.data.count} row(s) into version ${result.version}`}
             </button>
           ) : mayReplay ? (
             <p className="muted">{mayReplay.message}</p>
@@ -163,13 +194,20 @@ function Applied({ cr, result }: { cr: TChangeRequestView; result: TAppliedSchem
           ) : null}
         </div>
       ) : fixed.data ? (
-        <p className="muted">No quarantined rows of version {fixed.data.version} are fixed by this change{replay.isSuccess ? " and waiting" : ""}.</p>
+        <p className="muted">
+          No quarantined rows of version {fixed.data.version} are fixed by this change
+          {replay.isSuccess ? " and waiting" : ""}.
+        </p>
       ) : null}
       {/* Outside the list above: once queued, the rows are no longer "fixed and waiting", so the list empties. */}
       {replay.isSuccess ? (
         <p className="notice" role="status" data-testid="fixed-replay-result">
-          {replay.data.accepted > 0 ? `Replay #${replay.data.replayId}: ${replay.data.accepted} row(s) queued into version ${replay.data.version}; its next batch applies them (the pipeline's dead letters show each row's outcome).` : "Nothing was queued."}
-          {replay.data.refused.length > 0 ? ` ${replay.data.refused.length} refused (the pipeline's dead letters show why).` : ""}
+          {replay.data.accepted > 0
+            ? `Replay #${replay.data.replayId}: ${replay.data.accepted} row(s) queued into version ${replay.data.version}; its next batch applies them (the pipeline's dead letters show each row's outcome).`
+            : "Nothing was queued."}
+          {replay.data.refused.length > 0
+            ? ` ${replay.data.refused.length} refused (the pipeline's dead letters show why).`
+            : ""}
         </p>
       ) : null}
     </div>

@@ -12,20 +12,40 @@ import { LifecycleActions as PipelineLifecycle } from "./lifecycle-actions";
 
 const REFRESH_MS = 5_000;
 
-export function FiringAlerts({ pipeline, placement }: { pipeline: string; placement: "fleet-row" | "pipeline-header" }) {
+export function FiringAlerts({
+  pipeline,
+  placement,
+}: {
+  pipeline: string;
+  placement: "fleet-row" | "pipeline-header";
+}) {
   const trpc = useTRPC();
   const firing = useQuery({ ...trpc.alert.firingByPipeline.queryOptions(), refetchInterval: REFRESH_MS });
   const mine = firing.data?.find((f) => f.pipeline === pipeline);
   if (!mine) return null;
-  const parts = [mine.firing > 0 ? `${mine.firing} firing` : null, mine.acknowledged > 0 ? `${mine.acknowledged} acknowledged` : null].filter(Boolean).join(", ");
+  const parts = [
+    mine.firing > 0 ? `${mine.firing} firing` : null,
+    mine.acknowledged > 0 ? `${mine.acknowledged} acknowledged` : null,
+  ]
+    .filter(Boolean)
+    .join(", ");
   const cls = mine.firing > 0 && mine.worst === "critical" ? "badge badge--bad" : "badge badge--warn";
   return (
-    <Link href={placement === "fleet-row" ? `/alerts?pipeline=${encodeURIComponent(pipeline)}` : "#alerts"} className={cls} data-testid={`firing-alerts-${placement}`} title={`worst: ${mine.worst}`}>
+    <Link
+      href={placement === "fleet-row" ? `/alerts?pipeline=${encodeURIComponent(pipeline)}` : "#alerts"}
+      className={cls}
+      data-testid={`firing-alerts-${placement}`}
+      title={`worst: ${mine.worst}`}
+    >
       {parts}
     </Link>
   );
 }
 
-export function LifecycleActions(props: { pipeline: string; version: number | null; placement: "fleet-row" | "pipeline-header" }) {
+export function LifecycleActions(props: {
+  pipeline: string;
+  version: number | null;
+  placement: "fleet-row" | "pipeline-header";
+}) {
   return props.placement === "pipeline-header" ? <PipelineLifecycle pipeline={props.pipeline} /> : null;
 }

@@ -17,7 +17,17 @@ import { StatusBadge } from "./status-badge";
 
 const REFRESH_MS = 5_000;
 
-type TSortKey = "name" | "status" | "owner" | "inputRate" | "processingRate" | "backlog" | "backlogSeconds" | "freshness" | "violationRate" | "deadLetters";
+type TSortKey =
+  | "name"
+  | "status"
+  | "owner"
+  | "inputRate"
+  | "processingRate"
+  | "backlog"
+  | "backlogSeconds"
+  | "freshness"
+  | "violationRate"
+  | "deadLetters";
 const SORT_VALUE: Record<TSortKey, (r: TFleetRow) => number | string | null> = {
   name: (r) => r.name,
   status: (r) => STATUS_ORDER[r.status],
@@ -26,7 +36,8 @@ const SORT_VALUE: Record<TSortKey, (r: TFleetRow) => number | string | null> = {
   processingRate: (r) => r.processingRate,
   backlog: (r) => r.backlog,
   // "Not draining" sorts as the worst.
-  backlogSeconds: (r) => (r.backlog && r.backlog > 0 && r.backlogSeconds === null ? Number.POSITIVE_INFINITY : r.backlogSeconds),
+  backlogSeconds: (r) =>
+    r.backlog && r.backlog > 0 && r.backlogSeconds === null ? Number.POSITIVE_INFINITY : r.backlogSeconds,
   freshness: (r) => r.freshness.ingestAgeMs,
   violationRate: (r) => r.violationRate,
   deadLetters: (r) => r.deadLettersLastHour,
@@ -50,9 +61,19 @@ export function FleetTable() {
   const rows = useMemo(() => {
     const all = fleet.data ?? [];
     const q = search.trim().toLowerCase();
-    const kept = all.filter((r) => (!team || r.ownerTeam.slug === team) && (!status || r.status === status) && (!q || r.name.toLowerCase().includes(q)));
+    const kept = all.filter(
+      (r) =>
+        (!team || r.ownerTeam.slug === team) &&
+        (!status || r.status === status) &&
+        (!q || r.name.toLowerCase().includes(q)),
+    );
     const value = SORT_VALUE[sort.key];
-    return [...kept].sort((a, b) => (sort.desc ? -1 : 1) * compare(value(a), value(b)) || compare(STATUS_ORDER[a.status], STATUS_ORDER[b.status]) || a.name.localeCompare(b.name));
+    return [...kept].sort(
+      (a, b) =>
+        (sort.desc ? -1 : 1) * compare(value(a), value(b)) ||
+        compare(STATUS_ORDER[a.status], STATUS_ORDER[b.status]) ||
+        a.name.localeCompare(b.name),
+    );
   }, [fleet.data, team, status, search, sort]);
 
   if (fleet.isPending) return <p className="muted">Loading the fleet…</p>;
@@ -64,17 +85,32 @@ export function FleetTable() {
     );
   if (fleet.data.length === 0)
     return (
-      <EmptyState title="No pipelines yet" next={<>Register and start one from a spec file: <code>npx sluice start &lt;spec.yaml&gt; &quot;first deploy&quot;</code>.</>}>
-        A pipeline is a versioned spec: a Kafka source, a contract, expectations, windows and a sink. Once registered it appears here with its
-        status, rates, backlog and freshness.
+      <EmptyState
+        title="No pipelines yet"
+        next={
+          <>
+            Register and start one from a spec file:{" "}
+            <code>npx sluice start &lt;spec.yaml&gt; &quot;first deploy&quot;</code>.
+          </>
+        }
+      >
+        A pipeline is a versioned spec: a Kafka source, a contract, expectations, windows and a sink. Once
+        registered it appears here with its status, rates, backlog and freshness.
       </EmptyState>
     );
 
   const teams = [...new Map(fleet.data.map((r) => [r.ownerTeam.slug, r.ownerTeam.name])).entries()];
   const problems = fleet.data.filter((r) => r.status === "failed" || r.status === "lagging").length;
   const header = (key: TSortKey, label: string, className?: string) => (
-    <th className={className} aria-sort={sort.key === key ? (sort.desc ? "descending" : "ascending") : "none"}>
-      <button type="button" className="sort" onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : false }))}>
+    <th
+      className={className}
+      aria-sort={sort.key === key ? (sort.desc ? "descending" : "ascending") : "none"}
+    >
+      <button
+        type="button"
+        className="sort"
+        onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : false }))}
+      >
         {label}
         {sort.key === key ? (sort.desc ? " ▼" : " ▲") : ""}
       </button>
@@ -86,20 +122,45 @@ export function FleetTable() {
       <div className="fleet__head">
         <h2 className="panel__title">
           Fleet{" "}
-          <span className={problems > 0 ? "badge badge--bad" : "badge badge--ok"} data-testid="fleet-problems">
+          <span
+            className={problems > 0 ? "badge badge--bad" : "badge badge--ok"}
+            data-testid="fleet-problems"
+          >
             {problems > 0 ? `${problems} need${problems === 1 ? "s" : ""} attention` : "all healthy"}
           </span>
         </h2>
         <div className="filters">
-          <FilterSelect label="Team" value={team} onChange={setTeam} options={teams} ariaLabel="Filter by team" />
-          <FilterSelect label="Status" value={status} onChange={setStatus} options={FLEET_STATUSES} ariaLabel="Filter by status" />
-          <input type="search" placeholder="Search pipelines" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search pipelines by name" />
+          <FilterSelect
+            label="Team"
+            value={team}
+            onChange={setTeam}
+            options={teams}
+            ariaLabel="Filter by team"
+          />
+          <FilterSelect
+            label="Status"
+            value={status}
+            onChange={setStatus}
+            options={FLEET_STATUSES}
+            ariaLabel="Filter by status"
+          />
+          <input
+            type="search"
+            placeholder="Search pipelines"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            aria-label="Search pipelines by name"
+          />
         </div>
       </div>
       <p className="muted small">
-        Input (grey: events arriving on the topic) vs processing (line: rows committed), per minute over the last hour. Backlog: events not yet
-        committed, and how long they take to drain at the last 2 minutes&apos; rate (paused, stopped or failed: not draining). Freshness: age of the newest committed row (Kafka append time).
-        {fleet.isRefetchError ? <span className="bad"> Refresh failed — showing the last good answer.</span> : null}
+        Input (grey: events arriving on the topic) vs processing (line: rows committed), per minute over the
+        last hour. Backlog: events not yet committed, and how long they take to drain at the last 2
+        minutes&apos; rate (paused, stopped or failed: not draining). Freshness: age of the newest committed
+        row (Kafka append time).
+        {fleet.isRefetchError ? (
+          <span className="bad"> Refresh failed — showing the last good answer.</span>
+        ) : null}
       </p>
       <table className="table fleet" data-testid="fleet-table">
         <thead>
@@ -127,10 +188,17 @@ export function FleetTable() {
 }
 
 function FleetRow({ row: r }: { row: TFleetRow }) {
-  const stale = r.freshness.ingestAgeMs !== null && r.freshness.ingestAgeMs > r.freshness.targetMs && (r.backlog ?? 0) > 0;
+  const stale =
+    r.freshness.ingestAgeMs !== null &&
+    r.freshness.ingestAgeMs > r.freshness.targetMs &&
+    (r.backlog ?? 0) > 0;
   const violating = r.violationRate !== null && r.violationRate > r.violationTarget;
   return (
-    <tr data-testid={`fleet-row-${r.name}`} data-status={r.status} className={r.status === "failed" || r.status === "lagging" ? "row--problem" : undefined}>
+    <tr
+      data-testid={`fleet-row-${r.name}`}
+      data-status={r.status}
+      className={r.status === "failed" || r.status === "lagging" ? "row--problem" : undefined}
+    >
       <td>
         <Link className="strong mono" href={`/pipelines/${encodeURIComponent(r.name)}`}>
           {r.name}
@@ -148,7 +216,10 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
         ) : null}
         <FiringAlerts pipeline={r.name} placement="fleet-row" />
         {r.reason ? (
-          <div className={`small ${r.status === "failed" || r.status === "lagging" ? "bad" : "muted"}`} data-testid="fleet-reason">
+          <div
+            className={`small ${r.status === "failed" || r.status === "lagging" ? "bad" : "muted"}`}
+            data-testid="fleet-reason"
+          >
             {r.reason}
           </div>
         ) : null}
@@ -158,7 +229,12 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
       <td>
         {r.sparkline.processing.some((v) => v > 0) || r.sparkline.input.some((v) => v !== null) ? (
           <div className="spark-cell">
-            <RateSparkline t={r.sparkline.t} input={r.sparkline.input} processing={r.sparkline.processing} label={`${r.name}: input vs processing rate, last hour`} />
+            <RateSparkline
+              t={r.sparkline.t}
+              input={r.sparkline.input}
+              processing={r.sparkline.processing}
+              label={`${r.name}: input vs processing rate, last hour`}
+            />
             <span className="small mono" data-testid="fleet-rates">
               {formatValue(r.inputRate, "rate")} in
               <br />
@@ -172,14 +248,30 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
       <td className="num mono" data-testid="fleet-backlog">
         {formatValue(r.backlog, "count")}
       </td>
-      <td className="num mono">{r.backlog && r.backlog > 0 && r.backlogSeconds === null ? <span className="bad">not draining</span> : r.backlogSeconds === null ? "—" : formatMs(r.backlogSeconds * 1000)}</td>
-      <td className={`num mono${stale ? " bad" : ""}`} title={`target ${formatMs(r.freshness.targetMs)}; event time ${r.freshness.eventTimeAgeMs === null ? "—" : formatMs(r.freshness.eventTimeAgeMs)} old`}>
+      <td className="num mono">
+        {r.backlog && r.backlog > 0 && r.backlogSeconds === null ? (
+          <span className="bad">not draining</span>
+        ) : r.backlogSeconds === null ? (
+          "—"
+        ) : (
+          formatMs(r.backlogSeconds * 1000)
+        )}
+      </td>
+      <td
+        className={`num mono${stale ? " bad" : ""}`}
+        title={`target ${formatMs(r.freshness.targetMs)}; event time ${r.freshness.eventTimeAgeMs === null ? "—" : formatMs(r.freshness.eventTimeAgeMs)} old`}
+      >
         {r.freshness.ingestAgeMs === null ? "—" : formatMs(r.freshness.ingestAgeMs)}
       </td>
-      <td className={`num mono${violating ? " bad" : ""}`} title={`target ≤ ${formatValue(r.violationTarget, "share")} of input rows (last hour)`}>
+      <td
+        className={`num mono${violating ? " bad" : ""}`}
+        title={`target ≤ ${formatValue(r.violationTarget, "share")} of input rows (last hour)`}
+      >
         {formatValue(r.violationRate, "share")}
       </td>
-      <td className={`num mono${r.deadLettersLastHour > 0 ? " warn" : ""}`}>{formatValue(r.deadLettersLastHour, "count", true)}</td>
+      <td className={`num mono${r.deadLettersLastHour > 0 ? " warn" : ""}`}>
+        {formatValue(r.deadLettersLastHour, "count", true)}
+      </td>
     </tr>
   );
 }

@@ -18,7 +18,13 @@ const OFFERED: Record<TRunPhase | "none", TRunCommand[]> = {
   stopped: ["start"],
   failed: ["restart", "stop"],
 };
-const LABEL: Record<TRunCommand, string> = { start: "Start", pause: "Pause", resume: "Resume", stop: "Stop", restart: "Restart" };
+const LABEL: Record<TRunCommand, string> = {
+  start: "Start",
+  pause: "Pause",
+  resume: "Resume",
+  stop: "Stop",
+  restart: "Restart",
+};
 const EXPLAIN: Record<TRunCommand, string> = {
   start: "The workers run it from its checkpoint.",
   pause: "The batch in flight commits, then no new batch starts until it is resumed.",
@@ -75,7 +81,11 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
         ))}
       </div>
       {command ? (
-        <form className="lifecycle__form panel" onSubmit={submit} aria-label={`${LABEL[command]} ${pipeline}`}>
+        <form
+          className="lifecycle__form panel"
+          onSubmit={submit}
+          aria-label={`${LABEL[command]} ${pipeline}`}
+        >
           <p className="small">
             <strong>
               {LABEL[command]} {pipeline}.
@@ -84,13 +94,25 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
           </p>
           <label className="form__field">
             Reason (recorded with your name)
-            <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} required placeholder="e.g. upstream maintenance until 14:00" autoFocus />
+            <input
+              name="reason"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              maxLength={2000}
+              required
+              placeholder="e.g. upstream maintenance until 14:00"
+              autoFocus
+            />
           </label>
           <div className="lifecycle__buttons">
             <button className="button button--primary button--small" type="submit" disabled={run.isPending}>
               {run.isPending ? "Sending…" : `${LABEL[command]} now`}
             </button>
-            <button className="button button--ghost button--small" type="button" onClick={() => setCommand(null)}>
+            <button
+              className="button button--ghost button--small"
+              type="button"
+              onClick={() => setCommand(null)}
+            >
               Cancel
             </button>
           </div>
@@ -103,7 +125,9 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
       ) : null}
       {run.isSuccess ? (
         <p className="notice small" role="status">
-          {run.data.changed ? `${LABEL[run.variables.command]}: the pipeline is now ${run.data.phase}.` : `Nothing to do: it is already ${run.data.phase}.`}
+          {run.data.changed
+            ? `${LABEL[run.variables.command]}: the pipeline is now ${run.data.phase}.`
+            : `Nothing to do: it is already ${run.data.phase}.`}
         </p>
       ) : null}
       {refusal ? <p className="muted small">{refusal}</p> : null}

@@ -19,7 +19,9 @@ export default async function PipelinesPage() {
       <div className="stack">
         {mayDoAction(user, "pipeline.register") ? (
           <p>
-            <Link className="button button--primary" href="/pipelines/new">New pipeline</Link>
+            <Link className="button button--primary" href="/pipelines/new">
+              New pipeline
+            </Link>
           </p>
         ) : null}
         <PipelinesView />

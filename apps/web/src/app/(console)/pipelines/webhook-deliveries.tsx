@@ -44,7 +44,11 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
   const queryClient = useQueryClient();
   const { pipeline, counts } = summary;
   const [reason, setReason] = useState("");
-  const failed = useQuery({ ...trpc.webhook.failed.queryOptions({ pipeline }), enabled: counts.failed > 0, refetchInterval: REFRESH_MS });
+  const failed = useQuery({
+    ...trpc.webhook.failed.queryOptions({ pipeline }),
+    enabled: counts.failed > 0,
+    refetchInterval: REFRESH_MS,
+  });
   const requeue = useMutation(
     trpc.webhook.requeue.mutationOptions({
       onSettled: async () => {
@@ -53,7 +57,9 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
     }),
   );
   const retry = (key?: string) => requeue.mutate({ pipeline, reason, ...(key ? { key } : {}) });
-  const notAllowed = canRetry ? undefined : "Retrying sends to the receiver again: it needs the operator role (or owner, for your teams' pipelines).";
+  const notAllowed = canRetry
+    ? undefined
+    : "Retrying sends to the receiver again: it needs the operator role (or owner, for your teams' pipelines).";
 
   return (
     <div className="webhook" data-testid={`webhook-${pipeline}`}>
@@ -82,9 +88,20 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
           <div className="webhook__actions">
             <label className="form__field webhook__reason">
               Reason (recorded with your name)
-              <input value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} placeholder="e.g. receiver fixed" />
+              <input
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                maxLength={2000}
+                placeholder="e.g. receiver fixed"
+              />
             </label>
-            <button className="button button--primary" type="button" disabled={!canRetry || requeue.isPending} title={notAllowed} onClick={() => retry()}>
+            <button
+              className="button button--primary"
+              type="button"
+              disabled={!canRetry || requeue.isPending}
+              title={notAllowed}
+              onClick={() => retry()}
+            >
               Retry all {counts.failed} failed
             </button>
           </div>
@@ -112,7 +129,13 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
                     <td className="small">{d.lastError ?? "—"}</td>
                     <td className="muted">{d.lastAttemptAt ? dateTime.format(d.lastAttemptAt) : "—"}</td>
                     <td>
-                      <button className="button button--small" type="button" disabled={!canRetry || requeue.isPending} title={notAllowed} onClick={() => retry(d.key)}>
+                      <button
+                        className="button button--small"
+                        type="button"
+                        disabled={!canRetry || requeue.isPending}
+                        title={notAllowed}
+                        onClick={() => retry(d.key)}
+                      >
                         Retry
                       </button>
                     </td>
@@ -123,8 +146,8 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
           ) : null}
           {failed.data && failed.data.deliveries.length < counts.failed ? (
             <p className="muted small">
-              The newest {failed.data.deliveries.length} of {counts.failed}; <code>npx sluice webhooks {pipeline} --failed</code> lists them
-              all.
+              The newest {failed.data.deliveries.length} of {counts.failed};{" "}
+              <code>npx sluice webhooks {pipeline} --failed</code> lists them all.
             </p>
           ) : null}
         </>
@@ -135,7 +158,12 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
 
 function requeuedMessage(r: TRequeueWebhookDeliveriesResult): string {
   if (r.requeued === 0) return "Nothing to retry: no failed deliveries.";
-  const what = r.requeued === 1 ? "1 delivery with its idempotency key" : `${r.requeued} deliveries with their idempotency keys`;
-  const next = r.runningOnWorkers ? "The workers send them at the pipeline's next batch turn." : "The pipeline is not running on the workers: they are sent once it runs again.";
+  const what =
+    r.requeued === 1
+      ? "1 delivery with its idempotency key"
+      : `${r.requeued} deliveries with their idempotency keys`;
+  const next = r.runningOnWorkers
+    ? "The workers send them at the pipeline's next batch turn."
+    : "The pipeline is not running on the workers: they are sent once it runs again.";
   return `Re-queued ${what}. ${next}`;
 }

@@ -10,7 +10,10 @@ const EXPLAINED: Record<string, { title: string; body: string }> = {
     title: "No access to Sluice",
     body: "You signed in with your identity provider, but none of your groups is mapped to a Sluice role or team, so there is nothing you may see here yet. Ask a Sluice admin to map one of your groups (Admin → Single sign-on), then sign in again.",
   },
-  ACCOUNT_DISABLED: { title: "Account disabled", body: "This Sluice account is disabled. Ask a Sluice admin to enable it." },
+  ACCOUNT_DISABLED: {
+    title: "Account disabled",
+    body: "This Sluice account is disabled. Ask a Sluice admin to enable it.",
+  },
   state_mismatch: {
     title: "Sign-in could not be completed",
     body: "The answer from the identity provider did not match a sign-in started here (its state was missing, expired or forged), so it was refused. Start again from the sign-in page.",
@@ -21,7 +24,11 @@ const EXPLAINED: Record<string, { title: string; body: string }> = {
   },
 };
 
-export default async function SignInProblemPage({ searchParams }: { searchParams: Promise<{ error?: string; error_description?: string }> }) {
+export default async function SignInProblemPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ error?: string; error_description?: string }>;
+}) {
   const { error = "unknown", error_description: description } = await searchParams;
   const known = EXPLAINED[error] ?? (error.startsWith("state") ? EXPLAINED.state_mismatch : undefined);
   return (
@@ -34,7 +41,10 @@ export default async function SignInProblemPage({ searchParams }: { searchParams
           Sluice
         </div>
         <h1>{known?.title ?? "Sign-in did not work"}</h1>
-        <p>{known?.body ?? "The identity provider's answer was refused. Start again from the sign-in page; if it happens again, an admin finds the reason in the console's log."}</p>
+        <p>
+          {known?.body ??
+            "The identity provider's answer was refused. Start again from the sign-in page; if it happens again, an admin finds the reason in the console's log."}
+        </p>
         {description && error === "no_access" ? <p className="muted small">{description}</p> : null}
         <p className="muted small">
           Reason code: <code>{error}</code>

@@ -3,7 +3,11 @@
 // with a message naming the fix and changes nothing; the on-call webhook URL is write-only; every
 // change is in the audit log with who, what and the state before and after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD, startConsoleUnderTest, type TConsoleUnderTest } from "../../testing/console-under-test";
+import {
+  DEMO_PASSWORD,
+  startConsoleUnderTest,
+  type TConsoleUnderTest,
+} from "../../testing/console-under-test";
 
 let c: TConsoleUnderTest;
 let admin: string;
@@ -24,14 +28,31 @@ describe("admin procedures", () => {
     const viewer = (await c.signIn("viewer@sluice.local", DEMO_PASSWORD, { ip: "10.8.0.2" })).cookie!;
     const copy = viewer;
     expect(await me(viewer)).toBe(200);
-    const disabled = await c.trpc("mutation", "admin.setDisabled", { userId: await userId("viewer@sluice.local"), disabled: true, reason: "left the company" }, admin);
+    const disabled = await c.trpc(
+      "mutation",
+      "admin.setDisabled",
+      { userId: await userId("viewer@sluice.local"), disabled: true, reason: "left the company" },
+      admin,
+    );
     expect(disabled).toMatchObject({ status: 200 });
     expect(await me(copy)).toBe(401);
     const again = await c.signIn("viewer@sluice.local", DEMO_PASSWORD, { ip: "10.8.0.2" });
-    expect(again).toMatchObject({ status: 403, cookie: null, body: { message: "This account is disabled. Ask an admin of your Sluice console to enable it." } });
-    await c.trpc("mutation", "admin.setDisabled", { userId: await userId("viewer@sluice.local"), disabled: false }, admin);
+    expect(again).toMatchObject({
+      status: 403,
+      cookie: null,
+      body: { message: "This account is disabled. Ask an admin of your Sluice console to enable it." },
+    });
+    await c.trpc(
+      "mutation",
+      "admin.setDisabled",
+      { userId: await userId("viewer@sluice.local"), disabled: false },
+      admin,
+    );
     expect((await c.signIn("viewer@sluice.local", DEMO_PASSWORD, { ip: "10.8.0.2" })).status).toBe(200);
-    const events = await c.db.auditEvent.findMany({ where: { action: { in: ["user.disable", "user.enable"] } }, orderBy: { id: "asc" } });
+    const events = await c.db.auditEvent.findMany({
+      where: { action: { in: ["user.disable", "user.enable"] } },
+      orderBy: { id: "asc" },
+    });
     expect(events.map((e) => [e.action, e.actor, e.targetLabel, e.before, e.after])).toEqual([
       ["user.disable", "admin@sluice.local", "viewer@sluice.local", { disabled: false }, { disabled: true }],
       ["user.enable", "admin@sluice.local", "viewer@sluice.local", { disabled: true }, { disabled: false }],
@@ -40,59 +61,155 @@ describe("admin procedures", () => {
   });
 
   it("an admin creates a user with a one-time password, who signs in with it; a reset password ends their sessions", async () => {
-    const created = await c.trpc("mutation", "admin.createUser", { email: "Nia@Sluice.local", name: "Nia New", role: "owner", teamIds: [(await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } })).id] }, admin);
+    const created = await c.trpc(
+      "mutation",
+      "admin.createUser",
+      {
+        email: "Nia@Sluice.local",
+        name: "Nia New",
+        role: "owner",
+        teamIds: [(await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } })).id],
+      },
+      admin,
+    );
     expect(created.status).toBe(200);
-    const { oneTimePassword } = (created.json as { result: { data: { json: { oneTimePassword: string } } } }).result.data.json;
+    const { oneTimePassword } = (created.json as { result: { data: { json: { oneTimePassword: string } } } })
+      .result.data.json;
     expect(oneTimePassword).toMatch(/^[A-Za-z0-9]{16}$/);
     const nia = (await c.signIn("nia@sluice.local", oneTimePassword, { ip: "10.8.0.3" })).cookie!;
     expect(await me(nia)).toBe(200);
-    const reset = await c.trpc("mutation", "admin.resetPassword", { userId: await userId("nia@sluice.local"), password: "another-long-password" }, admin);
+    const reset = await c.trpc(
+      "mutation",
+      "admin.resetPassword",
+      { userId: await userId("nia@sluice.local"), password: "another-long-password" },
+      admin,
+    );
     expect(reset.status).toBe(200);
     expect(await me(nia)).toBe(401);
-    expect((await c.signIn("nia@sluice.local", "another-long-password", { ip: "10.8.0.3" })).status).toBe(200);
-    expect(JSON.stringify(await c.db.auditEvent.findMany({ where: { targetLabel: "nia@sluice.local" }, select: { reason: true, before: true, after: true } }))).not.toContain("another-long-password");
+    expect((await c.signIn("nia@sluice.local", "another-long-password", { ip: "10.8.0.3" })).status).toBe(
+      200,
+    );
+    expect(
+      JSON.stringify(
+        await c.db.auditEvent.findMany({
+          where: { targetLabel: "nia@sluice.local" },
+          select: { reason: true, before: true, after: true },
+        }),
+      ),
+    ).not.toContain("another-long-password");
   });
 
   it("bad input is refused with a message that names the fix, and nothing changes", async () => {
     const users = await c.db.user.count();
-    const notEmail = await c.trpc("mutation", "admin.createUser", { email: "not-an-email", name: "X", role: "viewer" }, admin);
-    expect(notEmail).toMatchObject({ status: 400, message: "email: Enter an email address, e.g. ada@example.com" });
-    const badRole = await c.trpc("mutation", "admin.createUser", { email: "x@sluice.local", name: "X", role: "superuser" }, admin);
-    expect(badRole).toMatchObject({ status: 400, message: "role: Choose a role: viewer, operator, owner, admin" });
-    const emptyPassword = await c.trpc("mutation", "admin.resetPassword", { userId: await userId("owner@sluice.local"), password: "" }, admin);
+    const notEmail = await c.trpc(
+      "mutation",
+      "admin.createUser",
+      { email: "not-an-email", name: "X", role: "viewer" },
+      admin,
+    );
+    expect(notEmail).toMatchObject({
+      status: 400,
+      message: "email: Enter an email address, e.g. ada@example.com",
+    });
+    const badRole = await c.trpc(
+      "mutation",
+      "admin.createUser",
+      { email: "x@sluice.local", name: "X", role: "superuser" },
+      admin,
+    );
+    expect(badRole).toMatchObject({
+      status: 400,
+      message: "role: Choose a role: viewer, operator, owner, admin",
+    });
+    const emptyPassword = await c.trpc(
+      "mutation",
+      "admin.resetPassword",
+      { userId: await userId("owner@sluice.local"), password: "" },
+      admin,
+    );
     expect(emptyPassword.status).toBe(400);
     expect(emptyPassword.message).toContain("A password has at least 10 characters");
-    const badRoleChange = await c.trpc("mutation", "admin.setRole", { userId: await userId("owner@sluice.local"), role: "root" }, admin);
+    const badRoleChange = await c.trpc(
+      "mutation",
+      "admin.setRole",
+      { userId: await userId("owner@sluice.local"), role: "root" },
+      admin,
+    );
     expect(badRoleChange.status).toBe(400);
     expect(await c.db.user.count()).toBe(users);
-    expect((await c.db.user.findUniqueOrThrow({ where: { email: "owner@sluice.local" } })).role).toBe("owner");
+    expect((await c.db.user.findUniqueOrThrow({ where: { email: "owner@sluice.local" } })).role).toBe(
+      "owner",
+    );
     expect((await c.signIn("owner@sluice.local", DEMO_PASSWORD, { ip: "10.8.0.4" })).status).toBe(200);
   });
 
   it("the last enabled admin can be neither demoted nor disabled", async () => {
-    const demote = await c.trpc("mutation", "admin.setRole", { userId: await userId("admin@sluice.local"), role: "viewer" }, admin);
+    const demote = await c.trpc(
+      "mutation",
+      "admin.setRole",
+      { userId: await userId("admin@sluice.local"), role: "viewer" },
+      admin,
+    );
     expect(demote).toMatchObject({ status: 409, message: expect.stringContaining("the only enabled admin") });
-    const self = await c.trpc("mutation", "admin.setDisabled", { userId: await userId("admin@sluice.local"), disabled: true }, admin);
+    const self = await c.trpc(
+      "mutation",
+      "admin.setDisabled",
+      { userId: await userId("admin@sluice.local"), disabled: true },
+      admin,
+    );
     expect(self).toMatchObject({ status: 409, message: "You cannot disable yourself; ask another admin." });
   });
 
   it("a team's on-call webhook URL is stored but never returned: the API says only that it is set, and its host", async () => {
     const risk = await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } });
     const secretUrl = "https://hooks.example.com/services/T000/B000/very-secret-token";
-    const set = await c.trpc("mutation", "admin.setOnCall", { teamId: risk.id, onCallEmail: "risk-pager@sluice.local", webhook: { kind: "url", url: secretUrl } }, admin);
+    const set = await c.trpc(
+      "mutation",
+      "admin.setOnCall",
+      { teamId: risk.id, onCallEmail: "risk-pager@sluice.local", webhook: { kind: "url", url: secretUrl } },
+      admin,
+    );
     expect(set.status).toBe(200);
     const teams = await c.trpc("query", "admin.teams", undefined, admin);
     expect(JSON.stringify(teams.json)).not.toContain("very-secret-token");
     expect(JSON.stringify(set.json)).not.toContain("very-secret-token");
-    const view = (teams.json as { result: { data: { json: { slug: string; onCallEmail: string; onCallWebhook: unknown }[] } } }).result.data.json.find((t) => t.slug === "risk");
-    expect(view).toMatchObject({ onCallEmail: "risk-pager@sluice.local", onCallWebhook: { kind: "url", host: "hooks.example.com" } });
+    const view = (
+      teams.json as {
+        result: { data: { json: { slug: string; onCallEmail: string; onCallWebhook: unknown }[] } };
+      }
+    ).result.data.json.find((t) => t.slug === "risk");
+    expect(view).toMatchObject({
+      onCallEmail: "risk-pager@sluice.local",
+      onCallWebhook: { kind: "url", host: "hooks.example.com" },
+    });
     expect((await c.db.team.findUniqueOrThrow({ where: { id: risk.id } })).onCallWebhookUrl).toBe(secretUrl);
-    expect(JSON.stringify(await c.db.auditEvent.findMany({ where: { action: "team.on_call_change" }, select: { reason: true, before: true, after: true } }))).not.toContain("very-secret-token");
+    expect(
+      JSON.stringify(
+        await c.db.auditEvent.findMany({
+          where: { action: "team.on_call_change" },
+          select: { reason: true, before: true, after: true },
+        }),
+      ),
+    ).not.toContain("very-secret-token");
 
-    const badEnv = await c.trpc("mutation", "admin.setOnCall", { teamId: risk.id, onCallEmail: "", webhook: { kind: "env", name: "not a name" } }, admin);
+    const badEnv = await c.trpc(
+      "mutation",
+      "admin.setOnCall",
+      { teamId: risk.id, onCallEmail: "", webhook: { kind: "env", name: "not a name" } },
+      admin,
+    );
     expect(badEnv.status).toBe(400);
-    const byEnv = await c.trpc("mutation", "admin.setOnCall", { teamId: risk.id, onCallEmail: "", webhook: { kind: "env", name: "RISK_ONCALL_WEBHOOK_URL" } }, admin);
+    const byEnv = await c.trpc(
+      "mutation",
+      "admin.setOnCall",
+      { teamId: risk.id, onCallEmail: "", webhook: { kind: "env", name: "RISK_ONCALL_WEBHOOK_URL" } },
+      admin,
+    );
     expect(byEnv.status).toBe(200);
-    expect(await c.db.team.findUniqueOrThrow({ where: { id: risk.id } })).toMatchObject({ onCallWebhookEnv: "RISK_ONCALL_WEBHOOK_URL", onCallWebhookUrl: null, onCallEmail: null });
+    expect(await c.db.team.findUniqueOrThrow({ where: { id: risk.id } })).toMatchObject({
+      onCallWebhookEnv: "RISK_ONCALL_WEBHOOK_URL",
+      onCallWebhookUrl: null,
+      onCallEmail: null,
+    });
   });
 });

@@ -36,7 +36,10 @@ import {
 const CODES = { not_found: "NOT_FOUND", conflict: "CONFLICT", invalid: "BAD_REQUEST" } as const;
 
 /** Run an admin service with the signed-in admin as actor; its refusals become tRPC errors. */
-async function asAdmin<T>(ctx: TTrpcContext & { user: TActor }, change: (admin: { actor: TActor; from: TTrpcContext["from"] }) => Promise<T>): Promise<T> {
+async function asAdmin<T>(
+  ctx: TTrpcContext & { user: TActor },
+  change: (admin: { actor: TActor; from: TTrpcContext["from"] }) => Promise<T>,
+): Promise<T> {
   try {
     return await change({ actor: ctx.user, from: ctx.from });
   } catch (err) {
@@ -50,15 +53,33 @@ export const adminRouter = {
   teams: actionProcedure("admin.teams", ZNoInputSchema).query(({ ctx }) => findAdminTeams(ctx.db)),
   ssoMappings: actionProcedure("admin.sso", ZNoInputSchema).query(({ ctx }) => findSsoMappings(ctx.db)),
 
-  createUser: actionProcedure("admin.users", ZAdminCreateUserSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => createUser(ctx.db, a, input))),
-  setRole: actionProcedure("admin.users", ZAdminSetRoleSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => setUserRole(ctx.db, a, input))),
-  setDisabled: actionProcedure("admin.users", ZAdminSetDisabledSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => setUserDisabled(ctx.db, a, input))),
-  resetPassword: actionProcedure("admin.users", ZAdminResetPasswordSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => resetUserPassword(ctx.db, a, input))),
+  createUser: actionProcedure("admin.users", ZAdminCreateUserSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => createUser(ctx.db, a, input)),
+  ),
+  setRole: actionProcedure("admin.users", ZAdminSetRoleSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => setUserRole(ctx.db, a, input)),
+  ),
+  setDisabled: actionProcedure("admin.users", ZAdminSetDisabledSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => setUserDisabled(ctx.db, a, input)),
+  ),
+  resetPassword: actionProcedure("admin.users", ZAdminResetPasswordSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => resetUserPassword(ctx.db, a, input)),
+  ),
 
-  createTeam: actionProcedure("admin.teams", ZAdminCreateTeamSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => createTeam(ctx.db, a, input))),
-  setTeamMember: actionProcedure("admin.teams", ZAdminTeamMemberSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => setTeamMember(ctx.db, a, input))),
-  setOnCall: actionProcedure("admin.teams", ZAdminSetOnCallSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => setTeamOnCall(ctx.db, a, input))),
+  createTeam: actionProcedure("admin.teams", ZAdminCreateTeamSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => createTeam(ctx.db, a, input)),
+  ),
+  setTeamMember: actionProcedure("admin.teams", ZAdminTeamMemberSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => setTeamMember(ctx.db, a, input)),
+  ),
+  setOnCall: actionProcedure("admin.teams", ZAdminSetOnCallSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => setTeamOnCall(ctx.db, a, input)),
+  ),
 
-  createSsoMapping: actionProcedure("admin.sso", ZAdminCreateSsoMappingSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => createSsoMapping(ctx.db, a, input))),
-  deleteSsoMapping: actionProcedure("admin.sso", ZAdminDeleteSsoMappingSchema).mutation(({ ctx, input }) => asAdmin(ctx, (a) => deleteSsoMapping(ctx.db, a, input))),
+  createSsoMapping: actionProcedure("admin.sso", ZAdminCreateSsoMappingSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => createSsoMapping(ctx.db, a, input)),
+  ),
+  deleteSsoMapping: actionProcedure("admin.sso", ZAdminDeleteSsoMappingSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => deleteSsoMapping(ctx.db, a, input)),
+  ),
 } satisfies TRPCRouterRecord;

@@ -20,9 +20,19 @@ import {
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { actionProcedure, roleProcedure } from "../init";
-import { ZAlertPipelineInputSchema, ZEndSilenceSchema, ZRespondToAlertSchema, ZSilenceAlertsSchema, ZUpdateAlertRuleSchema } from "./alert-router.types";
+import {
+  ZAlertPipelineInputSchema,
+  ZEndSilenceSchema,
+  ZRespondToAlertSchema,
+  ZSilenceAlertsSchema,
+  ZUpdateAlertRuleSchema,
+} from "./alert-router.types";
 
-const actorOf = (user: TActor, from: TAuditOrigin): TAlertActor => ({ userId: user.id, label: user.email, from });
+const actorOf = (user: TActor, from: TAuditOrigin): TAlertActor => ({
+  userId: user.id,
+  label: user.email,
+  from,
+});
 
 /** A refusal the person can act on, with its message as is. */
 async function change<T>(run: () => Promise<T>): Promise<T> {
@@ -30,11 +40,15 @@ async function change<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (!(err instanceof AlertChangeError)) throw err;
-    throw new TRPCError({ code: err.kind === "not_found" ? "NOT_FOUND" : err.kind === "conflict" ? "CONFLICT" : "BAD_REQUEST", message: err.message });
+    throw new TRPCError({
+      code: err.kind === "not_found" ? "NOT_FOUND" : err.kind === "conflict" ? "CONFLICT" : "BAD_REQUEST",
+      message: err.message,
+    });
   }
 }
 
-const pipelineTarget = (input: { pipeline: string | null }) => (input.pipeline ? { pipeline: input.pipeline } : null);
+const pipelineTarget = (input: { pipeline: string | null }) =>
+  input.pipeline ? { pipeline: input.pipeline } : null;
 
 export const alertRouter = {
   list: roleProcedure("viewer")
@@ -45,7 +59,8 @@ export const alertRouter = {
     .input(ZAlertPipelineInputSchema)
     .query(async ({ ctx, input }) => {
       const found = await getPipelineAlerts(ctx.db, input.pipeline);
-      if (!found) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
+      if (!found)
+        throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
       return found;
     }),
 
@@ -53,12 +68,12 @@ export const alertRouter = {
 
   notifications: roleProcedure("viewer").query(({ ctx }) => findAlertNotifications(ctx.db, { limit: 30 })),
 
-  acknowledge: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(({ ctx, input }) =>
-    change(() => acknowledgeAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),
+  acknowledge: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(
+    ({ ctx, input }) => change(() => acknowledgeAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),
   ),
 
-  resolve: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(({ ctx, input }) =>
-    change(() => resolveAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),
+  resolve: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(
+    ({ ctx, input }) => change(() => resolveAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),
   ),
 
   silence: actionProcedure("alert.respond", ZSilenceAlertsSchema, pipelineTarget).mutation(({ ctx, input }) =>
@@ -69,7 +84,7 @@ export const alertRouter = {
     change(() => endSilence(ctx.db, actorOf(ctx.user, ctx.from), input)),
   ),
 
-  updateRule: actionProcedure("alert.rules", ZUpdateAlertRuleSchema, (input) => ({ pipeline: input.pipeline })).mutation(({ ctx, input }) =>
-    change(() => updateAlertRule(ctx.db, actorOf(ctx.user, ctx.from), input)),
-  ),
+  updateRule: actionProcedure("alert.rules", ZUpdateAlertRuleSchema, (input) => ({
+    pipeline: input.pipeline,
+  })).mutation(({ ctx, input }) => change(() => updateAlertRule(ctx.db, actorOf(ctx.user, ctx.from), input))),
 } satisfies TRPCRouterRecord;

@@ -12,5 +12,8 @@ export const auditRouter = {
 
   exportCsv: roleProcedure("viewer")
     .input(ZFindAuditEventsInput)
-    .query(async ({ ctx, input }) => ({ filename: `sluice-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, "")}.csv`, csv: await exportAuditEventsCsv(ctx.db, input) })),
+    .query(async ({ ctx, input }) => ({
+      filename: `sluice-audit-${new Date().toISOString().slice(0, 19).replace(/:/g, "")}.csv`,
+      csv: await exportAuditEventsCsv(ctx.db, input),
+    })),
 } satisfies TRPCRouterRecord;

@@ -23,15 +23,25 @@ import {
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
 import { actionProcedure, roleProcedure } from "../init";
-import { ZChangeGetInputSchema, ZChangeListInputSchema, ZChangeResetsInputSchema } from "./change-router.types";
+import {
+  ZChangeGetInputSchema,
+  ZChangeListInputSchema,
+  ZChangeResetsInputSchema,
+} from "./change-router.types";
 
-const CODE = { not_found: "NOT_FOUND", conflict: "CONFLICT", invalid: "BAD_REQUEST", forbidden: "FORBIDDEN" } as const;
+const CODE = {
+  not_found: "NOT_FOUND",
+  conflict: "CONFLICT",
+  invalid: "BAD_REQUEST",
+  forbidden: "FORBIDDEN",
+} as const;
 
 async function answer<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof ChangeRequestError) throw new TRPCError({ code: CODE[err.kind], message: err.message });
+    if (err instanceof ChangeRequestError)
+      throw new TRPCError({ code: CODE[err.kind], message: err.message });
     throw err;
   }
 }
@@ -55,29 +65,45 @@ export const changeRouter = {
     .input(ZChangeResetsInputSchema)
     .query(({ ctx, input }) => findCheckpointResets(ctx.db, input.pipeline)),
 
-  requestReset: actionProcedure("change.request", ZRequestCheckpointResetInput, onPipeline).mutation(({ ctx, input }) =>
-    answer(() => {
-      if (!ctx.topicOffsets) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "Kafka is not configured for the console (KAFKA_BROKERS)" });
-      return requestCheckpointReset(ctx.db, ctx.topicOffsets, auditWho(ctx), input);
-    }),
+  requestReset: actionProcedure("change.request", ZRequestCheckpointResetInput, onPipeline).mutation(
+    ({ ctx, input }) =>
+      answer(() => {
+        if (!ctx.topicOffsets)
+          throw new TRPCError({
+            code: "INTERNAL_SERVER_ERROR",
+            message: "Kafka is not configured for the console (KAFKA_BROKERS)",
+          });
+        return requestCheckpointReset(ctx.db, ctx.topicOffsets, auditWho(ctx), input);
+      }),
   ),
 
-  requestSchemaChange: actionProcedure("change.request", ZRequestSchemaChangeInput, onPipeline).mutation(({ ctx, input }) => answer(() => requestSchemaChangeFromText(ctx.db, auditWho(ctx), input))),
+  requestSchemaChange: actionProcedure("change.request", ZRequestSchemaChangeInput, onPipeline).mutation(
+    ({ ctx, input }) => answer(() => requestSchemaChangeFromText(ctx.db, auditWho(ctx), input)),
+  ),
 
   /** An applied schema change: the old version's quarantined rows the new contract accepts (offered for replay). */
   fixedQuarantine: roleProcedure("viewer")
     .input(ZChangeGetInputSchema)
     .query(({ ctx, input }) => answer(() => findFixedQuarantine(ctx.db, input.id))),
 
-  approve: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) =>
-    answer(() => approveChangeRequest(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {})),
+  approve: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(
+    ({ ctx, input }) =>
+      answer(() =>
+        approveChangeRequest(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {}),
+      ),
   ),
 
-  reject: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) => answer(() => rejectChangeRequest(ctx.db, auditWho(ctx), input))),
+  reject: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(
+    ({ ctx, input }) => answer(() => rejectChangeRequest(ctx.db, auditWho(ctx), input)),
+  ),
 
   cancel: actionProcedure("change.cancel", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) =>
-    answer(() => cancelChangeRequest(ctx.db, { ...auditWho(ctx), isAdmin: ctx.user.role === "admin" }, input)),
+    answer(() =>
+      cancelChangeRequest(ctx.db, { ...auditWho(ctx), isAdmin: ctx.user.role === "admin" }, input),
+    ),
   ),
 
-  comment: actionProcedure("change.comment", ZCommentChangeRequestInput, onPipeline).mutation(({ ctx, input }) => answer(() => commentOnChangeRequest(ctx.db, auditWho(ctx), input))),
+  comment: actionProcedure("change.comment", ZCommentChangeRequestInput, onPipeline).mutation(
+    ({ ctx, input }) => answer(() => commentOnChangeRequest(ctx.db, auditWho(ctx), input)),
+  ),
 } satisfies TRPCRouterRecord;

@@ -2,7 +2,12 @@ import { CHANGE_REQUEST_STATUSES, type TChangeRequestStatus } from "@sluice/serv
 import { z } from "zod";
 
 export const ZChangeListInputSchema = z.object({
-  status: z.enum(["open", ...(CHANGE_REQUEST_STATUSES as readonly TChangeRequestStatus[])] as ["open", ...TChangeRequestStatus[]]).optional(),
+  status: z
+    .enum(["open", ...(CHANGE_REQUEST_STATUSES as readonly TChangeRequestStatus[])] as [
+      "open",
+      ...TChangeRequestStatus[],
+    ])
+    .optional(),
   pipeline: z.string().min(1).max(200).optional(),
 });
 export const ZChangeGetInputSchema = z.object({ id: z.coerce.bigint() });

@@ -21,7 +21,8 @@ export const deadLetterRouter = {
     .input(ZBrowseDeadLettersInput)
     .query(async ({ ctx, input }) => {
       const page = await browseDeadLetters(ctx.db, input);
-      if (!page) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
+      if (!page)
+        throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
       return page;
     }),
 
@@ -29,19 +30,29 @@ export const deadLetterRouter = {
     .input(ZInspectDeadLetterInput)
     .query(async ({ ctx, input }) => {
       const row = await inspectDeadLetter(ctx.db, input);
-      if (!row) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no dead letter #${input.id}.` });
+      if (!row)
+        throw new TRPCError({
+          code: "NOT_FOUND",
+          message: `Pipeline "${input.pipeline}" has no dead letter #${input.id}.`,
+        });
       return row;
     }),
 
-  discard: actionProcedure("deadletter.discard", ZDiscardDeadLettersInput, (input) => ({ pipeline: input.pipeline })).mutation(async ({ ctx, input }) => {
+  discard: actionProcedure("deadletter.discard", ZDiscardDeadLettersInput, (input) => ({
+    pipeline: input.pipeline,
+  })).mutation(async ({ ctx, input }) => {
     const result = await discardDeadLetters(ctx.db, auditWho(ctx), input);
-    if (!result) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });
+    if (!result)
+      throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });
     return result;
   }),
 
-  replay: actionProcedure("deadletter.replay", ZRequestDeadLetterReplayInput, (input) => ({ pipeline: input.pipeline })).mutation(async ({ ctx, input }) => {
+  replay: actionProcedure("deadletter.replay", ZRequestDeadLetterReplayInput, (input) => ({
+    pipeline: input.pipeline,
+  })).mutation(async ({ ctx, input }) => {
     const result = await requestDeadLetterReplay(ctx.db, auditWho(ctx), input);
-    if (!result) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });
+    if (!result)
+      throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet.` });
     return result;
   }),
 } satisfies TRPCRouterRecord;

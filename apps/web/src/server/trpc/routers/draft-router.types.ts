@@ -10,8 +10,13 @@ export const ZDraftStartInputSchema = z.object({
   topic: z.string().max(249).optional(),
 });
 
-export const ZPipelineHistoryInputSchema = z.object({ pipeline: z.string().min(1, "Name the pipeline").max(200) });
-export const ZVersionDiffInputSchema = ZPipelineHistoryInputSchema.extend({ from: z.number().int().positive(), to: z.number().int().positive() });
+export const ZPipelineHistoryInputSchema = z.object({
+  pipeline: z.string().min(1, "Name the pipeline").max(200),
+});
+export const ZVersionDiffInputSchema = ZPipelineHistoryInputSchema.extend({
+  from: z.number().int().positive(),
+  to: z.number().int().positive(),
+});
 
 /** The team a valid draft would belong to, for the authorization decision (the input is already validated). */
 export function draftTarget(input: { text: string }) {

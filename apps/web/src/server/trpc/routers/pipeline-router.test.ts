@@ -12,15 +12,26 @@ const reads = ["get", "batches", "deadLetters"] as const;
 
 describe("pipeline page procedures", () => {
   it.each(reads)("pipeline.%s refuses a signed-out caller", async (name) => {
-    await expect(caller(null).pipeline[name]({ pipeline: "payments-ledger" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(caller(null).pipeline[name]({ pipeline: "payments-ledger" })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
   });
 
   it.each(reads)("pipeline.%s lets a viewer through to input validation", async (name) => {
-    await expect(caller(userWith("viewer")).pipeline[name]({ pipeline: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(caller(userWith("viewer")).pipeline[name]({ pipeline: "" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
   });
 
-  it.each(["browse", "inspect"] as const)("deadLetter.%s refuses a signed-out caller and lets a viewer through to input validation", async (name) => {
-    await expect(caller(null).deadLetter[name]({ pipeline: "payments-ledger", id: 1 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    await expect(caller(userWith("viewer")).deadLetter[name]({ pipeline: "", id: 1 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-  });
+  it.each(["browse", "inspect"] as const)(
+    "deadLetter.%s refuses a signed-out caller and lets a viewer through to input validation",
+    async (name) => {
+      await expect(
+        caller(null).deadLetter[name]({ pipeline: "payments-ledger", id: 1 }),
+      ).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+      await expect(
+        caller(userWith("viewer")).deadLetter[name]({ pipeline: "", id: 1 }),
+      ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    },
+  );
 });

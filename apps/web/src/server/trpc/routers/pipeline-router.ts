@@ -1,6 +1,15 @@
 // Pipelines: the fleet list and, per pipeline, what its latest version is doing — run state, the
 // engine's progress records and its dead letters. All reads (viewer); each answer is bounded.
-import { ACTION_NAMES, ACTIONS, authorizeAction, findBatchProgress, findPipelines, getPipelineDetail, summarizeDeadLetters, type TAction } from "@sluice/services";
+import {
+  ACTION_NAMES,
+  ACTIONS,
+  authorizeAction,
+  findBatchProgress,
+  findPipelines,
+  getPipelineDetail,
+  summarizeDeadLetters,
+  type TAction,
+} from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { roleProcedure } from "../init";
 import { ZPipelineBatchesInputSchema, ZPipelineNameInputSchema } from "./pipeline-router.types";
@@ -33,16 +42,27 @@ export const pipelineRouter = {
           return [a, d.ok ? { ok: true as const } : { ok: false as const, message: d.message }] as const;
         }),
       );
-      return Object.fromEntries(entries) as Partial<Record<TAction, { ok: true } | { ok: false; message: string }>>;
+      return Object.fromEntries(entries) as Partial<
+        Record<TAction, { ok: true } | { ok: false; message: string }>
+      >;
     }),
 
   batches: roleProcedure("viewer")
     .input(ZPipelineBatchesInputSchema)
-    .query(async ({ ctx, input }) => found(await findBatchProgress(ctx.db, { ...input, limit: BATCHES_LISTED }), input.pipeline)),
+    .query(async ({ ctx, input }) =>
+      found(await findBatchProgress(ctx.db, { ...input, limit: BATCHES_LISTED }), input.pipeline),
+    ),
 
   deadLetters: roleProcedure("viewer")
     .input(ZPipelineNameInputSchema)
     .query(async ({ ctx, input }) =>
-      found(await summarizeDeadLetters(ctx.db, { pipeline: input.pipeline, reasons: DEAD_LETTER_REASONS, rows: 1 }), input.pipeline),
+      found(
+        await summarizeDeadLetters(ctx.db, {
+          pipeline: input.pipeline,
+          reasons: DEAD_LETTER_REASONS,
+          rows: 1,
+        }),
+        input.pipeline,
+      ),
     ),
 } satisfies TRPCRouterRecord;

@@ -10,11 +10,30 @@ import { actionProcedure } from "../init";
 import { ZRunCommandSchema } from "./run-router.types";
 
 export const runRouter = {
-  command: actionProcedure("pipeline.lifecycle", ZRunCommandSchema, (input) => ({ pipeline: input.pipeline })).mutation(async ({ ctx, input }) => {
+  command: actionProcedure("pipeline.lifecycle", ZRunCommandSchema, (input) => ({
+    pipeline: input.pipeline,
+  })).mutation(async ({ ctx, input }) => {
     try {
-      const result = await commandPipeline(ctx.db, { ...input, actor: `user:${ctx.user.email}` }, { audit: auditWho(ctx), ...(ctx.scheduler ? { scheduler: ctx.scheduler } : {}) });
-      if (!result) throw new TRPCError({ code: "NOT_FOUND", message: `Pipeline "${input.pipeline}" has no version yet: register its spec first (npx sluice start <spec.yaml>).` });
-      ctx.logger.info({ event: "pipeline.command", userId: ctx.user.id, pipeline: input.pipeline, command: input.command, phase: result.phase }, "lifecycle command");
+      const result = await commandPipeline(
+        ctx.db,
+        { ...input, actor: `user:${ctx.user.email}` },
+        { audit: auditWho(ctx), ...(ctx.scheduler ? { scheduler: ctx.scheduler } : {}) },
+      );
+      if (!result)
+        throw new TRPCError({
+          code: "NOT_FOUND",
+          message: `Pipeline "${input.pipeline}" has no version yet: register its spec first (npx sluice start <spec.yaml>).`,
+        });
+      ctx.logger.info(
+        {
+          event: "pipeline.command",
+          userId: ctx.user.id,
+          pipeline: input.pipeline,
+          command: input.command,
+          phase: result.phase,
+        },
+        "lifecycle command",
+      );
       return result;
     } catch (err) {
       if (err instanceof RunCommandError) throw new TRPCError({ code: "CONFLICT", message: err.message });

@@ -9,15 +9,23 @@ const caller = callerOf(createTrpcRouter({ webhook: webhookRouter }));
 
 describe("webhook.requeue", () => {
   it("refuses a signed-out caller and a viewer", async () => {
-    await expect(caller(null).webhook.requeue({ pipeline: "fraud-alerts" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
-    await expect(caller(userWith("viewer")).webhook.requeue({ pipeline: "fraud-alerts" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(caller(null).webhook.requeue({ pipeline: "fraud-alerts" })).rejects.toMatchObject({
+      code: "UNAUTHORIZED",
+    });
+    await expect(
+      caller(userWith("viewer")).webhook.requeue({ pipeline: "fraud-alerts" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
   it("lets an operator through to input validation", async () => {
-    await expect(caller(userWith("operator")).webhook.requeue({ pipeline: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(caller(userWith("operator")).webhook.requeue({ pipeline: "" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
   });
 
   it("lets a viewer list (the role check passes; only then is input validated)", async () => {
-    await expect(caller(userWith("viewer")).webhook.failed({ pipeline: "" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(caller(userWith("viewer")).webhook.failed({ pipeline: "" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
   });
 });

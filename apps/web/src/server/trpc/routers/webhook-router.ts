@@ -2,7 +2,12 @@
 // once the receiver is fixed (operators for any pipeline, owners for their teams' pipelines: it causes
 // external side effects again). The re-queue is recorded with the signed-in user as the actor; the
 // workers running the pipeline do the sending.
-import { findWebhookDeliveries, requeueFailedWebhookDeliveries, summarizeWebhookDeliveries, WebhookRequeueError } from "@sluice/services";
+import {
+  findWebhookDeliveries,
+  requeueFailedWebhookDeliveries,
+  summarizeWebhookDeliveries,
+  WebhookRequeueError,
+} from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
 import { actionProcedure, roleProcedure } from "../init";
@@ -17,20 +22,42 @@ export const webhookRouter = {
   failed: roleProcedure("viewer")
     .input(ZWebhookPipelineInputSchema)
     .query(async ({ ctx, input }) => {
-      const found = await findWebhookDeliveries(ctx.db, { pipeline: input.pipeline, status: "failed", limit: FAILED_LISTED });
-      if (!found) throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
+      const found = await findWebhookDeliveries(ctx.db, {
+        pipeline: input.pipeline,
+        status: "failed",
+        limit: FAILED_LISTED,
+      });
+      if (!found)
+        throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
       return found;
     }),
 
-  requeue: actionProcedure("webhook.requeue", ZWebhookRequeueInputSchema, (input) => ({ pipeline: input.pipeline }))
-    .mutation(async ({ ctx, input }) => {
-      try {
-        const result = await requeueFailedWebhookDeliveries(ctx.db, { ...input, actor: `user:${ctx.user.email}` }, { audit: auditWho(ctx) });
-        ctx.logger.info({ event: "webhook.requeued", userId: ctx.user.id, pipeline: input.pipeline, key: input.key ?? null, requeued: result.requeued }, "webhook deliveries re-queued");
-        return result;
-      } catch (err) {
-        if (!(err instanceof WebhookRequeueError)) throw err;
-        throw new TRPCError({ code: err.reason === "not_found" ? "NOT_FOUND" : "CONFLICT", message: err.message });
-      }
-    }),
+  requeue: actionProcedure("webhook.requeue", ZWebhookRequeueInputSchema, (input) => ({
+    pipeline: input.pipeline,
+  })).mutation(async ({ ctx, input }) => {
+    try {
+      const result = await requeueFailedWebhookDeliveries(
+        ctx.db,
+        { ...input, actor: `user:${ctx.user.email}` },
+        { audit: auditWho(ctx) },
+      );
+      ctx.logger.info(
+        {
+          event: "webhook.requeued",
+          userId: ctx.user.id,
+          pipeline: input.pipeline,
+          key: input.key ?? null,
+          requeued: result.requeued,
+        },
+        "webhook deliveries re-queued",
+      );
+      return result;
+    } catch (err) {
+      if (!(err instanceof WebhookRequeueError)) throw err;
+      throw new TRPCError({
+        code: err.reason === "not_found" ? "NOT_FOUND" : "CONFLICT",
+        message: err.message,
+      });
+    }
+  }),
 } satisfies TRPCRouterRecord;

@@ -5,13 +5,25 @@ import { batchHref } from "./links";
 import { formatCount, formatDuration } from "./format";
 import { Time } from "./time";
 
-export function BatchHistory({ batches, pipeline, version }: { batches: TBatchSummary[]; pipeline: string; version: number | null }) {
+export function BatchHistory({
+  batches,
+  pipeline,
+  version,
+}: {
+  batches: TBatchSummary[];
+  pipeline: string;
+  version: number | null;
+}) {
   return (
     <section className="panel" data-testid="batch-history">
       <h2 className="panel__title">Recent batches</h2>
       <p className="muted small">
-        {batches.length === 1 ? "The one committed batch so far." : `The newest ${batches.length} committed batches.`} <strong>Read ahead</strong>: read and processed while the batch before it committed.{" "}
-        <strong>Replayed</strong>: a planned batch that had not committed ran again over the same offsets (after a crash or a lost lease).
+        {batches.length === 1
+          ? "The one committed batch so far."
+          : `The newest ${batches.length} committed batches.`}{" "}
+        <strong>Read ahead</strong>: read and processed while the batch before it committed.{" "}
+        <strong>Replayed</strong>: a planned batch that had not committed ran again over the same offsets
+        (after a crash or a lost lease).
       </p>
       <table className="table table--compact">
         <thead>
@@ -54,7 +66,10 @@ export function BatchHistory({ batches, pipeline, version }: { batches: TBatchSu
                 {b.preparedAhead ? <span className="badge">read ahead</span> : null}
                 {b.replayed ? <span className="badge badge--warn">replayed</span> : null}
                 {b.deadLetterReplay ? (
-                  <span className="badge" title={`replay request #${b.deadLetterReplay.replayIds.join(", #")}`}>
+                  <span
+                    className="badge"
+                    title={`replay request #${b.deadLetterReplay.replayIds.join(", #")}`}
+                  >
                     dead-letter replay ({b.deadLetterReplay.rows})
                   </span>
                 ) : null}

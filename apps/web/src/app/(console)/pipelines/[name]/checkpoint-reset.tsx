@@ -14,7 +14,10 @@ type TKind = "earliest" | "latest" | "timestamp" | "offsets";
 
 /** "0:120, 1:80" → { "0": 120, "1": 80 }; null when it does not read as partition:offset pairs. */
 export function parseOffsets(text: string): Record<string, number> | null {
-  const pairs = text.split(/[\s,]+/).filter(Boolean).map((p) => /^(\d+):(\d+)$/.exec(p));
+  const pairs = text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((p) => /^(\d+):(\d+)$/.exec(p));
   if (pairs.length === 0 || pairs.some((m) => !m)) return null;
   return Object.fromEntries(pairs.map((m) => [m![1]!, Number(m![2])]));
 }
@@ -30,7 +33,9 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
   const [state, setState] = useState<"keep" | "clear">("keep");
   const [reason, setReason] = useState("");
   const [formError, setFormError] = useState<string | null>(null);
-  const request = useMutation(trpc.change.requestReset.mutationOptions({ onSettled: () => queryClient.invalidateQueries() }));
+  const request = useMutation(
+    trpc.change.requestReset.mutationOptions({ onSettled: () => queryClient.invalidateQueries() }),
+  );
   const allowed = may.data?.["change.request"];
 
   const submit = (e: FormEvent) => {
@@ -38,8 +43,14 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
     setFormError(null);
     if (kind === "timestamp" && !at) return setFormError("Time: choose when to re-read from.");
     const parsed = kind === "offsets" ? parseOffsets(offsets) : null;
-    if (kind === "offsets" && !parsed) return setFormError('Offsets: write partition:offset pairs, e.g. "0:120, 1:80".');
-    const to = kind === "timestamp" ? { kind, at: new Date(at) } : kind === "offsets" ? { kind, offsets: parsed! } : { kind };
+    if (kind === "offsets" && !parsed)
+      return setFormError('Offsets: write partition:offset pairs, e.g. "0:120, 1:80".');
+    const to =
+      kind === "timestamp"
+        ? { kind, at: new Date(at) }
+        : kind === "offsets"
+          ? { kind, offsets: parsed! }
+          : { kind };
     request.mutate({ pipeline, to, state, reason });
   };
 
@@ -47,9 +58,10 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
     <section className="panel stack" data-testid="checkpoint-reset">
       <h2 className="panel__title">Checkpoint reset</h2>
       <p className="muted small">
-        Re-read or skip events by moving the checkpoint. It becomes a <Link href="/change-requests">change request</Link>: someone other than you
-        approves it, and it is applied at once, fenced against the batch in flight. Its impact is shown before anyone approves it; a reset that
-        would make the result wrong is refused with the reason.
+        Re-read or skip events by moving the checkpoint. It becomes a{" "}
+        <Link href="/change-requests">change request</Link>: someone other than you approves it, and it is
+        applied at once, fenced against the batch in flight. Its impact is shown before anyone approves it; a
+        reset that would make the result wrong is refused with the reason.
       </p>
       {allowed?.ok ? (
         <form className="filters" onSubmit={submit} aria-label="Request a checkpoint reset">
@@ -64,12 +76,25 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
           </label>
           {kind === "timestamp" ? (
             <label>
-              Time <input name="at" type="datetime-local" step={1} value={at} onChange={(e) => setAt(e.target.value)} />
+              Time{" "}
+              <input
+                name="at"
+                type="datetime-local"
+                step={1}
+                value={at}
+                onChange={(e) => setAt(e.target.value)}
+              />
             </label>
           ) : null}
           {kind === "offsets" ? (
             <label>
-              Offsets <input name="offsets" value={offsets} onChange={(e) => setOffsets(e.target.value)} placeholder="0:120, 1:80" />
+              Offsets{" "}
+              <input
+                name="offsets"
+                value={offsets}
+                onChange={(e) => setOffsets(e.target.value)}
+                placeholder="0:120, 1:80"
+              />
             </label>
           ) : null}
           <label>
@@ -80,7 +105,15 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
             </select>
           </label>
           <label>
-            Reason <input name="reason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} required placeholder="why re-read" />
+            Reason{" "}
+            <input
+              name="reason"
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              maxLength={2000}
+              required
+              placeholder="why re-read"
+            />
           </label>
           <button className="button button--small button--primary" type="submit" disabled={request.isPending}>
             {request.isPending ? "Resolving offsets…" : "Request reset"}
@@ -101,7 +134,8 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
       ) : null}
       {request.isSuccess ? (
         <div className="notice small" role="status">
-          Change request <Link href="/change-requests">#{request.data.id}</Link> is waiting for someone else&apos;s approval.
+          Change request <Link href="/change-requests">#{request.data.id}</Link> is waiting for someone
+          else&apos;s approval.
           <ResetImpact impact={request.data.impact as TResetImpact} />
         </div>
       ) : null}
@@ -144,4 +178,8 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
   );
 }
 
-const fmt = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => Number(a) - Number(b)).map(([p, v]) => `${p}:${v}`).join(" ");
+const fmt = (o: Record<string, number>) =>
+  Object.entries(o)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([p, v]) => `${p}:${v}`)
+    .join(" ");

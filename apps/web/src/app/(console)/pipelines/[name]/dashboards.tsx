@@ -35,9 +35,20 @@ export function Dashboards(props: {
   const trpc = useTRPC();
   const input = { pipeline: props.pipeline, version: props.version, range: props.range };
   const every = { refetchInterval: "preset" in props.range ? LIVE_MS : FIXED_MS };
-  const signals = useQuery({ ...trpc.signals.signals.queryOptions(input), ...every, placeholderData: (previous) => previous });
-  const series = useQuery({ ...trpc.signals.series.queryOptions(input), ...every, placeholderData: (previous) => previous });
-  const offsets = useQuery({ ...trpc.signals.offsets.queryOptions({ pipeline: props.pipeline, version: props.version }), refetchInterval: LIVE_MS });
+  const signals = useQuery({
+    ...trpc.signals.signals.queryOptions(input),
+    ...every,
+    placeholderData: (previous) => previous,
+  });
+  const series = useQuery({
+    ...trpc.signals.series.queryOptions(input),
+    ...every,
+    placeholderData: (previous) => previous,
+  });
+  const offsets = useQuery({
+    ...trpc.signals.offsets.queryOptions({ pipeline: props.pipeline, version: props.version }),
+    refetchInterval: LIVE_MS,
+  });
   const shown = props.versions.find((v) => (props.version ? v.version === props.version : v.serving));
 
   return (
@@ -45,15 +56,35 @@ export function Dashboards(props: {
       {shown && !shown.serving ? (
         <p className="notice small" data-testid="version-notice">
           Showing version {shown.version}
-          {shown.supersededBy ? `, superseded by version ${shown.supersededBy}` : ""} — not the serving version. Its charts, graph and offsets are its own.
+          {shown.supersededBy ? `, superseded by version ${shown.supersededBy}` : ""} — not the serving
+          version. Its charts, graph and offsets are its own.
         </p>
       ) : null}
-      <RangeBar range={props.range} onChange={props.setRange} stepSeconds={series.data?.stepSeconds ?? null} />
-      {signals.isPending ? <p className="muted">Loading freshness, completeness and correctness…</p> : signals.isError ? <Failed what="the signals" error={signals.error} /> : <SignalPanels signals={signals.data} />}
+      <RangeBar
+        range={props.range}
+        onChange={props.setRange}
+        stepSeconds={series.data?.stepSeconds ?? null}
+      />
+      {signals.isPending ? (
+        <p className="muted">Loading freshness, completeness and correctness…</p>
+      ) : signals.isError ? (
+        <Failed what="the signals" error={signals.error} />
+      ) : (
+        <SignalPanels signals={signals.data} />
+      )}
       <section className="panel" data-testid="graph">
         <h2 className="panel__title">The pipeline as a graph</h2>
-        <p className="muted small">Rows that took each edge in the selected range. The main line carries what is left after each phase; branches are where rows leave.</p>
-        {signals.isPending ? <p className="muted">Loading the graph…</p> : signals.isError ? <Failed what="the graph" error={signals.error} /> : <FlowGraph flow={signals.data.flow} />}
+        <p className="muted small">
+          Rows that took each edge in the selected range. The main line carries what is left after each phase;
+          branches are where rows leave.
+        </p>
+        {signals.isPending ? (
+          <p className="muted">Loading the graph…</p>
+        ) : signals.isError ? (
+          <Failed what="the graph" error={signals.error} />
+        ) : (
+          <FlowGraph flow={signals.data.flow} />
+        )}
       </section>
       <section className="panel">
         <h2 className="panel__title">Over time</h2>
@@ -62,15 +93,33 @@ export function Dashboards(props: {
         ) : series.isError ? (
           <Failed what="the charts" error={series.error} />
         ) : (
-          <PipelineCharts series={series.data} notRunning={props.notRunning} onZoom={(from, to) => props.setRange({ from, to })} />
+          <PipelineCharts
+            series={series.data}
+            notRunning={props.notRunning}
+            onZoom={(from, to) => props.setRange({ from, to })}
+          />
         )}
       </section>
-      {offsets.isPending ? <p className="muted">Loading offsets…</p> : offsets.isError ? <Failed what="the checkpoint offsets" error={offsets.error} /> : <OffsetsTable view={offsets.data} />}
+      {offsets.isPending ? (
+        <p className="muted">Loading offsets…</p>
+      ) : offsets.isError ? (
+        <Failed what="the checkpoint offsets" error={offsets.error} />
+      ) : (
+        <OffsetsTable view={offsets.data} />
+      )}
     </div>
   );
 }
 
-export function VersionSelect({ versions, version, onChange }: { versions: TPipelineVersionSummary[]; version: number | undefined; onChange: (v: number | undefined) => void }) {
+export function VersionSelect({
+  versions,
+  version,
+  onChange,
+}: {
+  versions: TPipelineVersionSummary[];
+  version: number | undefined;
+  onChange: (v: number | undefined) => void;
+}) {
   if (versions.length === 0) return null;
   const serving = versions.find((v) => v.serving)!;
   return (

@@ -20,7 +20,11 @@ import { Time } from "./time";
 
 type TFilter = Omit<TDeadLetterFilter, "pipeline" | "ids">;
 type TOutcome = "dead_letter" | "quarantined" | "late";
-const OUTCOME_LABEL: Record<string, string> = { dead_letter: "dead letter", quarantined: "quarantined", late: "late" };
+const OUTCOME_LABEL: Record<string, string> = {
+  dead_letter: "dead letter",
+  quarantined: "quarantined",
+  late: "late",
+};
 const OUTCOMES = [
   ["dead_letter", "dead letter"],
   ["quarantined", "quarantined"],
@@ -34,22 +38,42 @@ export function DeadLettersPanel({ pipeline, summary }: { pipeline: string; summ
   return (
     <DeadLetters summary={summary} onShowGroup={setGroup}>
       {/* A new group starts a fresh browse (its own filter form, first page, no selection). */}
-      <DeadLetterBrowser key={group ? `${group.outcome}:${group.reason}` : "all"} pipeline={pipeline} group={group} onClearGroup={() => setGroup(null)} />
+      <DeadLetterBrowser
+        key={group ? `${group.outcome}:${group.reason}` : "all"}
+        pipeline={pipeline}
+        group={group}
+        onClearGroup={() => setGroup(null)}
+      />
     </DeadLetters>
   );
 }
 
-function DeadLetterBrowser({ pipeline, group, onClearGroup }: { pipeline: string; group: TReasonGroupChoice | null; onClearGroup: () => void }) {
+function DeadLetterBrowser({
+  pipeline,
+  group,
+  onClearGroup,
+}: {
+  pipeline: string;
+  group: TReasonGroupChoice | null;
+  onClearGroup: () => void;
+}) {
   const trpc = useTRPC();
   const [formFilter, setFilter] = useState<TFilter>({});
-  const filter: TFilter = group ? { ...formFilter, outcome: group.outcome, reasonGroup: group.reason } : formFilter;
+  const filter: TFilter = group
+    ? { ...formFilter, outcome: group.outcome, reasonGroup: group.reason }
+    : formFilter;
   // Keyset pages: the ids each page started below, so "Newer" goes back exactly.
   const [pages, setPages] = useState<(number | undefined)[]>([undefined]);
   const before = pages[pages.length - 1];
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [open, setOpen] = useState<number | null>(null);
   const page = useQuery({
-    ...trpc.deadLetter.browse.queryOptions({ pipeline, ...filter, limit: PAGE, ...(before ? { before } : {}) }),
+    ...trpc.deadLetter.browse.queryOptions({
+      pipeline,
+      ...filter,
+      limit: PAGE,
+      ...(before ? { before } : {}),
+    }),
     placeholderData: keepPreviousData,
     refetchInterval: 15_000,
   });
@@ -68,7 +92,8 @@ function DeadLetterBrowser({ pipeline, group, onClearGroup }: { pipeline: string
     });
 
   // Nothing at all (no filter, no row in any version): the summary above already says so.
-  if (page.data && page.data.rows.length === 0 && Object.keys(filter).length === 0 && pages.length === 1) return null;
+  if (page.data && page.data.rows.length === 0 && Object.keys(filter).length === 0 && pages.length === 1)
+    return null;
   return (
     <section className="panel stack" data-testid="dead-letter-browser">
       <h3 className="section-title">Browse and inspect</h3>
@@ -88,7 +113,10 @@ function DeadLetterBrowser({ pipeline, group, onClearGroup }: { pipeline: string
           Could not load the dead letters: {page.error.message}
         </p>
       ) : page.data.rows.length === 0 ? (
-        <EmptyState title="No row matches" next={<>Loosen the filter (clear a field, or widen the time range).</>}>
+        <EmptyState
+          title="No row matches"
+          next={<>Loosen the filter (clear a field, or widen the time range).</>}
+        >
           <p>No dead letter of {pipeline} matches this filter.</p>
         </EmptyState>
       ) : (
@@ -116,20 +144,42 @@ function DeadLetterBrowser({ pipeline, group, onClearGroup }: { pipeline: string
             </thead>
             <tbody>
               {page.data.rows.map((r) => (
-                <Row key={r.id} row={r} selected={selected.has(r.id)} onToggle={() => toggle(r.id)} onOpen={() => setOpen(open === r.id ? null : r.id)} />
+                <Row
+                  key={r.id}
+                  row={r}
+                  selected={selected.has(r.id)}
+                  onToggle={() => toggle(r.id)}
+                  onOpen={() => setOpen(open === r.id ? null : r.id)}
+                />
               ))}
             </tbody>
           </table>
           <div className="filters">
-            <button className="button button--small" type="button" disabled={pages.length <= 1} onClick={() => setPages((p) => p.slice(0, -1))}>
+            <button
+              className="button button--small"
+              type="button"
+              disabled={pages.length <= 1}
+              onClick={() => setPages((p) => p.slice(0, -1))}
+            >
               Newer
             </button>
-            <button className="button button--small" type="button" disabled={page.data.nextBefore === null} onClick={() => setPages((p) => [...p, page.data.nextBefore ?? undefined])}>
+            <button
+              className="button button--small"
+              type="button"
+              disabled={page.data.nextBefore === null}
+              onClick={() => setPages((p) => [...p, page.data.nextBefore ?? undefined])}
+            >
               Older
             </button>
           </div>
           {open !== null ? <Inspector pipeline={pipeline} id={open} onClose={() => setOpen(null)} /> : null}
-          <RowActions pipeline={pipeline} filter={filter} selected={[...selected]} matching={page.data.matching} onDone={() => setSelected(new Set())} />
+          <RowActions
+            pipeline={pipeline}
+            filter={filter}
+            selected={[...selected]}
+            matching={page.data.matching}
+            onDone={() => setSelected(new Set())}
+          />
         </>
       )}
     </section>
@@ -157,18 +207,47 @@ function FilterForm({ onApply }: { onApply: (f: TFilter) => void }) {
   };
   return (
     <form className="filters" onSubmit={submit} aria-label="Filter dead letters">
-      <FilterSelect label="Outcome" name="outcome" value={outcome} onChange={setOutcome} options={OUTCOMES} allLabel="any" />
+      <FilterSelect
+        label="Outcome"
+        name="outcome"
+        value={outcome}
+        onChange={setOutcome}
+        options={OUTCOMES}
+        allLabel="any"
+      />
       <label>
-        Reason contains <input name="reasonContains" value={reasonContains} onChange={(e) => setReasonContains(e.target.value)} placeholder="e.g. should be decimal" />
+        Reason contains{" "}
+        <input
+          name="reasonContains"
+          value={reasonContains}
+          onChange={(e) => setReasonContains(e.target.value)}
+          placeholder="e.g. should be decimal"
+        />
       </label>
       <label>
-        Partition <input name="partition" type="number" min={0} value={partition} onChange={(e) => setPartition(e.target.value)} style={{ width: "5rem" }} />
+        Partition{" "}
+        <input
+          name="partition"
+          type="number"
+          min={0}
+          value={partition}
+          onChange={(e) => setPartition(e.target.value)}
+          style={{ width: "5rem" }}
+        />
       </label>
       <label>
-        From <input name="from" type="datetime-local" step={1} value={from} onChange={(e) => setFrom(e.target.value)} />
+        From{" "}
+        <input
+          name="from"
+          type="datetime-local"
+          step={1}
+          value={from}
+          onChange={(e) => setFrom(e.target.value)}
+        />
       </label>
       <label>
-        To <input name="to" type="datetime-local" step={1} value={to} onChange={(e) => setTo(e.target.value)} />
+        To{" "}
+        <input name="to" type="datetime-local" step={1} value={to} onChange={(e) => setTo(e.target.value)} />
       </label>
       <label>
         Payload contains <input name="text" value={text} onChange={(e) => setText(e.target.value)} />
@@ -180,11 +259,27 @@ function FilterForm({ onApply }: { onApply: (f: TFilter) => void }) {
   );
 }
 
-function Row({ row: r, selected, onToggle, onOpen }: { row: TBrowsedDeadLetter; selected: boolean; onToggle: () => void; onOpen: () => void }) {
+function Row({
+  row: r,
+  selected,
+  onToggle,
+  onOpen,
+}: {
+  row: TBrowsedDeadLetter;
+  selected: boolean;
+  onToggle: () => void;
+  onOpen: () => void;
+}) {
   return (
     <tr data-testid={`dead-letter-${r.id}`}>
       <td>
-        <input type="checkbox" aria-label={`Select dead letter ${r.id} (partition ${r.partition}, offset ${r.offset})`} checked={selected} onChange={onToggle} disabled={!actionable(r)} />
+        <input
+          type="checkbox"
+          aria-label={`Select dead letter ${r.id} (partition ${r.partition}, offset ${r.offset})`}
+          checked={selected}
+          onChange={onToggle}
+          disabled={!actionable(r)}
+        />
       </td>
       <td className="num">v{r.version}</td>
       <td className="num">{r.partition}</td>
@@ -192,7 +287,12 @@ function Row({ row: r, selected, onToggle, onOpen }: { row: TBrowsedDeadLetter; 
       <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
       <td className="small">{r.reason}</td>
       <td className="small mono">
-        <button className="button button--ghost button--small" type="button" onClick={onOpen} aria-label={`Inspect partition ${r.partition} offset ${r.offset}`}>
+        <button
+          className="button button--ghost button--small"
+          type="button"
+          onClick={onOpen}
+          aria-label={`Inspect partition ${r.partition} offset ${r.offset}`}
+        >
           {r.preview || "(empty)"}
         </button>
       </td>
@@ -226,7 +326,8 @@ function Inspector({ pipeline, id, onClose }: { pipeline: string; id: number; on
       ) : (
         <>
           <p className="small">
-            {OUTCOME_LABEL[row.data.outcome] ?? row.data.outcome}: <span data-testid="inspector-reason">{row.data.reason}</span>
+            {OUTCOME_LABEL[row.data.outcome] ?? row.data.outcome}:{" "}
+            <span data-testid="inspector-reason">{row.data.reason}</span>
             <br />
             topic <code>{row.data.topic}</code>, partition {row.data.partition}, offset {row.data.offset}
             {row.data.key !== null ? (
@@ -235,11 +336,15 @@ function Inspector({ pipeline, id, onClose }: { pipeline: string; id: number; on
               </>
             ) : null}{" "}
             · version {row.data.version},{" "}
-            <Link href={batchHref(pipeline, row.data.batchId, row.data.version)}>batch {row.data.batchId}</Link> · Kafka time <Time value={row.data.ingestTime} />
+            <Link href={batchHref(pipeline, row.data.batchId, row.data.version)}>
+              batch {row.data.batchId}
+            </Link>{" "}
+            · Kafka time <Time value={row.data.ingestTime} />
             {row.data.resolution ? (
               <>
                 <br />
-                {row.data.resolution.action} by {row.data.resolution.actor} <Time value={row.data.resolution.at} />: {row.data.resolution.reason}
+                {row.data.resolution.action} by {row.data.resolution.actor}{" "}
+                <Time value={row.data.resolution.at} />: {row.data.resolution.reason}
               </>
             ) : null}
           </p>
@@ -252,14 +357,23 @@ function Inspector({ pipeline, id, onClose }: { pipeline: string; id: number; on
             </pre>
           )}
           <h4 className="small strong">
-            Raw bytes — {formatCount(row.data.bytes)} byte(s){row.data.truncated ? " kept (the record was larger: only its first 64 KiB were kept)" : ""},{" "}
+            Raw bytes — {formatCount(row.data.bytes)} byte(s)
+            {row.data.truncated ? " kept (the record was larger: only its first 64 KiB were kept)" : ""},{" "}
             {row.data.validUtf8 ? "valid UTF-8" : "not valid UTF-8"}
           </h4>
-          <pre className="mono small" data-testid="inspector-hex" style={{ maxHeight: "16rem", overflow: "auto" }}>
+          <pre
+            className="mono small"
+            data-testid="inspector-hex"
+            style={{ maxHeight: "16rem", overflow: "auto" }}
+          >
             {row.data.hex.join("\n")}
           </pre>
           <h4 className="small strong">As text</h4>
-          <pre className="mono small" data-testid="inspector-text" style={{ maxHeight: "10rem", overflow: "auto", whiteSpace: "pre-wrap" }}>
+          <pre
+            className="mono small"
+            data-testid="inspector-text"
+            style={{ maxHeight: "10rem", overflow: "auto", whiteSpace: "pre-wrap" }}
+          >
             {row.data.text}
           </pre>
         </>
@@ -272,7 +386,9 @@ function Inspector({ pipeline, id, onClose }: { pipeline: string; id: number; on
 const STILL_DEAD = ["quarantined", "dead_letter", "late", "refused"];
 
 /** A row can be chosen unless it was discarded, is waiting to be replayed, or reached the result in a replay. */
-const actionable = (r: TBrowsedDeadLetter) => !r.resolution && (!r.replay || (r.replay.status === "applied" && STILL_DEAD.includes(r.replay.outcome ?? "")));
+const actionable = (r: TBrowsedDeadLetter) =>
+  !r.resolution &&
+  (!r.replay || (r.replay.status === "applied" && STILL_DEAD.includes(r.replay.outcome ?? "")));
 
 function RowStatus({ row: r }: { row: TBrowsedDeadLetter }) {
   if (r.resolution)
@@ -291,14 +407,27 @@ function RowStatus({ row: r }: { row: TBrowsedDeadLetter }) {
   return (
     <span>
       replayed into batch {r.replay.batchId}
-      {r.replay.version !== null ? ` of v${r.replay.version}` : ""} by {r.replay.by} <Time value={r.replay.at} />: <strong>{r.replay.outcome}</strong>
+      {r.replay.version !== null ? ` of v${r.replay.version}` : ""} by {r.replay.by}{" "}
+      <Time value={r.replay.at} />: <strong>{r.replay.outcome}</strong>
       {r.replay.detail ? <span className="muted"> — {r.replay.detail}</span> : null}
     </span>
   );
 }
 
 /** Replay or discard the selected rows, or every row the filter matches, with one reason. */
-function RowActions({ pipeline, filter, selected, matching, onDone }: { pipeline: string; filter: TFilter; selected: number[]; matching: number; onDone: () => void }) {
+function RowActions({
+  pipeline,
+  filter,
+  selected,
+  matching,
+  onDone,
+}: {
+  pipeline: string;
+  filter: TFilter;
+  selected: number[];
+  matching: number;
+  onDone: () => void;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const may = useQuery(trpc.pipeline.may.queryOptions({ pipeline }));
@@ -316,38 +445,73 @@ function RowActions({ pipeline, filter, selected, matching, onDone }: { pipeline
   if (!canDiscard || !canReplay) return null;
   if (!canDiscard.ok && !canReplay.ok) return <p className="muted small">{canReplay.message}</p>;
   const narrows = Object.keys(filter).length > 0;
-  const which = (rows: "selected" | "matching") => ({ pipeline, ...filter, ...(rows === "selected" ? { ids: selected } : {}) });
+  const which = (rows: "selected" | "matching") => ({
+    pipeline,
+    ...filter,
+    ...(rows === "selected" ? { ids: selected } : {}),
+  });
   const busy = discard.isPending || replay.isPending;
   const noReason = !reason.trim();
   const needFilter = narrows ? undefined : "Filter first: acting on every row needs at least an outcome";
   return (
     <div className="stack" data-testid="dead-letter-actions">
       <p className="muted small">
-        <strong>Replay</strong> sends the rows through the serving version&apos;s contract, expectations and sink in the pipeline&apos;s own next batch (offsets
-        and watermark unchanged): each row reaches the result at most once, and rows that cannot be applied correctly — already replayed, discarded,
-        truncated, or with a window already final and evicted — are refused, each with why. <strong>Discard</strong> is for rows that will never be
-        replayed; they stay in the table for the record. Who did either, when and why is kept with each row and in the audit log.
+        <strong>Replay</strong> sends the rows through the serving version&apos;s contract, expectations and
+        sink in the pipeline&apos;s own next batch (offsets and watermark unchanged): each row reaches the
+        result at most once, and rows that cannot be applied correctly — already replayed, discarded,
+        truncated, or with a window already final and evicted — are refused, each with why.{" "}
+        <strong>Discard</strong> is for rows that will never be replayed; they stay in the table for the
+        record. Who did either, when and why is kept with each row and in the audit log.
       </p>
       <div className="filters">
         <label>
-          Why <input name="actionReason" value={reason} onChange={(e) => setReason(e.target.value)} maxLength={2000} placeholder="recorded with your name" />
+          Why{" "}
+          <input
+            name="actionReason"
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            maxLength={2000}
+            placeholder="recorded with your name"
+          />
         </label>
         {canReplay.ok ? (
           <>
-            <button className="button button--small button--primary" type="button" disabled={busy || selected.length === 0 || noReason} onClick={() => replay.mutate({ ...which("selected"), note: reason })}>
+            <button
+              className="button button--small button--primary"
+              type="button"
+              disabled={busy || selected.length === 0 || noReason}
+              onClick={() => replay.mutate({ ...which("selected"), note: reason })}
+            >
               Replay {selected.length} selected
             </button>
-            <button className="button button--small" type="button" disabled={busy || !narrows || noReason} title={needFilter} onClick={() => replay.mutate({ ...which("matching"), note: reason })}>
+            <button
+              className="button button--small"
+              type="button"
+              disabled={busy || !narrows || noReason}
+              title={needFilter}
+              onClick={() => replay.mutate({ ...which("matching"), note: reason })}
+            >
               Replay all {formatCount(matching)} matching
             </button>
           </>
         ) : null}
         {canDiscard.ok ? (
           <>
-            <button className="button button--small" type="button" disabled={busy || selected.length === 0 || noReason} onClick={() => discard.mutate({ ...which("selected"), reason })}>
+            <button
+              className="button button--small"
+              type="button"
+              disabled={busy || selected.length === 0 || noReason}
+              onClick={() => discard.mutate({ ...which("selected"), reason })}
+            >
               Discard {selected.length} selected
             </button>
-            <button className="button button--small" type="button" disabled={busy || !narrows || noReason} title={needFilter} onClick={() => discard.mutate({ ...which("matching"), reason })}>
+            <button
+              className="button button--small"
+              type="button"
+              disabled={busy || !narrows || noReason}
+              title={needFilter}
+              onClick={() => discard.mutate({ ...which("matching"), reason })}
+            >
               Discard all {formatCount(matching)} matching
             </button>
           </>
@@ -374,14 +538,19 @@ function RowActions({ pipeline, filter, selected, matching, onDone }: { pipeline
                   #{r.id}: {r.why}
                 </li>
               ))}
-              {replay.data.refused.length > 50 ? <li>… and {replay.data.refused.length - 50} more (the audit event keeps the first 100)</li> : null}
+              {replay.data.refused.length > 50 ? (
+                <li>… and {replay.data.refused.length - 50} more (the audit event keeps the first 100)</li>
+              ) : null}
             </ul>
           ) : null}
         </div>
       ) : null}
       {discard.isSuccess ? (
         <p className="notice small" role="status" data-testid="discard-result">
-          Discarded {discard.data.discarded} row(s){discard.data.alreadyResolved ? `; ${discard.data.alreadyResolved} were resolved or waiting to be replayed` : ""}
+          Discarded {discard.data.discarded} row(s)
+          {discard.data.alreadyResolved
+            ? `; ${discard.data.alreadyResolved} were resolved or waiting to be replayed`
+            : ""}
           {discard.data.more ? "; more rows match: discard again for the next 10,000" : ""}.
         </p>
       ) : null}

@@ -23,13 +23,26 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
         at <Time value={b.timestamp} />
         {b.replayed ? <span className="badge badge--warn">replayed plan</span> : null}
         {b.preparedAhead ? <span className="badge">read ahead</span> : null}
-        {b.inputRows === 0 ? <span className="muted"> — a batch without input (moves the watermark when partitions go idle)</span> : null}
+        {b.inputRows === 0 ? (
+          <span className="muted">
+            {" "}
+            — a batch without input (moves the watermark when partitions go idle)
+          </span>
+        ) : null}
       </p>
       <dl className="stats">
         <Stat label="Input rows" value={formatCount(b.inputRows)} />
         <Stat label="Input rows/s" value={formatCount(b.inputRowsPerSecond)} />
         <Stat label="Processed rows/s" value={formatCount(b.processedRowsPerSecond)} />
-        <Stat label="Duration" value={formatDuration(b.durationMs?.total)} title={b.durationMs ? `plan ${b.durationMs.plan} ms, read ${b.durationMs.read} ms, process ${b.durationMs.process} ms, commit ${b.durationMs.commit} ms` : undefined} />
+        <Stat
+          label="Duration"
+          value={formatDuration(b.durationMs?.total)}
+          title={
+            b.durationMs
+              ? `plan ${b.durationMs.plan} ms, read ${b.durationMs.read} ms, process ${b.durationMs.process} ms, commit ${b.durationMs.commit} ms`
+              : undefined
+          }
+        />
         <Stat label="Backlog" value={formatCount(b.backlog)} hint="offsets not yet read" />
         <Stat label="Watermark" value={<Time value={b.watermark} />} testId="latest-watermark" />
         <Stat label="Max event time" value={<Time value={b.eventTimeMax} />} />
@@ -40,7 +53,11 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
       <ul className="outcomes" data-testid="latest-outcomes">
         <Outcome label="sink" n={o.sink} />
         <Outcome label="duplicate" n={o.duplicate} />
-        {dropped.length === 0 ? <Outcome label="dropped" n={0} /> : dropped.map(([name, n]) => <Outcome key={name} label={`dropped by ${name}`} n={n} />)}
+        {dropped.length === 0 ? (
+          <Outcome label="dropped" n={0} />
+        ) : (
+          dropped.map(([name, n]) => <Outcome key={name} label={`dropped by ${name}`} n={n} />)
+        )}
         <Outcome label="filtered" n={o.filtered} />
         <Outcome label="quarantined" n={o.quarantined} warn />
         <Outcome label="dead letter" n={o.deadLetter} warn />
@@ -48,7 +65,10 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
         <Outcome label="stale" n={o.stale} />
       </ul>
       {b.lateAccepted > 0 ? (
-        <p className="muted small">{formatCount(b.lateAccepted)} rows behind the watermark but within allowedLateness still updated their window (counted in sink).</p>
+        <p className="muted small">
+          {formatCount(b.lateAccepted)} rows behind the watermark but within allowedLateness still updated
+          their window (counted in sink).
+        </p>
       ) : null}
       {b.operator ? (
         <p className="muted small">
@@ -86,11 +106,13 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
 
       <h3 className="section-title">Partitions</h3>
       <p className="muted small">
-        Kafka orders events only inside a partition, so the watermark follows the slowest partition that is still sending: the lowest
-        max event time among active partitions, minus the watermark delay{eventTime?.watermarkDelay ? ` (${eventTime.watermarkDelay})` : ""}. A partition
-        that has read nothing for the idle timeout{eventTime ? ` (${eventTime.idleTimeout})` : ""} is <strong>idle</strong>: it no longer holds the
-        watermark back, so one quiet partition does not stall windows and late-data decisions for the others. When every partition is idle,
-        the newest event time seen anywhere counts. Idle is as of this batch, by the runner&apos;s clock.
+        Kafka orders events only inside a partition, so the watermark follows the slowest partition that is
+        still sending: the lowest max event time among active partitions, minus the watermark delay
+        {eventTime?.watermarkDelay ? ` (${eventTime.watermarkDelay})` : ""}. A partition that has read nothing
+        for the idle timeout{eventTime ? ` (${eventTime.idleTimeout})` : ""} is <strong>idle</strong>: it no
+        longer holds the watermark back, so one quiet partition does not stall windows and late-data decisions
+        for the others. When every partition is idle, the newest event time seen anywhere counts. Idle is as
+        of this batch, by the runner&apos;s clock.
         {idle > 0 ? ` Idle in this batch: ${idle} of ${b.partitions.length} partitions.` : ""}
       </p>
       {b.partitions.length === 0 ? (
@@ -116,27 +138,43 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
                     <span className="muted">none</span>
                   ) : (
                     <span title={`offsets ${p.startOffset} to ${p.endOffset - 1}`}>
-                      {formatCount(p.endOffset - p.startOffset)} <span className="muted">from {formatCount(p.startOffset)}</span>
+                      {formatCount(p.endOffset - p.startOffset)}{" "}
+                      <span className="muted">from {formatCount(p.startOffset)}</span>
                     </span>
                   )}
                 </td>
                 <td className="num">{formatCount(p.latestOffset)}</td>
-                <td>{p.eventTimeMax ? <Time value={p.eventTimeMax} /> : <span className="muted">no event time yet</span>}</td>
+                <td>
+                  {p.eventTimeMax ? (
+                    <Time value={p.eventTimeMax} />
+                  ) : (
+                    <span className="muted">no event time yet</span>
+                  )}
+                </td>
                 <td>
                   <Time value={p.lastDataAt} />
                   {p.lastDataAt && b.timestamp.getTime() - p.lastDataAt.getTime() >= 1000 ? (
-                    <span className="muted"> ({formatDuration(b.timestamp.getTime() - p.lastDataAt.getTime())} before the batch)</span>
+                    <span className="muted">
+                      {" "}
+                      ({formatDuration(b.timestamp.getTime() - p.lastDataAt.getTime())} before the batch)
+                    </span>
                   ) : null}
                 </td>
                 <td>
                   {p.idle === null ? (
                     <span className="muted">—</span>
                   ) : p.idle ? (
-                    <span className="badge badge--idle" title="No data for the idle timeout: this partition does not hold the watermark back.">
+                    <span
+                      className="badge badge--idle"
+                      title="No data for the idle timeout: this partition does not hold the watermark back."
+                    >
                       idle
                     </span>
                   ) : (
-                    <span className="badge badge--ok" title="Sending: the watermark waits for this partition's event time.">
+                    <span
+                      className="badge badge--ok"
+                      title="Sending: the watermark waits for this partition's event time."
+                    >
                       active
                     </span>
                   )}
@@ -150,7 +188,19 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
   );
 }
 
-function Stat({ label, value, hint, title, testId }: { label: string; value: ReactNode; hint?: string; title?: string; testId?: string }) {
+function Stat({
+  label,
+  value,
+  hint,
+  title,
+  testId,
+}: {
+  label: string;
+  value: ReactNode;
+  hint?: string;
+  title?: string;
+  testId?: string;
+}) {
   return (
     <div title={title}>
       <dt>{label}</dt>

@@ -9,9 +9,10 @@ export function OffsetsTable({ view }: { view: TCheckpointView }) {
     <section className="panel" data-testid="offsets">
       <h2 className="panel__title">Checkpoint and offsets</h2>
       <p className="muted small">
-        Last committed batch {view.lastBatchId ?? "—"}, watermark <Time value={view.watermark} />, checkpoint written <Time value={view.updatedAt} />. Committed:
-        the next offset the pipeline reads (table <code>checkpoints</code>); latest: the topic&apos;s log end at the newest offset sample. Lag in seconds: lag ÷ the
-        partition&apos;s read rate over the last 5 minutes.
+        Last committed batch {view.lastBatchId ?? "—"}, watermark <Time value={view.watermark} />, checkpoint
+        written <Time value={view.updatedAt} />. Committed: the next offset the pipeline reads (table{" "}
+        <code>checkpoints</code>); latest: the topic&apos;s log end at the newest offset sample. Lag in
+        seconds: lag ÷ the partition&apos;s read rate over the last 5 minutes.
       </p>
       {view.partitions.length === 0 ? (
         <p className="muted">No partition read or sampled yet.</p>
@@ -35,11 +36,29 @@ export function OffsetsTable({ view }: { view: TCheckpointView }) {
                 <td className="num mono">{formatValue(p.committedOffset, "count", true)}</td>
                 <td className="num mono">{formatValue(p.latestOffset, "count", true)}</td>
                 <td className="num mono">{formatValue(p.lagEvents, "count", true)}</td>
-                <td className="num mono">{p.lagEvents ? (p.lagSeconds === null ? <span className="bad">not draining</span> : formatMs(p.lagSeconds * 1000)) : "—"}</td>
+                <td className="num mono">
+                  {p.lagEvents ? (
+                    p.lagSeconds === null ? (
+                      <span className="bad">not draining</span>
+                    ) : (
+                      formatMs(p.lagSeconds * 1000)
+                    )
+                  ) : (
+                    "—"
+                  )}
+                </td>
                 <td>
                   <Time value={p.lastDataAt} />
                 </td>
-                <td>{p.idle === null ? <span className="muted">—</span> : p.idle ? <span className="badge badge--idle">idle</span> : <span className="badge badge--ok">active</span>}</td>
+                <td>
+                  {p.idle === null ? (
+                    <span className="muted">—</span>
+                  ) : p.idle ? (
+                    <span className="badge badge--idle">idle</span>
+                  ) : (
+                    <span className="badge badge--ok">active</span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>

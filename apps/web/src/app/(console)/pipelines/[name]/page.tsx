@@ -28,7 +28,8 @@ export default async function PipelinePage({ params }: TProps) {
   return (
     <>
       <nav className="breadcrumb" aria-label="Breadcrumb">
-        <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span> <span className="mono">{name}</span>
+        <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span>{" "}
+        <span className="mono">{name}</span>
       </nav>
       <PageHeader title={name}>
         Is it broken, since when, and is it losing data or only late: its run state, freshness, completeness
@@ -36,7 +37,11 @@ export default async function PipelinePage({ params }: TProps) {
         checkpoint per partition, recent batches and dead letters. Live while the tab is open.
       </PageHeader>
       <Suspense fallback={<p className="muted">Loading the pipeline…</p>}>
-        <PipelineDetail name={name} canRespond={mayDoAction(user, "alert.respond")} canEditRules={(await authorizeAction(db(), user, "alert.rules", { pipeline: name })).ok} />
+        <PipelineDetail
+          name={name}
+          canRespond={mayDoAction(user, "alert.respond")}
+          canEditRules={(await authorizeAction(db(), user, "alert.rules", { pipeline: name })).ok}
+        />
       </Suspense>
     </>
   );

@@ -12,9 +12,20 @@ import { AlertRow } from "../../alerts/alert-row";
 
 const REFRESH_MS = 5_000;
 
-export function PipelineAlerts({ pipeline, canRespond, canEditRules }: { pipeline: string; canRespond: boolean; canEditRules: boolean }) {
+export function PipelineAlerts({
+  pipeline,
+  canRespond,
+  canEditRules,
+}: {
+  pipeline: string;
+  canRespond: boolean;
+  canEditRules: boolean;
+}) {
   const trpc = useTRPC();
-  const alerts = useQuery({ ...trpc.alert.forPipeline.queryOptions({ pipeline }), refetchInterval: REFRESH_MS });
+  const alerts = useQuery({
+    ...trpc.alert.forPipeline.queryOptions({ pipeline }),
+    refetchInterval: REFRESH_MS,
+  });
   if (alerts.isPending) return <p className="muted">Loading alerts…</p>;
   if (alerts.isError)
     return (
@@ -27,7 +38,10 @@ export function PipelineAlerts({ pipeline, canRespond, canEditRules }: { pipelin
     <section className="panel" id="alerts" data-testid="pipeline-alerts">
       <h2 className="panel__title">
         Alerts{" "}
-        <span className={a.open.length > 0 ? "badge badge--bad" : "badge badge--ok"} data-testid="pipeline-alerts-open">
+        <span
+          className={a.open.length > 0 ? "badge badge--bad" : "badge badge--ok"}
+          data-testid="pipeline-alerts-open"
+        >
           {a.open.length > 0 ? `${a.open.length} open` : "nothing firing"}
         </span>
       </h2>
@@ -40,9 +54,14 @@ export function PipelineAlerts({ pipeline, canRespond, canEditRules }: { pipelin
       ) : null}
       <Silences data={a} canRespond={canRespond} />
       <details data-testid="alert-rules">
-        <summary className="strong">Rules ({a.rules.filter((r) => r.enabled).length} of {a.rules.length} on)</summary>
+        <summary className="strong">
+          Rules ({a.rules.filter((r) => r.enabled).length} of {a.rules.length} on)
+        </summary>
         {a.rules.length === 0 ? (
-          <p className="muted small">The default rules are created on the workers&apos; next alert evaluation (within seconds once a worker runs).</p>
+          <p className="muted small">
+            The default rules are created on the workers&apos; next alert evaluation (within seconds once a
+            worker runs).
+          </p>
         ) : (
           <table className="table">
             <thead>
@@ -65,7 +84,11 @@ export function PipelineAlerts({ pipeline, canRespond, canEditRules }: { pipelin
             </tbody>
           </table>
         )}
-        {!canEditRules ? <p className="muted small">Only the owners of this pipeline&apos;s team (and admins) change its rules.</p> : null}
+        {!canEditRules ? (
+          <p className="muted small">
+            Only the owners of this pipeline&apos;s team (and admins) change its rules.
+          </p>
+        ) : null}
       </details>
       <details data-testid="alert-history">
         <summary className="strong">History ({a.history.length})</summary>
@@ -103,7 +126,13 @@ function Silences({ data, canRespond }: { data: TPipelineAlerts; canRespond: boo
         {data.silences.map((s) => (
           <li key={s.id} className="small" data-testid={`silence-${s.id}`}>
             {s.kind ?? "all rules"} until {formatClock(s.expiresAt)} by {s.createdBy}: {s.reason}{" "}
-            <button type="button" className="button button--small" disabled={!canRespond || unsilence.isPending} title={canRespond ? undefined : NOT_ALLOWED} onClick={() => unsilence.mutate({ silenceId: s.id, pipeline: data.pipeline })}>
+            <button
+              type="button"
+              className="button button--small"
+              disabled={!canRespond || unsilence.isPending}
+              title={canRespond ? undefined : NOT_ALLOWED}
+              onClick={() => unsilence.mutate({ silenceId: s.id, pipeline: data.pipeline })}
+            >
               Un-silence
             </button>
           </li>
@@ -118,14 +147,26 @@ function Silences({ data, canRespond }: { data: TPipelineAlerts; canRespond: boo
   );
 }
 
-function RuleRow({ pipeline, rule: r, canEdit }: { pipeline: string; rule: TAlertRuleView; canEdit: boolean }) {
+function RuleRow({
+  pipeline,
+  rule: r,
+  canEdit,
+}: {
+  pipeline: string;
+  rule: TAlertRuleView;
+  canEdit: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [threshold, setThreshold] = useState(r.threshold === null ? "" : String(r.threshold));
   const [forSeconds, setFor] = useState(String(r.forSeconds));
   const [clearFor, setClearFor] = useState(String(r.clearForSeconds));
   const [enabled, setEnabled] = useState(r.enabled);
-  const save = useMutation(trpc.alert.updateRule.mutationOptions({ onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.alert.pathKey() }) }));
+  const save = useMutation(
+    trpc.alert.updateRule.mutationOptions({
+      onSettled: () => queryClient.invalidateQueries({ queryKey: trpc.alert.pathKey() }),
+    }),
+  );
   const num = (s: string) => (s.trim() === "" ? Number.NaN : Number(s));
   return (
     <tr data-testid={`rule-${r.kind}`} className={r.pending ? "row--problem" : undefined}>
@@ -135,17 +176,48 @@ function RuleRow({ pipeline, rule: r, canEdit }: { pipeline: string; rule: TAler
       </td>
       <td>{r.severity}</td>
       <td>
-        <input type="text" inputMode="decimal" size={7} value={threshold} onChange={(e) => setThreshold(e.target.value)} disabled={!canEdit} aria-label={`${r.kind} threshold`} placeholder={r.specTarget ? "spec target" : ""} />
+        <input
+          type="text"
+          inputMode="decimal"
+          size={7}
+          value={threshold}
+          onChange={(e) => setThreshold(e.target.value)}
+          disabled={!canEdit}
+          aria-label={`${r.kind} threshold`}
+          placeholder={r.specTarget ? "spec target" : ""}
+        />
       </td>
       <td className="num">
-        <input type="text" inputMode="numeric" size={5} value={forSeconds} onChange={(e) => setFor(e.target.value)} disabled={!canEdit} aria-label={`${r.kind} for seconds`} />
+        <input
+          type="text"
+          inputMode="numeric"
+          size={5}
+          value={forSeconds}
+          onChange={(e) => setFor(e.target.value)}
+          disabled={!canEdit}
+          aria-label={`${r.kind} for seconds`}
+        />
       </td>
       <td className="num">
-        <input type="text" inputMode="numeric" size={5} value={clearFor} onChange={(e) => setClearFor(e.target.value)} disabled={!canEdit} aria-label={`${r.kind} clear-for seconds`} />
+        <input
+          type="text"
+          inputMode="numeric"
+          size={5}
+          value={clearFor}
+          onChange={(e) => setClearFor(e.target.value)}
+          disabled={!canEdit}
+          aria-label={`${r.kind} clear-for seconds`}
+        />
       </td>
       <td className="num">{r.repeatSeconds}</td>
       <td>
-        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} disabled={!canEdit} aria-label={`${r.kind} enabled`} />
+        <input
+          type="checkbox"
+          checked={enabled}
+          onChange={(e) => setEnabled(e.target.checked)}
+          disabled={!canEdit}
+          aria-label={`${r.kind} enabled`}
+        />
       </td>
       <td className="mono small">{r.lastValue ?? "—"}</td>
       <td>

@@ -21,21 +21,37 @@ import { useDashboardRange } from "./use-dashboard-range";
 const REFRESH_MS = 5_000;
 const DEAD_LETTERS_REFRESH_MS = 10_000;
 
-const isNotFound = (error: unknown) => (error as { data?: { code?: string } } | null)?.data?.code === "NOT_FOUND";
+const isNotFound = (error: unknown) =>
+  (error as { data?: { code?: string } } | null)?.data?.code === "NOT_FOUND";
 /** A missing pipeline stays missing: no retries, no polling (until the page is reloaded). */
 const queryBehaviour = (everyMs: number) => ({
   retry: (failures: number, error: unknown) => !isNotFound(error) && !isAuthError(error) && failures < 2,
-  refetchInterval: (query: { state: { error: unknown } }) => (isNotFound(query.state.error) ? false : everyMs),
+  refetchInterval: (query: { state: { error: unknown } }) =>
+    isNotFound(query.state.error) ? false : everyMs,
 });
 
-export function PipelineDetail({ name, canRespond = false, canEditRules = false }: { name: string; canRespond?: boolean; canEditRules?: boolean }) {
+export function PipelineDetail({
+  name,
+  canRespond = false,
+  canEditRules = false,
+}: {
+  name: string;
+  canRespond?: boolean;
+  canEditRules?: boolean;
+}) {
   const trpc = useTRPC();
   const input = { pipeline: name };
   const { range, version, setRange, setVersion } = useDashboardRange();
   const detail = useQuery({ ...trpc.pipeline.get.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
   const versions = useQuery({ ...trpc.signals.versions.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
-  const batches = useQuery({ ...trpc.pipeline.batches.queryOptions({ ...input, version }), ...queryBehaviour(REFRESH_MS) });
-  const deadLetters = useQuery({ ...trpc.pipeline.deadLetters.queryOptions(input), ...queryBehaviour(DEAD_LETTERS_REFRESH_MS) });
+  const batches = useQuery({
+    ...trpc.pipeline.batches.queryOptions({ ...input, version }),
+    ...queryBehaviour(REFRESH_MS),
+  });
+  const deadLetters = useQuery({
+    ...trpc.pipeline.deadLetters.queryOptions(input),
+    ...queryBehaviour(DEAD_LETTERS_REFRESH_MS),
+  });
 
   if (detail.isPending) return <p className="muted">Loading the pipeline…</p>;
   if (detail.isError) {
@@ -45,8 +61,8 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
           title="Pipeline not found"
           next={
             <>
-              Pick one on the <Link href="/pipelines">Pipelines</Link> page, or register this one from its spec with{" "}
-              <code>npx sluice start &lt;spec.yaml&gt;</code>.
+              Pick one on the <Link href="/pipelines">Pipelines</Link> page, or register this one from its
+              spec with <code>npx sluice start &lt;spec.yaml&gt;</code>.
             </>
           }
         >
@@ -68,7 +84,15 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
     return (
       <div className="stack">
         <Summary detail={p} />
-        <EmptyState title="No version registered" next={<>Register and start it from its spec: <code>npx sluice start &lt;spec.yaml&gt; &quot;first deploy&quot;</code>.</>}>
+        <EmptyState
+          title="No version registered"
+          next={
+            <>
+              Register and start it from its spec:{" "}
+              <code>npx sluice start &lt;spec.yaml&gt; &quot;first deploy&quot;</code>.
+            </>
+          }
+        >
           <p>The pipeline exists but has no spec version, so there is nothing for the engine to run.</p>
         </EmptyState>
       </div>
@@ -76,17 +100,32 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
   }
 
   const noBatches = batches.data && !batches.data.latest;
-  const notRunning = noBatches ? (p.run ? `No committed batch yet; the pipeline is ${p.run.phase}.` : `Not started: npx sluice start ${p.name} "first deploy"`) : null;
+  const notRunning = noBatches
+    ? p.run
+      ? `No committed batch yet; the pipeline is ${p.run.phase}.`
+      : `Not started: npx sluice start ${p.name} "first deploy"`
+    : null;
   return (
     <div className="stack">
       <div className="header-slots" data-testid="pipeline-header-slots">
         <VersionSelect versions={versions.data ?? []} version={version} onChange={setVersion} />
         <FiringAlerts pipeline={p.name} placement="pipeline-header" />
-        <LifecycleActions pipeline={p.name} version={version ?? p.latestVersion.version} placement="pipeline-header" />
+        <LifecycleActions
+          pipeline={p.name}
+          version={version ?? p.latestVersion.version}
+          placement="pipeline-header"
+        />
       </div>
       <PipelineAlerts pipeline={p.name} canRespond={canRespond} canEditRules={canEditRules} />
       <Summary detail={p} />
-      <Dashboards pipeline={p.name} version={version} versions={versions.data ?? []} range={range} setRange={setRange} notRunning={notRunning} />
+      <Dashboards
+        pipeline={p.name}
+        version={version}
+        versions={versions.data ?? []}
+        range={range}
+        setRange={setRange}
+        notRunning={notRunning}
+      />
       {batches.isPending ? (
         <p className="muted">Loading batches…</p>
       ) : batches.isError ? (
@@ -99,7 +138,12 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
           <BatchHistory batches={batches.data.batches} pipeline={p.name} version={version ?? null} />
         </>
       ) : (
-        <NoBatchesYet name={p.name} version={p.latestVersion.version} run={p.run} topic={p.latestVersion.topic} />
+        <NoBatchesYet
+          name={p.name}
+          version={p.latestVersion.version}
+          run={p.run}
+          topic={p.latestVersion.topic}
+        />
       )}
       {deadLetters.isPending ? (
         <p className="muted">Loading dead letters…</p>
@@ -115,8 +159,8 @@ export function PipelineDetail({ name, canRespond = false, canEditRules = false 
       <section className="panel" data-testid="pipeline-audit">
         <h2 className="panel__title">History</h2>
         <p className="muted small">
-          Everything people did to this pipeline, newest first (the <Link href={`/audit`}>Audit</Link> page has every event, filters and CSV
-          export).
+          Everything people did to this pipeline, newest first (the <Link href={`/audit`}>Audit</Link> page
+          has every event, filters and CSV export).
         </p>
         <AuditLog pipeline={p.name} limit={15} />
       </section>
@@ -140,7 +184,10 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
           <dd data-testid="latest-version">
             {v ? (
               <>
-                v{v.version} <span className="muted">of {p.versionCount}, registered <Time value={v.createdAt} /></span>
+                v{v.version}{" "}
+                <span className="muted">
+                  of {p.versionCount}, registered <Time value={v.createdAt} />
+                </span>
               </>
             ) : (
               "—"
@@ -156,8 +203,9 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
           <dd>
             {v?.eventTime ? (
               <>
-                <span className="mono">{v.eventTime.column}</span>, watermark delay {v.eventTime.watermarkDelay ?? "—"}, a partition is idle after{" "}
-                {v.eventTime.idleTimeout} without data
+                <span className="mono">{v.eventTime.column}</span>, watermark delay{" "}
+                {v.eventTime.watermarkDelay ?? "—"}, a partition is idle after {v.eventTime.idleTimeout}{" "}
+                without data
               </>
             ) : (
               <span className="muted">none (no watermark)</span>
@@ -175,13 +223,15 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
           title="Not started on the workers"
           next={
             <>
-              Start it: <code>npx sluice start {p.name} &quot;first deploy&quot;</code>. The workers then run it batch by batch, and its
-              progress appears here. To try one batch in the foreground instead: <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
+              Start it: <code>npx sluice start {p.name} &quot;first deploy&quot;</code>. The workers then run
+              it batch by batch, and its progress appears here. To try one batch in the foreground instead:{" "}
+              <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
             </>
           }
         >
           <p>
-            Version {v.version} has no run state yet (table <code>pipeline_runs</code>): nobody has started it.
+            Version {v.version} has no run state yet (table <code>pipeline_runs</code>): nobody has started
+            it.
           </p>
         </EmptyState>
       ) : null}
@@ -208,20 +258,31 @@ function RunPhase({ run }: { run: TPipelineRunSummary }) {
 
 function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
   const hint =
-    run.phase === "failed"
-      ? <>Fix the data or the spec, then <code>npx sluice start &lt;fixed spec&gt;</code> or <code>npx sluice restart {name} &quot;why&quot;</code> (the failed batch re-runs over the same offsets). <code>npx sluice status {name}</code> shows the failed rule&apos;s sample rows.</>
-      : run.phase === "paused" || run.phase === "pausing"
-        ? <>Resume it with <code>npx sluice resume {name}</code>.</>
-        : run.phase === "stopped" || run.phase === "stopping"
-          ? <>Start it again with <code>npx sluice start {name} &quot;why&quot;</code>; it continues from its checkpoint.</>
-          : null;
+    run.phase === "failed" ? (
+      <>
+        Fix the data or the spec, then <code>npx sluice start &lt;fixed spec&gt;</code> or{" "}
+        <code>npx sluice restart {name} &quot;why&quot;</code> (the failed batch re-runs over the same
+        offsets). <code>npx sluice status {name}</code> shows the failed rule&apos;s sample rows.
+      </>
+    ) : run.phase === "paused" || run.phase === "pausing" ? (
+      <>
+        Resume it with <code>npx sluice resume {name}</code>.
+      </>
+    ) : run.phase === "stopped" || run.phase === "stopping" ? (
+      <>
+        Start it again with <code>npx sluice start {name} &quot;why&quot;</code>; it continues from its
+        checkpoint.
+      </>
+    ) : null;
   return (
     <div className="run">
       <p className="small">
         {run.batchInFlight ? (
           <>
-            Batch in flight since <Time value={run.batchInFlight.startedAt} /> on <span className="mono">{run.batchInFlight.workerId ?? "?"}</span>
-            {run.batchInFlight.workerAlive ? "" : " (worker not heard from: its batch will be taken over)"}.{" "}
+            Batch in flight since <Time value={run.batchInFlight.startedAt} /> on{" "}
+            <span className="mono">{run.batchInFlight.workerId ?? "?"}</span>
+            {run.batchInFlight.workerAlive ? "" : " (worker not heard from: its batch will be taken over)"}
+            .{" "}
           </>
         ) : null}
         Last batch turn <Time value={run.lastBatchAt} />
@@ -234,7 +295,9 @@ function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
       </p>
       {run.phase === "failed" || run.consecutiveFailures > 0 ? (
         <p className="form__error" role="alert">
-          {run.phase === "failed" ? `Failed${run.failedBatchId !== null ? ` at batch ${run.failedBatchId}` : ""}` : `${run.consecutiveFailures} failed attempt(s), retrying`}
+          {run.phase === "failed"
+            ? `Failed${run.failedBatchId !== null ? ` at batch ${run.failedBatchId}` : ""}`
+            : `${run.consecutiveFailures} failed attempt(s), retrying`}
           {run.lastError ? `: ${run.lastError}` : ""}
         </p>
       ) : null}
@@ -245,7 +308,8 @@ function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
           <ul className="plain">
             {run.transitions.map((t, i) => (
               <li key={i}>
-                <Time value={t.at} /> — {t.action}: {t.from ?? "—"} → {t.to} by <span className="mono">{t.actor}</span>
+                <Time value={t.at} /> — {t.action}: {t.from ?? "—"} → {t.to} by{" "}
+                <span className="mono">{t.actor}</span>
                 {t.reason ? <> (&ldquo;{t.reason}&rdquo;)</> : null}
               </li>
             ))}
@@ -256,7 +320,17 @@ function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
   );
 }
 
-function NoBatchesYet({ name, version, run, topic }: { name: string; version: number; run: TPipelineRunSummary | null; topic: string | null }) {
+function NoBatchesYet({
+  name,
+  version,
+  run,
+  topic,
+}: {
+  name: string;
+  version: number;
+  run: TPipelineRunSummary | null;
+  topic: string | null;
+}) {
   const running = run?.phase === "running";
   return (
     <EmptyState
@@ -264,11 +338,27 @@ function NoBatchesYet({ name, version, run, topic }: { name: string; version: nu
       next={
         running ? (
           <>
-            It is running on the workers: the first batch appears here once it commits{topic ? <> (input from topic <span className="mono">{topic}</span>)</> : null}.
+            It is running on the workers: the first batch appears here once it commits
+            {topic ? (
+              <>
+                {" "}
+                (input from topic <span className="mono">{topic}</span>)
+              </>
+            ) : null}
+            .
           </>
         ) : run ? (
           <>
-            It is {run.phase}. {run.phase === "failed" ? <>See the error above, then <code>npx sluice restart {name} &quot;why&quot;</code>.</> : <>Start it: <code>npx sluice start {name}</code>.</>}
+            It is {run.phase}.{" "}
+            {run.phase === "failed" ? (
+              <>
+                See the error above, then <code>npx sluice restart {name} &quot;why&quot;</code>.
+              </>
+            ) : (
+              <>
+                Start it: <code>npx sluice start {name}</code>.
+              </>
+            )}
           </>
         ) : (
           <>
@@ -278,8 +368,9 @@ function NoBatchesYet({ name, version, run, topic }: { name: string; version: nu
       }
     >
       <p>
-        Version {version} has not committed a batch (table <code>batch_log</code>). Each committed batch leaves a progress record: rows in
-        and out, backlog, watermark, state and each partition&apos;s event time.
+        Version {version} has not committed a batch (table <code>batch_log</code>). Each committed batch
+        leaves a progress record: rows in and out, backlog, watermark, state and each partition&apos;s event
+        time.
       </p>
     </EmptyState>
   );

@@ -48,6 +48,9 @@ export function useDashboardRange(): {
       }),
     [update],
   );
-  const setVersion = useCallback((version: number | undefined) => update((q) => (version ? q.set("v", String(version)) : q.delete("v"))), [update]);
+  const setVersion = useCallback(
+    (version: number | undefined) => update((q) => (version ? q.set("v", String(version)) : q.delete("v"))),
+    [update],
+  );
   return { range, version: Number.isInteger(v) && v > 0 ? v : undefined, setRange, setVersion };
 }

@@ -11,19 +11,34 @@ const show = (v: unknown) => (v === undefined ? "" : typeof v === "string" ? v :
 
 export function VersionHistory({ name }: { name: string }) {
   const trpc = useTRPC();
-  const history = useQuery({ ...trpc.draft.history.queryOptions({ pipeline: name }), refetchInterval: 15_000 });
+  const history = useQuery({
+    ...trpc.draft.history.queryOptions({ pipeline: name }),
+    refetchInterval: 15_000,
+  });
   const versions = history.data ?? [];
   const [pair, setPair] = useState<{ from: number; to: number } | null>(null);
-  const chosen = pair ?? (versions.length >= 2 ? { from: versions[1]!.version, to: versions[0]!.version } : null);
-  const diff = useQuery({ ...trpc.draft.diff.queryOptions({ pipeline: name, from: chosen?.from ?? 1, to: chosen?.to ?? 1 }), enabled: chosen !== null && chosen.from !== chosen.to });
+  const chosen =
+    pair ?? (versions.length >= 2 ? { from: versions[1]!.version, to: versions[0]!.version } : null);
+  const diff = useQuery({
+    ...trpc.draft.diff.queryOptions({ pipeline: name, from: chosen?.from ?? 1, to: chosen?.to ?? 1 }),
+    enabled: chosen !== null && chosen.from !== chosen.to,
+  });
 
   return (
     <section className="panel" aria-labelledby="history-title" data-testid="version-history">
       <div className="draft-toolbar">
-        <h2 className="panel__title" id="history-title">Version history</h2>
-        <Link className="button button--small" href={`/pipelines/${encodeURIComponent(name)}/edit`}>New version</Link>
+        <h2 className="panel__title" id="history-title">
+          Version history
+        </h2>
+        <Link className="button button--small" href={`/pipelines/${encodeURIComponent(name)}/edit`}>
+          New version
+        </Link>
       </div>
-      {history.isError ? <p className="form__error" role="alert">Could not load the history: {history.error.message}</p> : null}
+      {history.isError ? (
+        <p className="form__error" role="alert">
+          Could not load the history: {history.error.message}
+        </p>
+      ) : null}
       <table className="table table--compact" data-testid="history-table">
         <thead>
           <tr>
@@ -39,7 +54,9 @@ export function VersionHistory({ name }: { name: string }) {
           {versions.map((v) => (
             <tr key={v.version}>
               <td className="num">{v.version}</td>
-              <td><Time value={v.createdAt} /></td>
+              <td>
+                <Time value={v.createdAt} />
+              </td>
               <td className="mono small">{v.registeredBy ?? "not recorded"}</td>
               <td>{v.reason || <span className="muted">—</span>}</td>
               <td className="small">{v.state}</td>
@@ -54,18 +71,36 @@ export function VersionHistory({ name }: { name: string }) {
         <div className="stack">
           <div className="draft-toolbar">
             <span>Compare version</span>
-            <select aria-label="Compare from" value={chosen!.from} onChange={(e) => setPair({ from: Number(e.target.value), to: chosen!.to })}>
-              {versions.map((v) => <option key={v.version} value={v.version}>{v.version}</option>)}
+            <select
+              aria-label="Compare from"
+              value={chosen!.from}
+              onChange={(e) => setPair({ from: Number(e.target.value), to: chosen!.to })}
+            >
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  {v.version}
+                </option>
+              ))}
             </select>
             <span>with version</span>
-            <select aria-label="Compare to" value={chosen!.to} onChange={(e) => setPair({ from: chosen!.from, to: Number(e.target.value) })}>
-              {versions.map((v) => <option key={v.version} value={v.version}>{v.version}</option>)}
+            <select
+              aria-label="Compare to"
+              value={chosen!.to}
+              onChange={(e) => setPair({ from: chosen!.from, to: Number(e.target.value) })}
+            >
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  {v.version}
+                </option>
+              ))}
             </select>
           </div>
           {diff.data ? (
             <>
               <p className={diff.data.stateCompatible ? "muted" : "warn"} data-testid="diff-state">
-                {diff.data.stateCompatible ? `Version ${diff.data.to} can continue version ${diff.data.from}'s state.` : `Version ${diff.data.to} cannot continue version ${diff.data.from}'s state.`}
+                {diff.data.stateCompatible
+                  ? `Version ${diff.data.to} can continue version ${diff.data.from}'s state.`
+                  : `Version ${diff.data.to} cannot continue version ${diff.data.from}'s state.`}
                 {diff.data.stateFindings.length > 0 ? ` ${diff.data.stateFindings.join("; ")}` : ""}
               </p>
               <table className="table table--compact" data-testid="diff-table">
@@ -78,19 +113,32 @@ export function VersionHistory({ name }: { name: string }) {
                 </thead>
                 <tbody>
                   {diff.data.changes.length === 0 ? (
-                    <tr><td colSpan={3} className="muted">The two specs are the same.</td></tr>
+                    <tr>
+                      <td colSpan={3} className="muted">
+                        The two specs are the same.
+                      </td>
+                    </tr>
                   ) : (
                     diff.data.changes.map((c) => (
                       <tr key={c.path} data-kind={c.kind}>
-                        <th scope="row" className="mono">{c.path}</th>
-                        <td className="mono small diff-before">{c.kind === "added" ? <span className="muted">(absent)</span> : show(c.before)}</td>
-                        <td className="mono small diff-after">{c.kind === "removed" ? <span className="muted">(removed)</span> : show(c.after)}</td>
+                        <th scope="row" className="mono">
+                          {c.path}
+                        </th>
+                        <td className="mono small diff-before">
+                          {c.kind === "added" ? <span className="muted">(absent)</span> : show(c.before)}
+                        </td>
+                        <td className="mono small diff-after">
+                          {c.kind === "removed" ? <span className="muted">(removed)</span> : show(c.after)}
+                        </td>
                       </tr>
                     ))
                   )}
                 </tbody>
               </table>
-              <SideBySide from={versions.find((v) => v.version === diff.data.from)?.specYaml ?? ""} to={versions.find((v) => v.version === diff.data.to)?.specYaml ?? ""} />
+              <SideBySide
+                from={versions.find((v) => v.version === diff.data.from)?.specYaml ?? ""}
+                to={versions.find((v) => v.version === diff.data.to)?.specYaml ?? ""}
+              />
             </>
           ) : null}
         </div>
@@ -107,8 +155,20 @@ function SideBySide({ from, to }: { from: string; to: string }) {
   const inB = new Set(b);
   return (
     <div className="diff-sides" data-testid="diff-sides">
-      <pre className="mono small">{a.map((l, i) => <div key={i} className={inB.has(l) ? "" : "diff-del"}>{l || " "}</div>)}</pre>
-      <pre className="mono small">{b.map((l, i) => <div key={i} className={inA.has(l) ? "" : "diff-add"}>{l || " "}</div>)}</pre>
+      <pre className="mono small">
+        {a.map((l, i) => (
+          <div key={i} className={inB.has(l) ? "" : "diff-del"}>
+            {l || " "}
+          </div>
+        ))}
+      </pre>
+      <pre className="mono small">
+        {b.map((l, i) => (
+          <div key={i} className={inA.has(l) ? "" : "diff-add"}>
+            {l || " "}
+          </div>
+        ))}
+      </pre>
     </div>
   );
 }

@@ -26,7 +26,11 @@ function useDebounced<T>(value: T, ms: number): T {
 
 export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?: string }) {
   const trpc = useTRPC();
-  const start = useQuery({ ...trpc.draft.start.queryOptions({ ...(pipeline ? { pipeline } : {}), ...(topic ? { topic } : {}) }), staleTime: Infinity, refetchOnWindowFocus: false });
+  const start = useQuery({
+    ...trpc.draft.start.queryOptions({ ...(pipeline ? { pipeline } : {}), ...(topic ? { topic } : {}) }),
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
   const vocabulary = useQuery({ ...trpc.draft.vocabulary.queryOptions(), staleTime: Infinity });
   const [text, setText] = useState<string | null>(null);
   const [origin, setOrigin] = useState<string | null>(null);
@@ -42,9 +46,20 @@ export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?:
 
   const draft = useDebounced(text ?? "", CHECK_DEBOUNCE_MS);
   const tooLong = draft.length > MAX_DRAFT_CHARS;
-  const check = useQuery({ ...trpc.draft.check.queryOptions({ text: draft }), enabled: text !== null && !tooLong && draft !== "", staleTime: Infinity, refetchOnWindowFocus: false, retry: false });
+  const check = useQuery({
+    ...trpc.draft.check.queryOptions({ text: draft }),
+    enabled: text !== null && !tooLong && draft !== "",
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+    retry: false,
+  });
 
-  if (start.isError) return <p className="form__error" role="alert">Could not open the draft: {start.error.message}</p>;
+  if (start.isError)
+    return (
+      <p className="form__error" role="alert">
+        Could not open the draft: {start.error.message}
+      </p>
+    );
   if (text === null) return <p className="muted">Opening the editor…</p>;
 
   const upload = async (e: ChangeEvent<HTMLInputElement>) => {
@@ -52,7 +67,9 @@ export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?:
     e.target.value = "";
     if (!file) return;
     if (file.size > MAX_DRAFT_CHARS) {
-      setUploadError(`${file.name} is ${file.size.toLocaleString("en")} bytes; a spec is at most ${MAX_DRAFT_CHARS.toLocaleString("en")} characters: choose the spec file itself.`);
+      setUploadError(
+        `${file.name} is ${file.size.toLocaleString("en")} bytes; a spec is at most ${MAX_DRAFT_CHARS.toLocaleString("en")} characters: choose the spec file itself.`,
+      );
       return;
     }
     setUploadError(null);
@@ -68,16 +85,33 @@ export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?:
     <div className="stack">
       <section className="panel">
         <div className="draft-toolbar">
-          <span className="muted small" data-testid="draft-origin">Started from {origin}.</span>
+          <span className="muted small" data-testid="draft-origin">
+            Started from {origin}.
+          </span>
           <label className="button button--small">
             Upload a file
-            <input type="file" accept=".yaml,.yml,.json,text/yaml,application/json" onChange={upload} hidden aria-label="Upload a spec file" />
+            <input
+              type="file"
+              accept=".yaml,.yml,.json,text/yaml,application/json"
+              onChange={upload}
+              hidden
+              aria-label="Upload a spec file"
+            />
           </label>
-          <button type="button" className="button button--small button--ghost" onClick={() => setShowForm((s) => !s)} aria-expanded={showForm}>
+          <button
+            type="button"
+            className="button button--small button--ghost"
+            onClick={() => setShowForm((s) => !s)}
+            aria-expanded={showForm}
+          >
             {showForm ? "Hide the form" : "Write it with a form"}
           </button>
         </div>
-        {uploadError ? <p className="form__error" role="alert">{uploadError}</p> : null}
+        {uploadError ? (
+          <p className="form__error" role="alert">
+            {uploadError}
+          </p>
+        ) : null}
         {showForm ? (
           <ShapeForm
             owner={start.data?.text.match(/^owner: (.+)$/m)?.[1]}
@@ -88,8 +122,20 @@ export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?:
             }}
           />
         ) : null}
-        <SpecEditor value={text} onChange={setText} errors={errors} vocabulary={vocabulary.data} contractFields={current?.contractFields ?? []} />
-        <CheckStatus tooLong={tooLong} length={draft.length} pending={check.isFetching || draft !== text} error={check.error?.message} result={current} />
+        <SpecEditor
+          value={text}
+          onChange={setText}
+          errors={errors}
+          vocabulary={vocabulary.data}
+          contractFields={current?.contractFields ?? []}
+        />
+        <CheckStatus
+          tooLong={tooLong}
+          length={draft.length}
+          pending={check.isFetching || draft !== text}
+          error={check.error?.message}
+          result={current}
+        />
       </section>
       {valid && current?.ok ? (
         <>
@@ -105,31 +151,68 @@ export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?:
 
 type TCheck = inferRouterOutputs<AppRouter>["draft"]["check"];
 
-function CheckStatus({ tooLong, length, pending, error, result }: { tooLong: boolean; length: number; pending: boolean; error: string | undefined; result: TCheck | undefined }) {
+function CheckStatus({
+  tooLong,
+  length,
+  pending,
+  error,
+  result,
+}: {
+  tooLong: boolean;
+  length: number;
+  pending: boolean;
+  error: string | undefined;
+  result: TCheck | undefined;
+}) {
   if (tooLong) {
-    return <p className="form__error" role="alert" data-testid="draft-status">The draft is {length.toLocaleString("en")} characters, longer than {MAX_DRAFT_CHARS.toLocaleString("en")}: a spec is a few kilobytes. Paste the spec alone.</p>;
+    return (
+      <p className="form__error" role="alert" data-testid="draft-status">
+        The draft is {length.toLocaleString("en")} characters, longer than{" "}
+        {MAX_DRAFT_CHARS.toLocaleString("en")}: a spec is a few kilobytes. Paste the spec alone.
+      </p>
+    );
   }
-  if (error) return <p className="form__error" role="alert" data-testid="draft-status">Could not check the draft: {error}</p>;
+  if (error)
+    return (
+      <p className="form__error" role="alert" data-testid="draft-status">
+        Could not check the draft: {error}
+      </p>
+    );
   const r = result;
-  if (!r) return <p className="muted" data-testid="draft-status">Checking…</p>;
+  if (!r)
+    return (
+      <p className="muted" data-testid="draft-status">
+        Checking…
+      </p>
+    );
   return (
     <div data-testid="draft-status" aria-live="polite">
       {pending ? <p className="muted small">Checking…</p> : null}
       {r.ok ? (
         <div className="notice" data-testid="draft-valid">
           <strong>Valid.</strong> <span style={{ whiteSpace: "pre-line" }}>{r.registration.message}</span>
-          {r.registration.kind === "new-version" && r.registration.needsApproval ? <p className="warn">Needs a change request: {r.registration.needsApproval.join("; ")}</p> : null}
-          {r.notAllowed ? <p className="warn" data-testid="draft-not-allowed">You cannot register it: {r.notAllowed}</p> : null}
+          {r.registration.kind === "new-version" && r.registration.needsApproval ? (
+            <p className="warn">Needs a change request: {r.registration.needsApproval.join("; ")}</p>
+          ) : null}
+          {r.notAllowed ? (
+            <p className="warn" data-testid="draft-not-allowed">
+              You cannot register it: {r.notAllowed}
+            </p>
+          ) : null}
         </div>
       ) : (
         <>
           <p className="form__error">
-            {r.errors.length} {r.errors.length === 1 ? "error" : "errors"} — fix {r.errors.length === 1 ? "it" : "them"} to dry-run and register:
+            {r.errors.length} {r.errors.length === 1 ? "error" : "errors"} — fix{" "}
+            {r.errors.length === 1 ? "it" : "them"} to dry-run and register:
           </p>
           <ul className="draft-errors" data-testid="draft-errors">
             {r.errors.map((e, i) => (
               <li key={i}>
-                <span className="mono">{e.line ? `line ${e.line}, column ${e.column}` : "(no position)"}</span> <strong className="mono">{e.path || "(spec)"}</strong>: {e.message}
+                <span className="mono">
+                  {e.line ? `line ${e.line}, column ${e.column}` : "(no position)"}
+                </span>{" "}
+                <strong className="mono">{e.path || "(spec)"}</strong>: {e.message}
               </li>
             ))}
           </ul>

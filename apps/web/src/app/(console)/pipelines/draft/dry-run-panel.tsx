@@ -8,7 +8,8 @@ import { useState } from "react";
 import type { AppRouter } from "@/server/trpc/root";
 import { useTRPC } from "@/trpc/react";
 
-type TSample = { kind: "last"; perPartition: number } | { kind: "range"; from: Date; to: Date; perPartition: number };
+type TSample =
+  { kind: "last"; perPartition: number } | { kind: "range"; from: Date; to: Date; perPartition: number };
 
 const OUTCOME_LABELS: Record<string, string> = {
   sink: "sink",
@@ -27,40 +28,88 @@ export function DryRunPanel({ text, topic }: { text: string; topic: string }) {
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const [request, setRequest] = useState<{ text: string; sample: TSample } | null>(null);
-  const run = useQuery({ ...trpc.draft.dryRun.queryOptions(request ?? { text, sample: { kind: "last", perPartition: 1 } }), enabled: request !== null, retry: false, staleTime: Infinity, refetchOnWindowFocus: false });
+  const run = useQuery({
+    ...trpc.draft.dryRun.queryOptions(request ?? { text, sample: { kind: "last", perPartition: 1 } }),
+    enabled: request !== null,
+    retry: false,
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
   const stale = request !== null && request.text !== text;
 
   const go = () => {
-    const sample: TSample = kind === "last" ? { kind, perPartition } : { kind, from: new Date(from), to: new Date(to), perPartition };
+    const sample: TSample =
+      kind === "last"
+        ? { kind, perPartition }
+        : { kind, from: new Date(from), to: new Date(to), perPartition };
     setRequest({ text, sample });
   };
 
   return (
     <section className="panel" aria-labelledby="dry-run-title" data-testid="dry-run">
-      <h2 className="panel__title" id="dry-run-title">Dry run on {topic}</h2>
+      <h2 className="panel__title" id="dry-run-title">
+        Dry run on {topic}
+      </h2>
       <p className="muted small">
-        Reads a sample of the real topic and runs it through the same engine code as a batch — decode, contract, expectations, filter, late data, dedup, windows — without committing anything:
-        no checkpoint, state, dead letters or sink rows are written, no webhook is called and no offsets are committed to Kafka. Duplicates are duplicates within the sample.
+        Reads a sample of the real topic and runs it through the same engine code as a batch — decode,
+        contract, expectations, filter, late data, dedup, windows — without committing anything: no
+        checkpoint, state, dead letters or sink rows are written, no webhook is called and no offsets are
+        committed to Kafka. Duplicates are duplicates within the sample.
       </p>
       <div className="draft-toolbar">
         <label>
-          <input type="radio" name="sample" checked={kind === "last"} onChange={() => setKind("last")} /> the last
+          <input type="radio" name="sample" checked={kind === "last"} onChange={() => setKind("last")} /> the
+          last
         </label>
         <label className="form__field">
-          <span className="muted small">records per partition (at most {MAX_SAMPLE_PER_PARTITION.toLocaleString("en")})</span>
-          <input type="number" min={1} value={perPartition} onChange={(e) => setPerPartition(Number(e.target.value))} aria-label="Records per partition" />
+          <span className="muted small">
+            records per partition (at most {MAX_SAMPLE_PER_PARTITION.toLocaleString("en")})
+          </span>
+          <input
+            type="number"
+            min={1}
+            value={perPartition}
+            onChange={(e) => setPerPartition(Number(e.target.value))}
+            aria-label="Records per partition"
+          />
         </label>
         <label>
-          <input type="radio" name="sample" checked={kind === "range"} onChange={() => setKind("range")} /> or a time range
+          <input type="radio" name="sample" checked={kind === "range"} onChange={() => setKind("range")} /> or
+          a time range
         </label>
-        <input type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} aria-label="From" disabled={kind !== "range"} />
-        <input type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} aria-label="To" disabled={kind !== "range"} />
-        <button type="button" className="button button--primary" onClick={go} disabled={run.isFetching || (kind === "range" && (!from || !to))}>
+        <input
+          type="datetime-local"
+          value={from}
+          onChange={(e) => setFrom(e.target.value)}
+          aria-label="From"
+          disabled={kind !== "range"}
+        />
+        <input
+          type="datetime-local"
+          value={to}
+          onChange={(e) => setTo(e.target.value)}
+          aria-label="To"
+          disabled={kind !== "range"}
+        />
+        <button
+          type="button"
+          className="button button--primary"
+          onClick={go}
+          disabled={run.isFetching || (kind === "range" && (!from || !to))}
+        >
           {run.isFetching ? "Running…" : "Dry run"}
         </button>
       </div>
-      {run.isFetching ? <p className="muted" role="status">Reading the sample and running it…</p> : null}
-      {run.isError ? <p className="form__error" role="alert" data-testid="dry-run-error">{run.error.message}</p> : null}
+      {run.isFetching ? (
+        <p className="muted" role="status">
+          Reading the sample and running it…
+        </p>
+      ) : null}
+      {run.isError ? (
+        <p className="form__error" role="alert" data-testid="dry-run-error">
+          {run.error.message}
+        </p>
+      ) : null}
       {run.data && !run.isFetching ? <DryRunResult result={run.data} stale={stale} /> : null}
     </section>
   );
@@ -87,13 +136,20 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
     <div className="stack" data-testid="dry-run-result">
       <p className="notice" data-testid="dry-run-nothing-written">
         <strong>Nothing was written.</strong> {result.inputRows} records read from {result.topic} (
-        {result.ranges.map((r) => `partition ${r.partition}: ${r.from}–${r.to}`).join(", ")}) in {result.tookMs} ms.
-        {result.truncatedPartitions.length > 0 ? ` Partitions ${result.truncatedPartitions.join(", ")} held more in the range; only the first records were read.` : ""}
+        {result.ranges.map((r) => `partition ${r.partition}: ${r.from}–${r.to}`).join(", ")}) in{" "}
+        {result.tookMs} ms.
+        {result.truncatedPartitions.length > 0
+          ? ` Partitions ${result.truncatedPartitions.join(", ")} held more in the range; only the first records were read.`
+          : ""}
         {stale ? " The draft changed since: run it again to see the current spec." : ""}
       </p>
       {result.failures.length > 0 ? (
         <p className="form__error" role="alert">
-          A real batch over these records would stop: {result.failures.map((f) => `expectation "${f.rule}" (fail) is violated by ${f.rowCount} row(s)`).join("; ")} — nothing would be committed.
+          A real batch over these records would stop:{" "}
+          {result.failures
+            .map((f) => `expectation "${f.rule}" (fail) is violated by ${f.rowCount} row(s)`)
+            .join("; ")}{" "}
+          — nothing would be committed.
         </p>
       ) : null}
       <table className="table table--compact" data-testid="dry-run-totals">
@@ -123,7 +179,11 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
           <option value="">every outcome ({result.rows.length})</option>
           {Object.entries(OUTCOME_LABELS).map(([outcome, label]) => {
             const n = result.rows.filter((r) => r.verdict.outcome === outcome).length;
-            return n > 0 ? <option key={outcome} value={outcome}>{label} ({n})</option> : null;
+            return n > 0 ? (
+              <option key={outcome} value={outcome}>
+                {label} ({n})
+              </option>
+            ) : null;
           })}
         </select>
       </div>
@@ -141,31 +201,50 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
             </tr>
           </thead>
           <tbody>
-            {result.rows.filter((r) => only === "" || r.verdict.outcome === only).map((r) => (
-              <tr key={`${r.partition}:${r.offset}`} data-outcome={r.verdict.outcome}>
-                <td className="num">{r.partition}</td>
-                <td className="num">{r.offset}</td>
-                <td>
-                  <span className={`badge ${r.verdict.outcome === "sink" ? "badge--ok" : r.verdict.outcome === "duplicate" || r.verdict.outcome === "filtered" ? "badge--idle" : "badge--bad"}`}>{OUTCOME_LABELS[r.verdict.outcome]}</span>
-                  {r.verdict.lateAccepted ? <span className="muted small"> late, accepted</span> : null}
-                </td>
-                <td className="small">
-                  {r.verdict.reason ?? ""}
-                  {r.verdict.rescued ? <span className="muted"> rescued: {Object.keys(r.verdict.rescued).join(", ")}</span> : null}
-                </td>
-                <td className="small">{(r.verdict.expectations ?? []).map((e) => `${e.name} ${e.passed ? "✓" : `✗ (${e.action})`}`).join(", ")}</td>
-                <td className="small mono">
-                  {r.verdict.dedupKey ?? ""}
-                  {(r.windows ?? []).map((w) => ` ${w.group}${w.start ? ` [${w.start.toISOString().slice(11, 16)}, ${w.end!.toISOString().slice(11, 16)})` : ""}`).join("")}
-                </td>
-                <td className="small mono draft-value">{r.value ?? "(null)"}</td>
-              </tr>
-            ))}
+            {result.rows
+              .filter((r) => only === "" || r.verdict.outcome === only)
+              .map((r) => (
+                <tr key={`${r.partition}:${r.offset}`} data-outcome={r.verdict.outcome}>
+                  <td className="num">{r.partition}</td>
+                  <td className="num">{r.offset}</td>
+                  <td>
+                    <span
+                      className={`badge ${r.verdict.outcome === "sink" ? "badge--ok" : r.verdict.outcome === "duplicate" || r.verdict.outcome === "filtered" ? "badge--idle" : "badge--bad"}`}
+                    >
+                      {OUTCOME_LABELS[r.verdict.outcome]}
+                    </span>
+                    {r.verdict.lateAccepted ? <span className="muted small"> late, accepted</span> : null}
+                  </td>
+                  <td className="small">
+                    {r.verdict.reason ?? ""}
+                    {r.verdict.rescued ? (
+                      <span className="muted"> rescued: {Object.keys(r.verdict.rescued).join(", ")}</span>
+                    ) : null}
+                  </td>
+                  <td className="small">
+                    {(r.verdict.expectations ?? [])
+                      .map((e) => `${e.name} ${e.passed ? "✓" : `✗ (${e.action})`}`)
+                      .join(", ")}
+                  </td>
+                  <td className="small mono">
+                    {r.verdict.dedupKey ?? ""}
+                    {(r.windows ?? [])
+                      .map(
+                        (w) =>
+                          ` ${w.group}${w.start ? ` [${w.start.toISOString().slice(11, 16)}, ${w.end!.toISOString().slice(11, 16)})` : ""}`,
+                      )
+                      .join("")}
+                  </td>
+                  <td className="small mono draft-value">{r.value ?? "(null)"}</td>
+                </tr>
+              ))}
           </tbody>
         </table>
       </div>
       <h3 className="section-title">
-        What it would write to {result.result.target} ({result.result.rows.length} {result.result.kind === "webhook" ? "deliveries" : "rows"}{result.result.rows.length > 50 ? ", the first 50 shown" : ""})
+        What it would write to {result.result.target} ({result.result.rows.length}{" "}
+        {result.result.kind === "webhook" ? "deliveries" : "rows"}
+        {result.result.rows.length > 50 ? ", the first 50 shown" : ""})
       </h3>
       {result.result.rows.length === 0 ? (
         <p className="muted">No result rows from this sample.</p>
@@ -173,11 +252,21 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
         <div className="draft-scroll">
           <table className="table table--compact" data-testid="dry-run-result-rows">
             <thead>
-              <tr>{columns.map((c) => <th key={c}>{c}</th>)}</tr>
+              <tr>
+                {columns.map((c) => (
+                  <th key={c}>{c}</th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {result.result.rows.slice(0, 50).map((row, i) => (
-                <tr key={i}>{columns.map((c) => <td key={c} className="small mono">{show(row[c])}</td>)}</tr>
+                <tr key={i}>
+                  {columns.map((c) => (
+                    <td key={c} className="small mono">
+                      {show(row[c])}
+                    </td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>
@@ -187,4 +276,11 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
   );
 }
 
-const show = (v: unknown) => (v === null || v === undefined ? "" : v instanceof Date ? v.toISOString() : typeof v === "object" ? JSON.stringify(v) : String(v));
+const show = (v: unknown) =>
+  v === null || v === undefined
+    ? ""
+    : v instanceof Date
+      ? v.toISOString()
+      : typeof v === "object"
+        ? JSON.stringify(v)
+        : String(v);

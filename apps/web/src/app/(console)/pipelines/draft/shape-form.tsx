@@ -5,10 +5,24 @@
 import { defaultDraftForm, draftFromForm, type TDraftForm } from "@sluice/services/drafts/pure";
 import { useState } from "react";
 
-const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
+const list = (s: string) =>
+  s
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
 
-export function ShapeForm({ owner, topic, onYaml }: { owner: string | undefined; topic: string | undefined; onYaml(yaml: string): void }) {
-  const [form, setForm] = useState<TDraftForm>(() => defaultDraftForm({ ...(owner ? { owner } : {}), ...(topic ? { topic } : {}) }));
+export function ShapeForm({
+  owner,
+  topic,
+  onYaml,
+}: {
+  owner: string | undefined;
+  topic: string | undefined;
+  onYaml(yaml: string): void;
+}) {
+  const [form, setForm] = useState<TDraftForm>(() =>
+    defaultDraftForm({ ...(owner ? { owner } : {}), ...(topic ? { topic } : {}) }),
+  );
   const set = (patch: Partial<TDraftForm>) => setForm((f) => ({ ...f, ...patch }));
   const field = (label: string, value: string, onChange: (v: string) => void) => (
     <label className="form__field">
@@ -27,7 +41,11 @@ export function ShapeForm({ owner, topic, onYaml }: { owner: string | undefined;
     >
       <label className="form__field">
         <span>Shape</span>
-        <select value={form.shape} onChange={(e) => set({ shape: e.target.value as TDraftForm["shape"] })} aria-label="Shape">
+        <select
+          value={form.shape}
+          onChange={(e) => set({ shape: e.target.value as TDraftForm["shape"] })}
+          aria-label="Shape"
+        >
           <option value="ledger">a ledger: every distinct event once</option>
           <option value="windowed">windowed: measures per group and event-time window</option>
         </select>
@@ -40,7 +58,13 @@ export function ShapeForm({ owner, topic, onYaml }: { owner: string | undefined;
         <textarea
           rows={6}
           value={form.fields.map((f) => `${f.name}: ${f.type}`).join("\n")}
-          onChange={(e) => set({ fields: e.target.value.split("\n").map((l) => ({ name: l.split(":")[0]!.trim(), type: (l.split(":")[1] ?? "string").trim() })) })}
+          onChange={(e) =>
+            set({
+              fields: e.target.value
+                .split("\n")
+                .map((l) => ({ name: l.split(":")[0]!.trim(), type: (l.split(":")[1] ?? "string").trim() })),
+            })
+          }
           aria-label="Fields"
         />
       </label>
@@ -51,19 +75,30 @@ export function ShapeForm({ owner, topic, onYaml }: { owner: string | undefined;
       {form.shape === "windowed" ? (
         <>
           {field("Tumbling window", form.window ?? "", (w) => set({ window: w }))}
-          {field("Group by (comma-separated)", (form.groupBy ?? []).join(", "), (g) => set({ groupBy: list(g) }))}
+          {field("Group by (comma-separated)", (form.groupBy ?? []).join(", "), (g) =>
+            set({ groupBy: list(g) }),
+          )}
           <label className="form__field">
             <span>Measures (one per line, name: function)</span>
             <textarea
               rows={3}
               value={(form.measures ?? []).map((m) => `${m.name}: ${m.expr}`).join("\n")}
-              onChange={(e) => set({ measures: e.target.value.split("\n").map((l) => ({ name: l.split(":")[0]!.trim(), expr: l.split(":").slice(1).join(":").trim() })) })}
+              onChange={(e) =>
+                set({
+                  measures: e.target.value.split("\n").map((l) => ({
+                    name: l.split(":")[0]!.trim(),
+                    expr: l.split(":").slice(1).join(":").trim(),
+                  })),
+                })
+              }
               aria-label="Measures"
             />
           </label>
         </>
       ) : null}
-      <button type="submit" className="button">Write the YAML</button>
+      <button type="submit" className="button">
+        Write the YAML
+      </button>
     </form>
   );
 }

@@ -32,12 +32,23 @@ interface TProps {
 function diagnosticsOf(view: EditorView, errors: TEditorError[]): Diagnostic[] {
   const doc = view.state.doc;
   return errors.map((e) => {
-    if (!e.line || e.line > doc.lines) return { from: 0, to: Math.min(doc.length, doc.line(1).to), severity: "error" as const, message: `${e.path || "(spec)"}: ${e.message}` };
+    if (!e.line || e.line > doc.lines)
+      return {
+        from: 0,
+        to: Math.min(doc.length, doc.line(1).to),
+        severity: "error" as const,
+        message: `${e.path || "(spec)"}: ${e.message}`,
+      };
     const line = doc.line(e.line);
     const from = Math.min(line.to, line.from + Math.max(0, (e.column ?? 1) - 1));
     const rest = doc.sliceString(from, line.to);
     const word = /^\S+/.exec(rest)?.[0].length ?? 0;
-    return { from, to: word > 0 ? from + word : line.to, severity: "error" as const, message: `${e.path || "(spec)"}: ${e.message}` };
+    return {
+      from,
+      to: word > 0 ? from + word : line.to,
+      severity: "error" as const,
+      message: `${e.path || "(spec)"}: ${e.message}`,
+    };
   });
 }
 
@@ -103,7 +114,10 @@ export function SpecEditor({ value, onChange, errors, vocabulary, contractFields
   );
 }
 
-function complete(ctx: CompletionContext, live: { vocabulary: TSpecVocabulary | undefined; contractFields: TContractField[] }): CompletionResult | null {
+function complete(
+  ctx: CompletionContext,
+  live: { vocabulary: TSpecVocabulary | undefined; contractFields: TContractField[] },
+): CompletionResult | null {
   const line = ctx.state.doc.lineAt(ctx.pos);
   const before = line.text.slice(0, ctx.pos - line.from);
   const word = ctx.matchBefore(/[A-Za-z_][\w-]*/);
@@ -113,12 +127,20 @@ function complete(ctx: CompletionContext, live: { vocabulary: TSpecVocabulary | 
     if (!word && !ctx.explicit) return null;
     return {
       from: word?.from ?? ctx.pos,
-      options: live.contractFields.map((f) => ({ label: f.name, type: "variable", detail: f.type, info: `contract field ${f.name}: ${f.type}` })),
+      options: live.contractFields.map((f) => ({
+        label: f.name,
+        type: "variable",
+        detail: f.type,
+        info: `contract field ${f.name}: ${f.type}`,
+      })),
     };
   }
   // A key: only where the line so far is indentation, an optional "- ", and the word being typed.
   if (!/^\s*(- )?[A-Za-z_]*[\w-]*$/.test(before) || section === undefined) return null;
   if (!word && !ctx.explicit) return null;
   const keys = live.vocabulary?.[section] ?? [];
-  return { from: word?.from ?? ctx.pos, options: keys.map((k) => ({ label: k.key, type: "property", info: k.doc, apply: `${k.key}: ` })) };
+  return {
+    from: word?.from ?? ctx.pos,
+    options: keys.map((k) => ({ label: k.key, type: "property", info: k.doc, apply: `${k.key}: ` })),
+  };
 }

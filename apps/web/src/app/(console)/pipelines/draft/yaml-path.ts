@@ -16,11 +16,20 @@ interface TLineKey {
 function lineKey(line: string): TLineKey | undefined {
   const m = KEY.exec(line);
   if (!m) return undefined;
-  return { indent: m[1]!.length + (m[2] ? 2 : 0), dash: m[2] !== undefined, key: m[3], hasColon: m[4] !== undefined };
+  return {
+    indent: m[1]!.length + (m[2] ? 2 : 0),
+    dash: m[2] !== undefined,
+    key: m[3],
+    hasColon: m[4] !== undefined,
+  };
 }
 
 /** The section the key on line `index` (0-based) belongs to; undefined when the line has no key. */
-export function sectionAt(lines: readonly string[], index: number, opts: { partial?: boolean } = {}): string | undefined {
+export function sectionAt(
+  lines: readonly string[],
+  index: number,
+  opts: { partial?: boolean } = {},
+): string | undefined {
   const me = lineKey(lines[index] ?? "");
   if (!me || (!opts.partial && (!me.key || !me.hasColon))) return undefined;
   let level = me.indent;
@@ -47,5 +56,8 @@ export function keyAt(line: string): string | undefined {
 
 /** Whether the cursor is inside an expression (expr, filter, deleteWhen, a measure) on this line. */
 export function inExpression(lineBeforeCursor: string, section: string | undefined): boolean {
-  return /\b(expr|filter|deleteWhen)\s*:/.test(lineBeforeCursor) || (section === "aggregate.measures" && /:\s*\S*/.test(lineBeforeCursor));
+  return (
+    /\b(expr|filter|deleteWhen)\s*:/.test(lineBeforeCursor) ||
+    (section === "aggregate.measures" && /:\s*\S*/.test(lineBeforeCursor))
+  );
 }

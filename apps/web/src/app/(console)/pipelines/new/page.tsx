@@ -17,8 +17,9 @@ export default async function NewPipelinePage({ searchParams }: TProps) {
         <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span> <span>New pipeline</span>
       </nav>
       <PageHeader title="New pipeline">
-        Write the spec (from the template, a file or the form), see every error at its line as you type, dry-run it on a sample of its real topic, then register and start it.
-        Owners register pipelines of their own teams; admins any team&apos;s.
+        Write the spec (from the template, a file or the form), see every error at its line as you type,
+        dry-run it on a sample of its real topic, then register and start it. Owners register pipelines of
+        their own teams; admins any team&apos;s.
       </PageHeader>
       <DraftWorkspace {...(topic ? { topic } : {})} />
     </>

@@ -11,8 +11,15 @@ import { consoleOrigins } from "@/server/web-env";
 let trpc: ((req: Request) => Promise<Response>) | undefined;
 
 const handler = countRequests("/api/trpc", (req: Request) => {
-  trpc ??= createTrpcHandler({ auth: auth(), db: db(), dataPlane, logger: logger(), scheduler: batchScheduler(),
-    topicOffsets: topicOffsets(), trustedOrigins: consoleOrigins(webEnv()).trustedOrigins });
+  trpc ??= createTrpcHandler({
+    auth: auth(),
+    db: db(),
+    dataPlane,
+    logger: logger(),
+    scheduler: batchScheduler(),
+    topicOffsets: topicOffsets(),
+    trustedOrigins: consoleOrigins(webEnv()).trustedOrigins,
+  });
   return trpc(req);
 });
 

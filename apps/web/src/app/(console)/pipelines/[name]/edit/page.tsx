@@ -16,10 +16,15 @@ export default async function EditPipelinePage({ params }: TProps) {
   return (
     <>
       <nav className="breadcrumb" aria-label="Breadcrumb">
-        <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span> <Link href={`/pipelines/${encodeURIComponent(name)}`} className="mono">{name}</Link> <span aria-hidden>/</span> <span>New version</span>
+        <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span>{" "}
+        <Link href={`/pipelines/${encodeURIComponent(name)}`} className="mono">
+          {name}
+        </Link>{" "}
+        <span aria-hidden>/</span> <span>New version</span>
       </nav>
       <PageHeader title={`New version of ${name}`}>
-        Starts from the current version. A compatible change continues its checkpoint and state; otherwise registering says why not, and fresh state is an explicit choice.
+        Starts from the current version. A compatible change continues its checkpoint and state; otherwise
+        registering says why not, and fresh state is an explicit choice.
       </PageHeader>
       <DraftWorkspace pipeline={name} />
     </>

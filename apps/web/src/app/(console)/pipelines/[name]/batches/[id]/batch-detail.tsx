@@ -19,7 +19,15 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
   if (q.isError) {
     if ((q.error as { data?: { code?: string } }).data?.code === "NOT_FOUND")
       return (
-        <EmptyState title="Batch not found" next={<>Open the pipeline&apos;s <Link href={pipelineHref(pipeline, version)}>recent batches</Link> and pick one.</>}>
+        <EmptyState
+          title="Batch not found"
+          next={
+            <>
+              Open the pipeline&apos;s <Link href={pipelineHref(pipeline, version)}>recent batches</Link> and
+              pick one.
+            </>
+          }
+        >
           <p>
             Batch {batchId} of <span className="mono">{pipeline}</span>
             {version ? ` version ${version}` : ""} was neither planned, committed nor failed.
@@ -35,7 +43,17 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
   const d = q.data;
   const c = d.committed;
   const planned = new Map((d.plan ?? []).map((r) => [r.partition, r]));
-  const partitions = c?.partitions ?? [...planned.values()].map((r) => ({ partition: r.partition, startOffset: r.from, endOffset: r.to, latestOffset: null, eventTimeMax: null, lastDataAt: null, idle: null }));
+  const partitions =
+    c?.partitions ??
+    [...planned.values()].map((r) => ({
+      partition: r.partition,
+      startOffset: r.from,
+      endOffset: r.to,
+      latestOffset: null,
+      eventTimeMax: null,
+      lastDataAt: null,
+      idle: null,
+    }));
   const dropped = c ? Object.entries(c.outcomes.dropped) : [];
   return (
     <div className="stack" data-testid="batch-detail" data-batch-id={d.batchId}>
@@ -54,12 +72,15 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
           {c?.deadLetterReplay ? (
             <span className="badge" data-testid="dead-letter-replay-badge">
               {" "}
-              dead-letter replay: {c.deadLetterReplay.rows} row(s) of request #{c.deadLetterReplay.replayIds.join(", #")} (no Kafka range; offsets and watermark unchanged)
+              dead-letter replay: {c.deadLetterReplay.rows} row(s) of request #
+              {c.deadLetterReplay.replayIds.join(", #")} (no Kafka range; offsets and watermark unchanged)
             </span>
           ) : null}
         </h2>
         <p className="small">
-          {d.previousBatchId !== null ? <Link href={batchHref(pipeline, d.previousBatchId, version)}>← batch {d.previousBatchId}</Link> : null}
+          {d.previousBatchId !== null ? (
+            <Link href={batchHref(pipeline, d.previousBatchId, version)}>← batch {d.previousBatchId}</Link>
+          ) : null}
           {d.nextBatchId !== null ? (
             <>
               {" · "}
@@ -95,7 +116,11 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
             </div>
             <div>
               <dt>End-to-end latency</dt>
-              <dd>{c.latencyMs ? `p50 ${formatMs(c.latencyMs.p50)} · p95 ${formatMs(c.latencyMs.p95)} · p99 ${formatMs(c.latencyMs.p99)} · max ${formatMs(c.latencyMs.max)}` : "—"}</dd>
+              <dd>
+                {c.latencyMs
+                  ? `p50 ${formatMs(c.latencyMs.p50)} · p95 ${formatMs(c.latencyMs.p95)} · p99 ${formatMs(c.latencyMs.p99)} · max ${formatMs(c.latencyMs.max)}`
+                  : "—"}
+              </dd>
             </div>
             <div>
               <dt>Watermark</dt>
@@ -112,15 +137,22 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
             <div>
               <dt>Outcomes</dt>
               <dd data-testid="batch-outcomes">
-                sink {c.outcomes.sink} · duplicate {c.outcomes.duplicate} · filtered {c.outcomes.filtered} · quarantined {c.outcomes.quarantined} · dead letter{" "}
-                {c.outcomes.deadLetter} · late {c.outcomes.late}
+                sink {c.outcomes.sink} · duplicate {c.outcomes.duplicate} · filtered {c.outcomes.filtered} ·
+                quarantined {c.outcomes.quarantined} · dead letter {c.outcomes.deadLetter} · late{" "}
+                {c.outcomes.late}
                 {c.outcomes.stale ? ` · stale ${c.outcomes.stale}` : ""}
                 {dropped.map(([k, n]) => ` · dropped by ${k} ${n}`).join("")}
               </dd>
             </div>
             <div>
               <dt>Expectation violations</dt>
-              <dd>{Object.keys(c.expectations).length === 0 ? "none" : Object.entries(c.expectations).map(([k, n]) => `${k} ${n}`).join(" · ")}</dd>
+              <dd>
+                {Object.keys(c.expectations).length === 0
+                  ? "none"
+                  : Object.entries(c.expectations)
+                      .map(([k, n]) => `${k} ${n}`)
+                      .join(" · ")}
+              </dd>
             </div>
           </dl>
         ) : null}
@@ -145,12 +177,24 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
                 <td className="num strong">{p.partition}</td>
                 <td className="num mono">{formatValue(p.startOffset, "count", true)}</td>
                 <td className="num mono">{formatValue(p.endOffset, "count", true)}</td>
-                <td className="num mono">{p.startOffset !== null && p.endOffset !== null ? formatValue(p.endOffset - p.startOffset, "count", true) : "—"}</td>
+                <td className="num mono">
+                  {p.startOffset !== null && p.endOffset !== null
+                    ? formatValue(p.endOffset - p.startOffset, "count", true)
+                    : "—"}
+                </td>
                 <td className="num mono">{formatValue(p.latestOffset, "count", true)}</td>
                 <td>
                   <Time value={p.eventTimeMax} />
                 </td>
-                <td>{p.idle === null ? "—" : p.idle ? <span className="badge badge--idle">idle</span> : <span className="badge badge--ok">active</span>}</td>
+                <td>
+                  {p.idle === null ? (
+                    "—"
+                  ) : p.idle ? (
+                    <span className="badge badge--idle">idle</span>
+                  ) : (
+                    <span className="badge badge--ok">active</span>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -159,11 +203,15 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
       <section className="panel" data-testid="batch-dead-letters">
         <h2 className="panel__title">Dead letters of this batch</h2>
         {d.deadLetters.length === 0 ? (
-          <p className="muted">None: every row of this batch that left the main line was counted (duplicates, filtered, dropped) rather than stored.</p>
+          <p className="muted">
+            None: every row of this batch that left the main line was counted (duplicates, filtered, dropped)
+            rather than stored.
+          </p>
         ) : (
           <p>
-            {d.deadLetters.map((x) => `${x.outcome.replace("_", " ")} ${x.count}`).join(" · ")} — see them with their reasons under{" "}
-            <Link href={deadLettersHref(pipeline)}>Dead letters and quarantine</Link> (table <code>dead_letters</code>, batch_id = {d.batchId}).
+            {d.deadLetters.map((x) => `${x.outcome.replace("_", " ")} ${x.count}`).join(" · ")} — see them
+            with their reasons under <Link href={deadLettersHref(pipeline)}>Dead letters and quarantine</Link>{" "}
+            (table <code>dead_letters</code>, batch_id = {d.batchId}).
           </p>
         )}
       </section>

@@ -28,15 +28,25 @@ export default async function BatchPage({ params }: TProps) {
   return (
     <>
       <nav className="breadcrumb" aria-label="Breadcrumb">
-        <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span> <Link href={`/pipelines/${encodeURIComponent(name)}`} className="mono">{name}</Link>{" "}
+        <Link href="/pipelines">Pipelines</Link> <span aria-hidden>/</span>{" "}
+        <Link href={`/pipelines/${encodeURIComponent(name)}`} className="mono">
+          {name}
+        </Link>{" "}
         <span aria-hidden>/</span> <span>batch {id}</span>
       </nav>
       <PageHeader title={`Batch ${id}`}>
-        One micro-batch of <span className="mono">{name}</span>: the offsets it planned and read per partition, where its rows went, how long each phase
-        took, the watermark before and after, the state it left, and its dead letters — or, if it failed, why.
+        One micro-batch of <span className="mono">{name}</span>: the offsets it planned and read per
+        partition, where its rows went, how long each phase took, the watermark before and after, the state it
+        left, and its dead letters — or, if it failed, why.
       </PageHeader>
       <Suspense fallback={<p className="muted">Loading the batch…</p>}>
-        {batchId === null ? <p className="form__error">&ldquo;{id}&rdquo; is not a batch id: batch ids are whole numbers from 0.</p> : <BatchDetail pipeline={name} batchId={batchId} />}
+        {batchId === null ? (
+          <p className="form__error">
+            &ldquo;{id}&rdquo; is not a batch id: batch ids are whole numbers from 0.
+          </p>
+        ) : (
+          <BatchDetail pipeline={name} batchId={batchId} />
+        )}
       </Suspense>
     </>
   );
