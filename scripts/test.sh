@@ -17,6 +17,7 @@ step() { # step NAME COMMAND...
 step typecheck npx turbo run typecheck --continue --output-logs=errors-only
 step "typecheck scripts" npx tsc --noEmit -p tsconfig.json
 step lint npx eslint . --max-warnings 0
+step format npx prettier --check . --log-level warn
 results="$sluice_root/.data/test-results"
 rm -rf "$results" && mkdir -p "$results"
 step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
