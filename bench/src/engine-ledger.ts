@@ -12,7 +12,7 @@ import { Kafka, logLevel } from "kafkajs";
 import { z } from "zod";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import { producePayments } from "@sluice/producer";
-import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
+import { parseSpecOrThrow, validateSpec } from "@sluice/pipeline-spec";
 import { cpuBound, nodeCpuMs } from "./cpu-usage";
 import { landTopic } from "./landing-ceiling";
 import { fmt, rate } from "./format";
@@ -86,7 +86,10 @@ try {
 
   // (b) The ledger pipeline (examples/payments-ledger.yaml) until caught up, exactly-once commits.
   const example = parseSpecOrThrow(
-    await readFile(new URL("../../packages/spec/examples/payments-ledger.yaml", import.meta.url), "utf8"),
+    await readFile(
+      new URL("../../packages/pipeline-spec/examples/payments-ledger.yaml", import.meta.url),
+      "utf8",
+    ),
   );
   const checked = validateSpec({
     ...example,

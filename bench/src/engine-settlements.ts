@@ -14,7 +14,7 @@ import { z } from "zod";
 import { loadEnv, ZServiceEnv } from "@sluice/config";
 import type { BatchProgress } from "@sluice/engine";
 import { producePayments } from "@sluice/producer";
-import { parseSpecOrThrow, validateSpec } from "@sluice/spec";
+import { parseSpecOrThrow, validateSpec } from "@sluice/pipeline-spec";
 import { cpuBound } from "./cpu-usage";
 import { landTopic } from "./landing-ceiling";
 import { fmt, rate } from "./format";
@@ -78,10 +78,10 @@ try {
     `landing ceiling (read + parse + bulk insert keyed by event id, at-least-once): ${fmt(landing.messages)} messages in ${(landing.elapsedMs / 1000).toFixed(2)} s = ${fmt(landingRate)} msg/s`,
   );
 
-  // packages/spec/examples/merchant-settlements.yaml, pointed at the benchmark topic.
+  // packages/pipeline-spec/examples/merchant-settlements.yaml, pointed at the benchmark topic.
   const example = parseSpecOrThrow(
     await readFile(
-      new URL("../../packages/spec/examples/merchant-settlements.yaml", import.meta.url),
+      new URL("../../packages/pipeline-spec/examples/merchant-settlements.yaml", import.meta.url),
       "utf8",
     ),
   );

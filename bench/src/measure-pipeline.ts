@@ -5,7 +5,7 @@ import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { drainRunner, silentLogger } from "@sluice/engine/testing";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { nodeCpuMs, postgresCpuMs } from "./cpu-usage";
 
 export interface MeasuredRun {

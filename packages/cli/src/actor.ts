@@ -18,7 +18,7 @@ import {
   type TAuditWho,
   type TTargetRef,
 } from "@sluice/services";
-import { specHash, type TPipelineSpec } from "@sluice/spec";
+import { specHash, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { z } from "zod";
 
 /** Exit code of a command the actor may not run. */

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { parseSpec, type TValidationResult } from "@sluice/spec";
+import { parseSpec, type TValidationResult } from "@sluice/pipeline-spec";
 
 /** Reads and validates a spec file (YAML, or strict JSON for *.json). */
 export async function loadSpecFile(path: string): Promise<TValidationResult> {

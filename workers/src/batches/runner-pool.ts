@@ -21,7 +21,7 @@ import {
   type RequeuedDeliveries,
   type RequeuedReport,
 } from "@sluice/engine";
-import { specTiming, validateSpec, type TPipelineSpec } from "@sluice/spec";
+import { specTiming, validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 
 export interface LoadedVersion {
   pipelineVersionId: string;

@@ -14,7 +14,7 @@ import {
   silenceAlerts,
   type TAlertView,
 } from "@sluice/services";
-import { parseDuration } from "@sluice/spec";
+import { parseDuration } from "@sluice/pipeline-spec";
 import { authorizeCli, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
 

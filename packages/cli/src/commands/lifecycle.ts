@@ -15,7 +15,7 @@ import {
   type TBatchScheduler,
   type TRunCommand,
 } from "@sluice/services";
-import { formatSpecErrors } from "@sluice/spec";
+import { formatSpecErrors } from "@sluice/pipeline-spec";
 import { BatchQueue } from "@sluice/workers";
 import {
   auditRegistration,

@@ -14,7 +14,7 @@ import {
   registerPipelineVersion,
   type RegisteredVersion,
 } from "@sluice/engine";
-import { formatSpecErrors, specTiming } from "@sluice/spec";
+import { formatSpecErrors, specTiming } from "@sluice/pipeline-spec";
 import { loadEnv, pipelineEnv, ZServiceEnv } from "@sluice/config";
 import { createPrismaClient } from "@sluice/db";
 import { auditRegistration, authorizeSpecCli, EXIT_NOT_ALLOWED, type TCliActor } from "../actor";

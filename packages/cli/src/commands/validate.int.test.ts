@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const EXAMPLES = path.join(REPO_ROOT, "packages/spec/examples");
+const EXAMPLES = path.join(REPO_ROOT, "packages/pipeline-spec/examples");
 
 function sluiceValidate(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

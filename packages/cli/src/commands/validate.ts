@@ -1,5 +1,5 @@
 import { formatStateFindings, previewRegistration } from "@sluice/engine";
-import { formatSpecErrors, specHash, type TPipelineSpec } from "@sluice/spec";
+import { formatSpecErrors, specHash, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
 

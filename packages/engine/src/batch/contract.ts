@@ -1,7 +1,7 @@
 // The contract at the boundary: declared fields and types, required vs optional, unknown fields.
 // A row that passes gets contract-typed values (decimal kept as exact text, timestamp as Date);
 // one that does not is quarantined or rejected with a reason naming the field, the value and why.
-import type { TColumn, TPipelineSpec } from "@sluice/spec";
+import type { TColumn, TPipelineSpec } from "@sluice/pipeline-spec";
 
 export type ContractResult =
   | { kind: "row"; row: Record<string, unknown>; rescued: Record<string, unknown> | null }

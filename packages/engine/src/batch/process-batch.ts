@@ -1,6 +1,6 @@
 // The pure middle of a micro-batch: decode → contract → expectations → filter → late → dedup.
 // It decides each row's single outcome; the only I/O, looking up dedup state, is injected.
-import type { TColumn, TCompiledSpec } from "@sluice/spec";
+import type { TColumn, TCompiledSpec } from "@sluice/pipeline-spec";
 import type { SourceRecord } from "../source/source";
 import { contractChecker } from "./contract";
 import { decodeJson } from "./decode";

@@ -4,7 +4,7 @@
 // and handed to the worker with the committed batch, which raises (or updates) a schema change request from it
 // (@sluice/services change-requests/observe-schema-drift.ts). Not part of the progress record: the
 // samples are rows of data, kept only on the request its owners and approvers read.
-import type { TFieldType } from "@sluice/spec";
+import type { TFieldType } from "@sluice/pipeline-spec";
 import type { SourceRecord } from "../source/source";
 
 export const DRIFT_SAMPLES = 5;

@@ -7,7 +7,7 @@
 // horizon passes them (change-points.ts, "State eviction"): a deleted key is forgotten, and a change
 // that would have needed it is late, counted and dead-lettered — never applied.
 import type pg from "pg";
-import type { TCompiledSpec } from "@sluice/spec";
+import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
 import { lateHorizon } from "../batch/watermark";
 import type { OperatorInput, PreparedResult, ResultOperator, StateDelta } from "../operator/result-operator";

@@ -16,7 +16,7 @@ import {
   simulatedClock,
   type CustomerChange,
 } from "@sluice/producer";
-import { parseSpecOrThrow } from "@sluice/spec";
+import { parseSpecOrThrow } from "@sluice/pipeline-spec";
 import { expectedScd2, SCD2_COLUMNS } from "../testing/cdc-fixture";
 import { createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 import { REPO_ROOT } from "../testing/sluice-process";

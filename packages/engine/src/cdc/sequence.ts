@@ -1,6 +1,6 @@
 // Sequence values of CDC changes: one canonical text per value (how cdc_state stores it) and an
 // order by the sequenceBy column's type — never by arrival, never by processing time.
-import type { TFieldType } from "@sluice/spec";
+import type { TFieldType } from "@sluice/pipeline-spec";
 import { canonicalDecimal, compareDecimal, parseDecimal } from "../window/decimal";
 
 export interface SequenceType {

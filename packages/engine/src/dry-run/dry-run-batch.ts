@@ -5,7 +5,7 @@
 // empty (a draft has none), so a duplicate is a duplicate within the sample.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import { compileSpec, contractColumns, outputColumns, type TPipelineSpec } from "@sluice/spec";
+import { compileSpec, contractColumns, outputColumns, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { CdcOperator } from "../cdc/cdc-operator";
 import { dedupKey } from "../batch/dedup";
 import { processBatch, type ExpectationFailure, type RowVerdict } from "../batch/process-batch";

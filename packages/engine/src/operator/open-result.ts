@@ -2,7 +2,12 @@
 // (written by commit-batch itself), or a stateful operator — event-time windows, CDC apply-changes,
 // or a webhook — that prepares before the commit and writes inside it.
 import type pg from "pg";
-import { outputColumns, parseDuration, type TCompiledSpec, type TResolvedWebhookSink } from "@sluice/spec";
+import {
+  outputColumns,
+  parseDuration,
+  type TCompiledSpec,
+  type TResolvedWebhookSink,
+} from "@sluice/pipeline-spec";
 import { CdcOperator } from "../cdc/cdc-operator";
 import { ConfigurationError } from "../errors";
 import { ensureSinkTable, RESULT_METADATA_COLUMNS, sinkTableFor, type SinkTable } from "../store/sink-table";

@@ -2,7 +2,7 @@
 // partitions that are not idle (batch/partition-watermark.ts), minus watermarkDelay, never moving back;
 // and where dedup state may be evicted. Shared by the runner and the dry run, so a dry run's windows
 // close exactly when a real batch's would.
-import type { TCompiledSpec } from "@sluice/spec";
+import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import { dedupHorizon } from "../batch/dedup";
 import { advancePartitionClocks, combinedEventTime } from "../batch/partition-watermark";
 import type { ProcessedBatch } from "../batch/process-batch";

@@ -13,7 +13,7 @@ import {
   simulatedClock,
   type Manifest,
 } from "@sluice/producer";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { totalOutcomes } from "../batch/outcomes";
 import { registerPipelineVersion } from "../store/register-version";
 import { customerStatusSpec, expectedScd2, SCD2_COLUMNS } from "../testing/cdc-fixture";

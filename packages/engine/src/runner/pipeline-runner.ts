@@ -5,7 +5,7 @@
 // re-run over the same offsets, and a commit either happens entirely or not at all.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
-import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/spec";
+import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { processBatch, type ProcessedBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";

@@ -7,7 +7,7 @@
 // What N+1 is processed against is exactly what it would see after N's commit:
 //   - the watermark N commits (late data is judged against it);
 //   - dedup state = committed keys that N's eviction keeps ∪ the keys N inserts (minus those N evicts).
-import { contractColumns, type TCompiledSpec } from "@sluice/spec";
+import { contractColumns, type TCompiledSpec } from "@sluice/pipeline-spec";
 import { processBatch, type ProcessedBatch } from "../batch/process-batch";
 import { planBatch } from "../plan/plan-batch";
 import type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "../source/source";

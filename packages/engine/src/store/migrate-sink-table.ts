@@ -5,14 +5,14 @@
 // stored row valid are made: a new column is added nullable (existing rows have no value), a column
 // the new version no longer writes, or now writes optionally, loses NOT NULL, and a number column may
 // widen to numeric (exact) or double precision. Anything else is refused with what to do, never
-// guessed. Identifiers are validated names (@sluice/spec), quoted.
+// guessed. Identifiers are validated names (@sluice/pipeline-spec), quoted.
 import {
   outputColumns,
   postgresTypeFor,
   quoteIdentifier,
   quoteQualifiedName,
   type TPipelineSpec,
-} from "@sluice/spec";
+} from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./register-version";
 

@@ -9,7 +9,7 @@
 //   superseded version can never take the lease again (its checkpoint is stale).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import {
   createEngineFixture,

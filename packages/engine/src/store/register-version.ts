@@ -16,7 +16,7 @@ import {
   stateCompatibility,
   type TPipelineSpec,
   type TStateFinding,
-} from "@sluice/spec";
+} from "@sluice/pipeline-spec";
 import {
   continuationRefusal,
   freshStateRefusal,

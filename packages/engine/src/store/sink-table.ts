@@ -1,7 +1,7 @@
 // The Postgres sink table: created from the pipeline's output columns, or validated when it exists.
 // Names come from the validated spec and are always quoted with quoteIdentifier — never raw.
 import type pg from "pg";
-import { postgresTypeFor, quoteIdentifier, splitQualifiedName, type TColumn } from "@sluice/spec";
+import { postgresTypeFor, quoteIdentifier, splitQualifiedName, type TColumn } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 
 /** Columns Sluice adds to every sink row: where it came from and which batch wrote it. */

@@ -1,5 +1,5 @@
 // Whether a new version of a pipeline may continue its previous version's state, and what to tell the
-// person registering it when not. The decision is @sluice/spec's stateCompatibility; this module
+// person registering it when not. The decision is @sluice/pipeline-spec's stateCompatibility; this module
 // finds the previous version, checks what a version with fresh state would overwrite, and words the
 // refusal so that it says what to do (docs/engine.md, "A new version").
 import type pg from "pg";
@@ -12,7 +12,7 @@ import {
   type TStateCompatibility,
   type TStateFinding,
   type TStateKind,
-} from "@sluice/spec";
+} from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./register-version";
 

@@ -2,7 +2,7 @@
 // statement per kind of change, rows passed as unnest arrays. Rows are plain column → value maps
 // that already include Sluice's metadata columns.
 import type pg from "pg";
-import { postgresTypeFor, quoteIdentifier } from "@sluice/spec";
+import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
 import { bulkSelect, type BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
 

@@ -2,7 +2,7 @@
 // keys already present (a replay cannot insert twice; those rows are counted as duplicates);
 // upsert replaces the row with the same key (the last one in the batch wins).
 import type pg from "pg";
-import { postgresTypeFor, quoteIdentifier } from "@sluice/spec";
+import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
 import { bulkSelect, type BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";

@@ -1,7 +1,7 @@
 // The customer-status CDC pipeline the engine's CDC tests run, and the expected tables computed
 // independently from the change feed applied in sequence order (what "correct" means for CDC).
 import { changesInOrder, type CustomerChange } from "@sluice/producer";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { ledgerSpec } from "./engine-fixture";
 
 export interface CustomerStatusOptions {

@@ -2,7 +2,7 @@
 // pointed at both, and helpers to read back what the pipeline stored. Real Postgres and Kafka only.
 import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
-import { validateSpec, type TPipelineSpec } from "@sluice/spec";
+import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
 import {
   PipelineRunner,

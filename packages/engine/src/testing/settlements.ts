@@ -2,7 +2,7 @@
 // through outages: the spec (a ledger topic folded into per-merchant windows with every kind of
 // measure) and the SQL that recomputes its expected result from the raw events (reference-events.ts).
 import { simulatedClock } from "@sluice/producer";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { ledgerSpec } from "./engine-fixture";
 import { judgedEventsSql } from "./reference-events";
 

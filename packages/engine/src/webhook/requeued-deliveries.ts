@@ -11,7 +11,7 @@
 //
 // Why not inside a batch? A batch's outcomes account for its input rows, and a resend has none; and a
 // caught-up runner does not reach its operator at all, so a quiet pipeline would never resend.
-import { compileSpec, type TPipelineSpec } from "@sluice/spec";
+import { compileSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { openWebhook, type ResultContext } from "../operator/open-result";
 
 /** At most this many re-queued deliveries per call (a batch turn): the rest go in the next ones. */

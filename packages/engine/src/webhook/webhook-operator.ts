@@ -1,7 +1,7 @@
 // A pipeline whose sink is a webhook: each result row is delivered (webhook-delivery.ts) before the
 // batch commits; the commit then records the batch as usual. A row whose delivery was given up after
 // maxAttempts (or a permanent 4xx) becomes a dead letter with the last error — never silent.
-import { outputColumns, type TColumn, type TCompiledSpec } from "@sluice/spec";
+import { outputColumns, type TColumn, type TCompiledSpec } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
 import type { OperatorInput, PreparedResult, ResultOperator } from "../operator/result-operator";
 import type { ResultRow } from "../store/write-result";

@@ -1,7 +1,7 @@
 // Measures as mergeable accumulators, kept in window state between batches: count, sum (exact for
 // decimals), min, max, avg (sum and count) and count_distinct (the set of distinct values, bounded
 // because the window is evicted once final). A conditional measure only folds rows whose condition holds.
-import type { TCelRow, TCompiledMeasure, TContract, TFieldType } from "@sluice/spec";
+import type { TCelRow, TCompiledMeasure, TContract, TFieldType } from "@sluice/pipeline-spec";
 import {
   addDecimal,
   canonicalDecimal,

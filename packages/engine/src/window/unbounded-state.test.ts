@@ -1,7 +1,7 @@
 // "Without a watermark the validator refuses unbounded state": the spec combinations the window
 // operator could not keep bounded (or correct) never reach the engine.
 import { describe, expect, it } from "vitest";
-import { validateSpec } from "@sluice/spec";
+import { validateSpec } from "@sluice/pipeline-spec";
 
 interface TestSpec {
   eventTime?: { column: string; watermarkDelay: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileSpec, validateSpec } from "@sluice/spec";
+import { compileSpec, validateSpec } from "@sluice/pipeline-spec";
 import { measureSet } from "./accumulators";
 import { addDecimal, canonicalDecimal, divideDecimal, formatDecimal, parseDecimal } from "./decimal";
 import { isFinal, windowsContaining } from "./window-assign";

@@ -4,7 +4,7 @@
 // (append), or its last upsert stands (update), and its state is evicted, so state stays bounded.
 // Without a window the result is a keyed running aggregate (update or complete), bounded by its keys.
 import type pg from "pg";
-import type { TCompiledSpec } from "@sluice/spec";
+import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import { dedupKey } from "../batch/dedup";
 import type { OperatorInput, PreparedResult, ResultOperator, StateDelta } from "../operator/result-operator";
 import type { SinkTable } from "../store/sink-table";

@@ -8,7 +8,7 @@
 // - window and dedup state stay bounded over a long stream.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock, type Manifest } from "@sluice/producer";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { totalOutcomes } from "../batch/outcomes";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";

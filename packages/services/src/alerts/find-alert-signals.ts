@@ -2,7 +2,7 @@
 // offset samples, rollup totals and freshness — the same queries the fleet view uses (signals/), a
 // fixed number of them for the whole fleet — and the workers' registry for the fleet rules.
 import type { PrismaClient } from "@sluice/db";
-import { parseDuration } from "@sluice/spec";
+import { parseDuration } from "@sluice/pipeline-spec";
 import { z } from "zod";
 import { runPhase } from "../runs/run-state";
 import { targetsOf } from "../signals/get-pipeline-signals";

@@ -22,7 +22,7 @@ import {
   migrateSinkTable,
   registerPipelineVersionIn,
 } from "@sluice/engine";
-import { validateSpec, type TPipelineSpec } from "@sluice/spec";
+import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import type { Prisma } from "@sluice/db";
 import { lockRun, recordTransition } from "../runs/run-record";
 import { ChangeRequestError } from "./change-request-view";

@@ -5,7 +5,7 @@
 // means exactly what the new version's batches would do with it. Rows already discarded, waiting to be
 // replayed or replayed into the result are left out (so the count falls to 0 once they are replayed). Bounded: the newest MAX_SCANNED quarantined rows are checked (`capped` says when there were more).
 import { contractChecker } from "@sluice/engine";
-import { contractColumns, validateSpec } from "@sluice/spec";
+import { contractColumns, validateSpec } from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { SETTLED_REPLAY_OUTCOMES } from "../dead-letters/request-dead-letter-replay";
 import { ChangeRequestError } from "./change-request-view";

@@ -15,7 +15,7 @@
 // Serialised per version by an advisory lock (batches of a version are sequential anyway; this
 // keeps two workers finishing overlapping turns from raising two requests). Never throws into the
 // batch: the worker logs a failure and continues (the next batch with the same drift raises it).
-import { validateSpec, type TFieldType, type TPipelineSpec } from "@sluice/spec";
+import { validateSpec, type TFieldType, type TPipelineSpec } from "@sluice/pipeline-spec";
 import type { DriftField, SchemaDrift } from "@sluice/engine";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent } from "../audit/record-audit-event";

@@ -16,7 +16,7 @@ import {
   type TContractClassification,
   type TPipelineSpec,
   type TStateCompatibility,
-} from "@sluice/spec";
+} from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";

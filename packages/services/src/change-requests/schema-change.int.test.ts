@@ -18,7 +18,7 @@ import {
 } from "@sluice/engine";
 import { ledgerSpec, silentLogger } from "@sluice/engine/testing";
 import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizeAction } from "../auth/authorize-action";
 import type { TActor } from "../auth/actor";

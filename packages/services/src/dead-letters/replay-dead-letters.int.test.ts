@@ -21,7 +21,7 @@ import {
 } from "@sluice/engine/testing";
 import { PipelineRunner } from "@sluice/engine";
 import { uniqueName } from "@sluice/testing";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestDeadLetterReplay } from "./request-dead-letter-replay";

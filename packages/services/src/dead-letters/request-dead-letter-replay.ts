@@ -22,7 +22,7 @@
 // each row once.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
-import { parseDuration } from "@sluice/spec";
+import { parseDuration } from "@sluice/pipeline-spec";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { deadLetterCondition, narrowsSomething, ZDeadLetterFilter } from "./dead-letter-filter";
 

@@ -2,7 +2,7 @@
 // them before their first batch runs.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseSpecOrThrow, type TPipelineSpec } from "@sluice/spec";
+import { parseSpecOrThrow, type TPipelineSpec } from "@sluice/pipeline-spec";
 
 export async function loadDemoPipelineSpecs(dir: string): Promise<{ file: string; spec: TPipelineSpec }[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith(".yaml")).sort();

@@ -5,7 +5,7 @@
 import type pg from "pg";
 import { parseDocument } from "yaml";
 import { formatStateFindings, previewRegistration } from "@sluice/engine";
-import { parseSpec, validateSpec, type TPipelineSpec, type TSpecError } from "@sluice/spec";
+import { parseSpec, validateSpec, type TPipelineSpec, type TSpecError } from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { needsApproval } from "./needs-approval";
 

@@ -1,6 +1,6 @@
 // What the console sends when someone writes a spec in the browser, and the limits that keep a paste
 // or a sample from costing the server more than a batch would.
-import { parseSpec, formatSpecErrors } from "@sluice/spec";
+import { parseSpec, formatSpecErrors } from "@sluice/pipeline-spec";
 import { z } from "zod";
 import {
   DRY_RUN_READ_TIMEOUT_MS,

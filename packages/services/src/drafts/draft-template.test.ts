@@ -1,4 +1,4 @@
-import { parseSpec } from "@sluice/spec";
+import { parseSpec } from "@sluice/pipeline-spec";
 import { describe, expect, it } from "vitest";
 import { defaultDraftForm, draftFromForm, draftTemplate } from "./draft-template";
 import { needsApproval } from "./needs-approval";

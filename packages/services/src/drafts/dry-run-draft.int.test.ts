@@ -8,7 +8,7 @@ import pg from "pg";
 import { PipelineRunner, registerPipelineVersion, type BatchProgress } from "@sluice/engine";
 import { ledgerSpec, settlementsSpec, silentLogger } from "@sluice/engine/testing";
 import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dryRunDraft, type TDryRunDraft } from "./dry-run-draft";
 

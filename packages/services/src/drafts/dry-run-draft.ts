@@ -12,7 +12,7 @@ import {
   type DryRunResult,
   type OffsetRange,
 } from "@sluice/engine";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { DRY_RUN_READ_TIMEOUT_MS, MAX_SAMPLE_RECORDS, type TSampleRequest } from "./draft-input";
 
 export type TDryRunDraft =

@@ -1,9 +1,9 @@
 // Every version of a pipeline with who registered it, when and why, which state it started from, and
-// its spec as YAML — and the changes between any two (@sluice/spec diffSpecs) with whether the later
+// its spec as YAML — and the changes between any two (@sluice/pipeline-spec diffSpecs) with whether the later
 // one could continue the earlier one's state (stateCompatibility).
 import { stringify } from "yaml";
 import type { PrismaClient } from "@sluice/db";
-import { diffSpecs, stateCompatibility, validateSpec, type TSpecChange } from "@sluice/spec";
+import { diffSpecs, stateCompatibility, validateSpec, type TSpecChange } from "@sluice/pipeline-spec";
 
 export interface TVersionHistoryEntry {
   version: number;

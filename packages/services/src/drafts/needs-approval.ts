@@ -2,7 +2,7 @@
 // that decides. The console refuses such a registration with what it needs and offers to raise a
 // schema change request from the same draft (change-requests/request-schema-change.ts); an operator's
 // approval then registers it at a batch boundary (apply-schema-change.ts).
-import { classifyContractChange, type TPipelineSpec } from "@sluice/spec";
+import { classifyContractChange, type TPipelineSpec } from "@sluice/pipeline-spec";
 
 export type TApproval = { needed: false } | { needed: true; reasons: string[] };
 

@@ -4,7 +4,7 @@
 // version and as an audit event. The caller has already decided the actor may (pipeline.register).
 import type pg from "pg";
 import { IncompatibleStateError, registerPipelineVersion, type RegisteredVersion } from "@sluice/engine";
-import type { TPipelineSpec } from "@sluice/spec";
+import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditOrigin } from "../audit/record-audit-event";
 import type { TActor } from "../auth/actor";

@@ -2,7 +2,7 @@
 // runs), what that version reads and how its watermark treats quiet partitions, and its run state on
 // the workers. Batches and dead letters come from find-batch-progress.ts and summarize-dead-letters.ts.
 import type { PrismaClient } from "@sluice/db";
-import { DEFAULT_IDLE_TIMEOUT } from "@sluice/spec";
+import { DEFAULT_IDLE_TIMEOUT } from "@sluice/pipeline-spec";
 import { z } from "zod";
 import { getPipelineRun, type TPipelineRunView } from "../runs/get-pipeline-run";
 

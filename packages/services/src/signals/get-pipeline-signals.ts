@@ -1,7 +1,7 @@
 // A pipeline page's header signals over a range: freshness, completeness and correctness against the
 // version's targets, the range's totals, and the graph with its edge counts (pipeline-flow.ts).
 import type { PrismaClient } from "@sluice/db";
-import { resolveTargets, ZTargets, type TResolvedTargets } from "@sluice/spec";
+import { resolveTargets, ZTargets, type TResolvedTargets } from "@sluice/pipeline-spec";
 import { z } from "zod";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { pipelineFlow, ZFlowSpec, type TFlowTotals, type TPipelineFlow } from "./pipeline-flow";

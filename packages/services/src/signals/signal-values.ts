@@ -1,6 +1,6 @@
 // Freshness, completeness and correctness: three separate signals, never one health score. Each is a
 // few numbers with a definition (docs/console.md, "Signals") and, where the spec sets one, a target.
-import type { TResolvedTargets } from "@sluice/spec";
+import type { TResolvedTargets } from "@sluice/pipeline-spec";
 import { backlogSeconds, partitionBacklog, type TOffsetSample } from "./offset-signals";
 import type { TFlowTotals } from "./pipeline-flow";
 

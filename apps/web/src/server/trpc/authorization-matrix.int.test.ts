@@ -7,7 +7,7 @@ import { testServices, uniqueName } from "@sluice/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultDraftForm, draftFromForm } from "@sluice/services/drafts/pure";
-import { parseSpecOrThrow } from "@sluice/spec";
+import { parseSpecOrThrow } from "@sluice/pipeline-spec";
 import { appRouter } from "./root";
 import { DEMO_PASSWORD, startConsoleUnderTest, type TConsoleUnderTest } from "../testing/console-under-test";
 

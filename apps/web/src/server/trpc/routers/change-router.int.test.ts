@@ -246,7 +246,7 @@ describe("change.requestSchemaChange", () => {
 
   it("raises a request from a draft's text for the register panel, refuses an invalid one naming the line, and an operator's approval registers it", async () => {
     await c.db.pipeline.create({ data: { name: "cr-schema", ownerTeamId: teamId } });
-    const { parseSpecOrThrow } = await import("@sluice/spec");
+    const { parseSpecOrThrow } = await import("@sluice/pipeline-spec");
     const registered = parseSpecOrThrow(yaml);
     await c.db.pipelineVersion.create({
       data: {

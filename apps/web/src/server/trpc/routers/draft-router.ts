@@ -13,7 +13,7 @@ import {
   submitPipelineDraft,
 } from "@sluice/services";
 import { draftTemplate } from "@sluice/services/drafts/pure";
-import { parseSpecOrThrow, specVocabulary } from "@sluice/spec";
+import { parseSpecOrThrow, specVocabulary } from "@sluice/pipeline-spec";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { actionProcedure, roleProcedure } from "../init";
 import {

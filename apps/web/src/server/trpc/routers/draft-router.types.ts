@@ -1,5 +1,5 @@
 import { ZCheckDraftInput, ZDryRunDraftInput, ZSubmitDraftInput } from "@sluice/services";
-import { parseSpec } from "@sluice/spec";
+import { parseSpec } from "@sluice/pipeline-spec";
 import { z } from "zod";
 
 export { ZCheckDraftInput, ZDryRunDraftInput, ZSubmitDraftInput };

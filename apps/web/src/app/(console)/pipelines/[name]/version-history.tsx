@@ -1,6 +1,6 @@
 "use client";
 // Every version of the pipeline — who registered it, when, why, which state it started from — and a
-// side-by-side diff between any two (draft.diff: @sluice/spec diffSpecs and stateCompatibility).
+// side-by-side diff between any two (draft.diff: @sluice/pipeline-spec diffSpecs and stateCompatibility).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";

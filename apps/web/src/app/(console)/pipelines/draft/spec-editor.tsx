@@ -9,7 +9,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
 import { EditorView, hoverTooltip } from "@codemirror/view";
 import CodeMirror from "@uiw/react-codemirror";
 import type { TContractField } from "@sluice/services";
-import type { TSpecVocabulary } from "@sluice/spec";
+import type { TSpecVocabulary } from "@sluice/pipeline-spec";
 import { useEffect, useMemo, useRef } from "react";
 import { inExpression, keyAt, sectionAt } from "./yaml-path";
 

@@ -1,4 +1,4 @@
-// @sluice/spec: the pipeline spec shared by the console, the workers and the sluice CLI.
+// @sluice/pipeline-spec: the pipeline spec shared by the console, the workers and the sluice CLI.
 // Reference: docs/pipeline-spec.md.
 
 // Parsing and validation

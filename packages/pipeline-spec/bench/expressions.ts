@@ -1,6 +1,6 @@
 // Micro-benchmark of the per-row expression path: toCelRow + filter + expectations + a measure
 // condition, as the engine runs them. Not a test; run with:
-//   npx tsx packages/spec/bench/expressions.ts
+//   npx tsx packages/pipeline-spec/bench/expressions.ts
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compileSpec, parseSpecOrThrow } from "../src/index";
