@@ -9,7 +9,7 @@ const repoRoot = path.resolve(import.meta.dirname, "../..");
 
 const nextConfig: NextConfig = {
   // Internal packages are consumed as TypeScript source (their exports point at src/index.ts).
-  transpilePackages: ["@sluice/config", "@sluice/db", "@sluice/services", "@sluice/workers"],
+  transpilePackages: ["@sluice/config", "@sluice/db", "@sluice/services", "@sluice/queue"],
   // Node-only clients with native sockets or worker threads: load them from node_modules at runtime.
   serverExternalPackages: ["bullmq", "ioredis", "kafkajs", "prom-client", "pino", "@prisma/adapter-pg", "pg"],
   // Workspace packages live above apps/web; trace and resolve from the repository root.

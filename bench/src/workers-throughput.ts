@@ -24,7 +24,7 @@ import { registerPipelineVersion } from "@sluice/engine";
 import { ledgerSpec } from "@sluice/engine/testing";
 import { producePayments } from "@sluice/producer";
 import { startPipelineRun, stopPipelineRun } from "@sluice/services";
-import { BatchQueue } from "@sluice/workers";
+import { BatchQueue } from "@sluice/queue";
 import { fmt } from "./format";
 import { createScratchDatabase } from "./scratch-database";
 

@@ -13,11 +13,10 @@ import {
   recordWorkerHeartbeat,
   type TWorkerIdentity,
 } from "@sluice/services";
-import { batchRetryDelay, BatchQueue } from "./batches/batch-queue";
+import { batchRetryDelay, BatchQueue, JOB_BATCH_RUN, JOB_SYSTEM_ECHO } from "@sluice/queue";
 import { createBatchRunHandler } from "./batches/batch-run-job";
 import { createPipelineMetrics } from "./batches/pipeline-metrics";
 import { RunnerPool } from "./batches/runner-pool";
-import { JOB_BATCH_RUN, JOB_SYSTEM_ECHO } from "./jobs/job-definitions";
 import { handleSystemEcho } from "./jobs/system-echo";
 import type { Logger } from "./logger";
 import { createWorkerMetrics, serveMetrics, type WorkerMetrics } from "./metrics";

@@ -1,10 +1,3 @@
-// @sluice/workers as a library: what other processes (console, CLI, quick start, benchmarks) need to
-// queue batches for the workers, and the worker app itself for embedding in tests.
-export { BatchQueue, batchRetryDelay, type TEnsureTurnResult } from "./batches/batch-queue";
-export {
-  JOB_BATCH_RUN,
-  ZBatchRunPayload,
-  batchRunJobId,
-  type TBatchRunPayload,
-} from "./jobs/job-definitions";
+// @sluice/workers as a library: the worker app itself, for embedding in tests. Queueing batches for
+// the workers is @sluice/queue's.
 export { startWorkerApp, type WorkerApp, type WorkerAppConfig } from "./app";

@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import { JOB_SYSTEM_ECHO } from "./jobs/job-definitions";
+import { JOB_SYSTEM_ECHO } from "@sluice/queue";
 import { handleSystemEcho } from "./jobs/system-echo";
 import { createLogger } from "./logger";
 import { createWorkerMetrics } from "./metrics";

@@ -15,7 +15,7 @@ import {
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger";
-import { JOB_ALERTS_EVALUATE } from "../jobs/job-definitions";
+import { JOB_ALERTS_EVALUATE } from "@sluice/queue";
 
 /** Every rule but no_worker_alive, which a worker cannot evaluate (the console's watchdog does). */
 const WORKER_KINDS = RULE_KINDS.filter((k) => k !== "no_worker_alive");

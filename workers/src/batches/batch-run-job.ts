@@ -28,9 +28,9 @@ import {
   stopSupersededRun,
   type TBatchTurnRef,
 } from "@sluice/services";
-import { ZBatchRunPayload } from "../jobs/job-definitions";
+import { ZBatchRunPayload } from "@sluice/queue";
 import type { Logger } from "../logger";
-import type { BatchQueue } from "./batch-queue";
+import type { BatchQueue } from "@sluice/queue";
 import type { PipelineMetrics } from "./pipeline-metrics";
 import { VersionBusyError, type LoadedVersion, type RunnerPool } from "./runner-pool";
 

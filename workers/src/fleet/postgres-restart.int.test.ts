@@ -28,7 +28,7 @@ import {
   waitFor,
   type PrivatePostgres,
 } from "@sluice/testing";
-import { BatchQueue } from "../batches/batch-queue";
+import { BatchQueue } from "@sluice/queue";
 import { isStarted, spawnWorker, type WorkerProcess } from "../testing/worker-process";
 
 let fx: EngineFixture;

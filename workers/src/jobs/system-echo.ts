@@ -1,4 +1,4 @@
-import { ZSystemEchoPayload } from "./job-definitions";
+import { ZSystemEchoPayload } from "@sluice/queue";
 
 /** A no-op job that proves the queue → worker → completion path end to end. */
 export async function handleSystemEcho(data: unknown): Promise<{ echoed: string; at: string }> {

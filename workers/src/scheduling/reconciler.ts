@@ -5,7 +5,7 @@
 // harmless: a turn's job id is deterministic, so the second add is a no-op.
 import type { PrismaClient } from "@sluice/db";
 import { findScheduledRuns, getScheduledRun } from "@sluice/services";
-import type { BatchQueue, TEnsureTurnResult } from "../batches/batch-queue";
+import type { BatchQueue, TEnsureTurnResult } from "@sluice/queue";
 import type { Logger } from "../logger";
 
 export interface Reconciler {

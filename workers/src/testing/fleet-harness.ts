@@ -6,7 +6,7 @@ import type { PrismaClient } from "@sluice/db";
 import { createPrismaClient } from "@sluice/db";
 import { createEngineFixture, type EngineFixture } from "@sluice/engine/testing";
 import { testServices, uniqueName } from "@sluice/testing";
-import { BatchQueue } from "../batches/batch-queue";
+import { BatchQueue } from "@sluice/queue";
 import { spawnWorker, type WorkerProcess } from "./worker-process";
 
 export interface FleetHarness {

@@ -6,7 +6,7 @@
 import "server-only";
 import { kafkaTopicOffsets, type TBatchScheduler, type TTopicOffsets } from "@sluice/services";
 import { Kafka, logLevel } from "kafkajs";
-import { BatchQueue } from "@sluice/workers/batch-queue";
+import { BatchQueue } from "@sluice/queue";
 import { Redis } from "ioredis";
 import { webEnv } from "./env";
 import { logger } from "./logger";

@@ -16,7 +16,7 @@ import {
   type TRunCommand,
 } from "@sluice/services";
 import { formatSpecErrors } from "@sluice/pipeline-spec";
-import { BatchQueue } from "@sluice/workers";
+import { BatchQueue } from "@sluice/queue";
 import {
   auditRegistration,
   authorizeCli,

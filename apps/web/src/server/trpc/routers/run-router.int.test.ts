@@ -1,8 +1,8 @@
 // Lifecycle commands from the console: a reason is required, each command is in the run history and
 // the audit log with the signed-in user, a refused command is audited as refused and changes nothing,
 // and a start queues the version's first batch job in BullMQ at once (real Redis, own queue).
-import { BatchQueue } from "@sluice/workers/batch-queue";
-import { batchRunJobId } from "@sluice/workers";
+import { BatchQueue } from "@sluice/queue";
+import { batchRunJobId } from "@sluice/queue";
 import { testServices, uniqueName } from "@sluice/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -5,7 +5,7 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { TBatchScheduler, TScheduledRun } from "@sluice/services";
-import { batchRunJobId, JOB_BATCH_RUN, type TBatchRunPayload } from "../jobs/job-definitions";
+import { batchRunJobId, JOB_BATCH_RUN, type TBatchRunPayload } from "./job-definitions";
 
 /** Retries are decided by the handler against Postgres (failBatchTurn); BullMQ only spaces them. */
 export const BATCH_BACKOFF_TYPE = "sluice.batch";
