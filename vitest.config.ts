@@ -26,6 +26,13 @@ export default defineConfig({
           name: "integration",
           include: include.map((p) => p.replace("*.test.ts", "*.int.test.ts")),
           globalSetup: ["packages/testing/src/global-setup.ts"],
+          // Webhook and alert receivers in tests listen on 127.0.0.1, which Sluice refuses by default
+          // (@sluice/outbound-http): allowed here, and signed with a test key, for the test processes and
+          // every process they spawn. Tests of the refusal pass their own settings.
+          env: {
+            SLUICE_OUTBOUND_ALLOW: "127.0.0.1",
+            SLUICE_SIGNING_KEY: "integration-tests-signing-key-not-a-secret",
+          },
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Two cores: integration files share one Kafka broker and Postgres; two at a time is plenty.

@@ -49,6 +49,9 @@ oidc_port="${SLUICE_E2E_OIDC_PORT:-$((port + 1))}"
 start oidc node --import tsx packages/testing/src/oidc/oidc-provider-process.ts "$oidc_port" "http://127.0.0.1:$port/api/auth/callback/sso"
 for _ in $(seq 1 30); do curl -fsS -o /dev/null "http://127.0.0.1:$oidc_port/.well-known/openid-configuration" && break; sleep 1; done
 
+# The alert receivers of the browser tests listen on 127.0.0.1 (refused unless allowed, docs/security.md).
+export SLUICE_OUTBOUND_ALLOW=127.0.0.1 SLUICE_SIGNING_KEY="e2e-signing-key-$run-not-a-secret"
+
 # Every browser test signs in from 127.0.0.1: the per-address limit (10 a minute) is for many people.
 start web env DATABASE_URL="$e2e_url" PORT="$port" SLUICE_PUBLIC_URL="http://127.0.0.1:$port" SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE=1000 \
   SLUICE_SSO_ISSUER="http://127.0.0.1:$oidc_port" SLUICE_SSO_CLIENT_ID=sluice-console \

@@ -29,6 +29,16 @@ start() {
   echo $! >"$pids/$name.pid"
 }
 
+# Outbound HTTP (docs/security.md): Sluice sends only to public addresses unless SLUICE_OUTBOUND_ALLOW
+# lists an internal receiver — here the demo's own fraud receiver, that port only — and signs every
+# webhook and notification with keys derived from SLUICE_SIGNING_KEY (generated once into .data/).
+export SLUICE_OUTBOUND_ALLOW="${SLUICE_OUTBOUND_ALLOW:-127.0.0.1:4010}"
+if [ -z "${SLUICE_SIGNING_KEY:-}" ]; then
+  [ -s .data/signing-key ] || (umask 077 && node -e 'process.stdout.write(require("crypto").randomBytes(48).toString("base64"))' >.data/signing-key)
+  SLUICE_SIGNING_KEY="$(cat .data/signing-key)"
+fi
+export SLUICE_SIGNING_KEY
+
 PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
 # A new seed per start: the same seed re-sends the same event ids, which the pipelines would (rightly)
 # count as duplicates of the previous run's events. Set SLUICE_DEMO_SEED to replay a stream.

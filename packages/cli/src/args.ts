@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to"]);
+const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to", "team"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -65,6 +65,10 @@ export const USAGE = `usage: sluice <command>
                                        re-queue the failed deliveries (or the one with idempotency key K)
                                        with the same keys; the workers running the pipeline send them
                                        again. Recorded with who and why (table webhook_requeues)
+  sluice signing-secret <pipeline> | --team <slug>
+                                       the Standard Webhooks secret a receiver verifies a pipeline's
+                                       webhook (its team's owners) or a team's alert notifications
+                                       (admins) with; needs SLUICE_SIGNING_KEY, audited
   sluice alerts list [pipeline] [--all]
                                        firing and acknowledged alerts, problems first (--all: and those
                                        resolved in the last 24 hours), with their notifications' delivery
@@ -80,7 +84,7 @@ export const USAGE = `usage: sluice <command>
                                        approves in the console; the CLI never applies one
 
 Commands that change something (run, start, pause, resume, stop, restart, webhooks retry, alerts
-ack|resolve|silence, reset) act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by
+ack|resolve|silence, reset) and signing-secret act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by
 that user's role and teams.
 
 exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, a key that is not failed,

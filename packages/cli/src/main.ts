@@ -8,6 +8,7 @@ import { dbCommand } from "./commands/db";
 import { lifecycleCommand } from "./commands/lifecycle";
 import { resetCommand } from "./commands/reset";
 import { runCommand } from "./commands/run";
+import { signingSecretCommand } from "./commands/signing-secret";
 import { statusCommand } from "./commands/status";
 import { validateCommand } from "./commands/validate";
 import { webhooksCommand, webhooksRetryCommand } from "./commands/webhooks";
@@ -15,7 +16,7 @@ import { FRESH_STATE_FLAG } from "./registration";
 
 async function main(argv: string[]): Promise<number> {
   const { command, positionals, flags, values, errors } = parseArgs(argv);
-  const target = positionals[0];
+  const target = positionals[0] ?? (command === "signing-secret" ? values.get("team") : undefined);
   if (!command || command === "help" || flags.has("help") || !target) {
     console.error(USAGE);
     return command === "help" || flags.has("help") ? 0 : 1;
@@ -57,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
         reason: positionals.slice(1).join(" "),
         as: values.get("as"),
       });
+    case "signing-secret": {
+      const team = values.get("team");
+      return signingSecretCommand(team ? { team } : { pipeline: target }, { as: values.get("as") });
+    }
     case "webhooks": {
       if (target !== "retry") return webhooksCommand(target, { failedOnly: flags.has("failed") });
       const pipeline = positionals[1];

@@ -15,6 +15,20 @@ export const ZServiceEnv = z.object({
         .filter(Boolean),
     ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * Internal receivers Sluice may send webhooks and notifications to (comma-separated addresses or
+   * CIDR ranges, optionally :port): every other loopback, private, link-local or reserved address is
+   * refused at connect time (@sluice/outbound-http, docs/security.md).
+   */
+  SLUICE_OUTBOUND_ALLOW: z.string().default(""),
+  /**
+   * Signs every webhook and alert notification (Standard Webhooks); each pipeline and team gets its own
+   * secret derived from it (`sluice signing-secret`). The same on the workers, the console and the CLI.
+   */
+  SLUICE_SIGNING_KEY: z
+    .string()
+    .min(32, "SLUICE_SIGNING_KEY must be at least 32 characters (try `openssl rand -base64 48`)")
+    .optional(),
 });
 export type TServiceEnv = z.infer<typeof ZServiceEnv>;
 

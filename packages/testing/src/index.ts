@@ -9,3 +9,4 @@ export { startPrivateKafka, type PrivateKafka } from "./private-kafka";
 export { startOidcProvider, type TRunningOidcProvider } from "./oidc/start-oidc-provider";
 export { TEST_IDENTITIES, TEST_OIDC_CLIENT, type TTestIdentity } from "./oidc/test-identities";
 export { createTestUsers, type TTestUser } from "./users";
+export { testProcessEnv } from "./outbound-env";

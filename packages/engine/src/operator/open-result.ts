@@ -10,6 +10,7 @@ import {
 } from "@sluice/pipeline-spec";
 import { CdcOperator } from "../cdc/cdc-operator";
 import { ConfigurationError } from "../errors";
+import { outboundFrom } from "../webhook/outbound";
 import { ensureSinkTable, RESULT_METADATA_COLUMNS, sinkTableFor, type SinkTable } from "../store/sink-table";
 import { findPipelineId } from "../webhook/delivery-ledger";
 import { WebhookDelivery, type WebhookDeliveryOptions } from "../webhook/webhook-delivery";
@@ -29,7 +30,10 @@ export type WebhookTuning = Pick<WebhookDeliveryOptions, "backoffBaseMs" | "maxB
 export interface ResultContext {
   pool: pg.Pool;
   pipelineVersionId: string;
-  /** Resolves `urlFromEnv` / `headersFromEnv` of a webhook sink; the engine itself never reads the environment. */
+  /**
+   * Resolves `urlFromEnv` / `headersFromEnv` of a webhook sink and the process's outbound settings
+   * (SLUICE_OUTBOUND_ALLOW, SLUICE_SIGNING_KEY); the engine itself never reads the environment.
+   */
   env?: (name: string) => string | undefined;
   webhook?: WebhookTuning;
 }
@@ -97,8 +101,14 @@ export async function openWebhook(
     throw new ConfigurationError(
       `pipeline version ${ctx.pipelineVersionId} is not registered: register it before running (the webhook ledger is kept per pipeline)`,
     );
+  const outbound = outboundFrom(ctx.env);
+  const sender = { kind: "pipeline" as const, name };
+  const signing = outbound.signingSecret(sender);
+  if ("problem" in signing) throw new ConfigurationError(`pipeline "${name}": webhook ${signing.problem}`);
   const delivery = new WebhookDelivery(ctx.pool, {
     target: { url, method: hook.method, headers, timeoutMs: parseDuration(hook.timeout) },
+    outbound,
+    sender,
     idempotencyHeader: hook.idempotencyHeader,
     maxAttempts: hook.maxAttempts,
     ...ctx.webhook,

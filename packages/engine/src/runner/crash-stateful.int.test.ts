@@ -5,6 +5,7 @@
 //   - a webhook sink whose receiver has the sender killed while requests are in flight;
 // after a final clean run, the results are identical to an uninterrupted run (windows, CDC), and the
 // receiver saw every alert applied exactly once, with no key sent again after its recorded success.
+import { testProcessEnv } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Prng,
@@ -61,7 +62,12 @@ afterAll(async () => {
 /** Drains a spec in this process, without interruption: the reference run. */
 async function uninterrupted(spec: TPipelineSpec): Promise<string> {
   const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-  const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "reference" });
+  const runner = await PipelineRunner.open(fx.resources, {
+    pipelineVersionId,
+    spec,
+    owner: "reference",
+    env: testProcessEnv,
+  });
   try {
     while ((await runner.runBatch()).kind === "committed");
   } finally {

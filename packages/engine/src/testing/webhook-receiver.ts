@@ -2,9 +2,12 @@
 // idempotency key, body, arrival time and the status it answered) and *honours* the idempotency key
 // the way a well-behaved receiver does: a key's effect is applied once; a repeat is acknowledged
 // without applying it again. Tests decide per request what to answer and may act before answering
-// (e.g. kill the sender while the request is in flight).
+// (e.g. kill the sender while the request is in flight). Like a careful receiver it checks the
+// Standard Webhooks signature with the pipeline's secret (the pipeline is the key's first part).
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { signingSecretFor } from "@sluice/outbound-http";
+import { Webhook } from "standardwebhooks";
 
 export interface ReceivedRequest {
   key: string;
@@ -13,6 +16,8 @@ export interface ReceivedRequest {
   status: number;
   /** False for a repeat of a key already applied (acknowledged, not applied). */
   applied: boolean;
+  /** The signature verified with the pipeline's secret (derived from SLUICE_SIGNING_KEY). */
+  verified: boolean;
 }
 
 export interface WebhookReceiver {
@@ -56,14 +61,16 @@ export async function startWebhookReceiver(opts: ReceiverOptions = {}): Promise<
     void (async () => {
       const at = Date.now();
       const key = String(req.headers[header] ?? "");
-      const body = JSON.parse((await readBody(req)) || "{}") as Record<string, unknown>;
+      const text = await readBody(req);
+      const body = JSON.parse(text || "{}") as Record<string, unknown>;
+      const verified = verifies(key, text, req.headers);
       const attempt = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, attempt);
       const repeat = applied.has(key);
       const status = repeat ? 200 : await (opts.respond?.({ key, attempt, body }) ?? 200);
       const apply = !repeat && status >= 200 && status < 300 && key !== "";
       if (apply) applied.set(key, (applied.get(key) ?? 0) + 1);
-      requests.push({ key, body, at, status, applied: apply });
+      requests.push({ key, body, at, status, applied: apply, verified });
       res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "receiver says no");
     })().catch(() => res.writeHead(400).end());
   });
@@ -85,4 +92,16 @@ export async function startWebhookReceiver(opts: ReceiverOptions = {}): Promise<
         server.close(() => resolve());
       }),
   };
+}
+
+function verifies(key: string, body: string, headers: IncomingMessage["headers"]): boolean {
+  const signingKey = process.env.SLUICE_SIGNING_KEY;
+  if (!signingKey) return false;
+  const secret = signingSecretFor(signingKey, { kind: "pipeline", name: key.split(":")[0] ?? "" });
+  try {
+    new Webhook(secret).verify(body, headers as Record<string, string>);
+    return true;
+  } catch {
+    return false;
+  }
 }

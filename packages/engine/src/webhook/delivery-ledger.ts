@@ -109,12 +109,20 @@ export async function recordAttemptFailed(
   db: pg.Pool,
   s: LedgerScope,
   key: string,
-  failure: { statusCode: number | null; error: string; final: boolean },
+  failure: { statusCode: number | null; error: string; response: string; final: boolean },
 ): Promise<void> {
+  // The receiver's answer is kept apart from the error: only the pipeline's owners and operators see it.
   await db.query(
-    `UPDATE webhook_deliveries SET last_status_code = $3, last_error = $4, status = CASE WHEN $5 THEN 'failed' ELSE status END
+    `UPDATE webhook_deliveries SET last_status_code = $3, last_error = $4, status = CASE WHEN $5 THEN 'failed' ELSE status END, last_response = $6
       WHERE pipeline_id = $1 AND idempotency_key = $2 AND status = 'pending'`,
-    [s.pipelineId, key, failure.statusCode, failure.error.slice(0, 1000), failure.final],
+    [
+      s.pipelineId,
+      key,
+      failure.statusCode,
+      failure.error.slice(0, 1000),
+      failure.final,
+      failure.response.slice(0, 1000) || null,
+    ],
   );
 }
 

@@ -3,7 +3,9 @@
 // send the rest with retries and exponential backoff, and record each outcome at once — so a batch
 // re-run after a crash never sends a key whose success was recorded. A crash between a request and
 // its recorded success sends that key again, with the same Idempotency-Key header: the receiver's
-// idempotency is the last line of defense for that one window.
+// idempotency is the last line of defense for that one window. Requests go through
+// @sluice/outbound-http: refused before connecting when the address is not allowed, signed with the
+// pipeline's secret (Standard Webhooks; webhook-id is the idempotency key).
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import {
@@ -14,10 +16,20 @@ import {
   recordDelivered,
   type LedgerScope,
 } from "./delivery-ledger";
-import { sendRequest, type HttpTarget } from "./http-post";
+import type { TOutboundHttp, TSender } from "@sluice/outbound-http";
+
+export interface HttpTarget {
+  url: string;
+  method: "POST" | "PUT";
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
 
 export interface WebhookDeliveryOptions {
   target: HttpTarget;
+  outbound: TOutboundHttp;
+  /** Whose secret signs the requests: the pipeline's. */
+  sender: TSender;
   idempotencyHeader: string;
   maxAttempts: number;
   /** First retry after this long, doubling up to maxBackoffMs. Default 250 ms. */
@@ -92,7 +104,7 @@ export class WebhookDelivery {
   }
 
   private async deliverOne(scope: LedgerScope, d: Delivery, report: DeliveryReport): Promise<void> {
-    const { target, idempotencyHeader, maxAttempts } = this.opts;
+    const { target, idempotencyHeader, maxAttempts, outbound, sender } = this.opts;
     const body = JSON.stringify(d.payload);
     for (;;) {
       const attempt = await beginAttempt(this.pool, scope, d.key);
@@ -101,7 +113,14 @@ export class WebhookDelivery {
         return;
       }
       if (attempt > 1) report.retries++;
-      const outcome = await sendRequest(target, body, { [idempotencyHeader]: d.key });
+      const outcome = await outbound.send({
+        url: target.url,
+        method: target.method,
+        headers: { ...target.headers, [idempotencyHeader]: d.key },
+        body,
+        timeoutMs: target.timeoutMs,
+        sign: { sender, messageId: d.key },
+      });
       if (outcome.ok) {
         await recordDelivered(this.pool, scope, d.key, outcome.status);
         report.sent++;
@@ -109,7 +128,12 @@ export class WebhookDelivery {
       }
       const final = !outcome.retriable || attempt >= maxAttempts;
       const error = `${outcome.error} (attempt ${attempt} of ${maxAttempts})`;
-      await recordAttemptFailed(this.pool, scope, d.key, { statusCode: outcome.status, error, final });
+      await recordAttemptFailed(this.pool, scope, d.key, {
+        statusCode: outcome.status,
+        error,
+        response: outcome.body,
+        final,
+      });
       if (final) {
         report.failed.set(d.key, `webhook delivery failed after ${attempt} attempt(s): ${outcome.error}`);
         return;

@@ -4,6 +4,7 @@
 //   in the ledger, and a key that never succeeds is given up after maxAttempts and becomes a dead
 //   letter with the reason — visible, never silent;
 // - a runner that was taken over stops sending at its next attempt (the ledger is fenced).
+import { testProcessEnv } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock, type Manifest } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
@@ -73,6 +74,28 @@ async function drain(runner: PipelineRunner): Promise<BatchProgress[]> {
 }
 
 describe("webhook sink", () => {
+  it("ssrf: a webhook sink pointed at a loopback address sends nothing unless SLUICE_OUTBOUND_ALLOW lists it; its rows become dead letters saying why", async () => {
+    const receiver = await startWebhookReceiver();
+    receivers.push(receiver);
+    const spec = fraudSpec(fx.topic, "fraud-alerts-ssrf", receiver.url, 3);
+    const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+    // The process's settings, less the allowlist the integration tests run with.
+    const env = (name: string) => (name === "SLUICE_OUTBOUND_ALLOW" ? undefined : testProcessEnv(name));
+    const runner = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test", env });
+    const progress = await drain(runner).finally(() => runner.close());
+    expect(receiver.requests).toEqual([]);
+    const alerts = expectedAlerts().length;
+    const dl = await fx.pool.query<{ reason: string }>(
+      `SELECT reason FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'dead_letter'`,
+      [pipelineVersionId],
+    );
+    expect(dl.rows).toHaveLength(alerts);
+    expect(dl.rows[0]!.reason).toMatch(
+      /after 1 attempt\(s\): not sent: 127\.0\.0\.1 is a loopback address.*SLUICE_OUTBOUND_ALLOW/,
+    );
+    for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
+  });
+
   it(
     "a receiver answering 500 is retried with backoff; attempts and errors are in the ledger; a key that never succeeds becomes a dead letter",
     { timeout: 120_000 },
@@ -85,6 +108,7 @@ describe("webhook sink", () => {
       const spec = fraudSpec(fx.topic, "fraud-alerts-500", receiver.url, 4);
       const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
       const runner = await PipelineRunner.open(fx.resources, {
+        env: testProcessEnv,
         pipelineVersionId,
         spec,
         owner: "test",
@@ -109,7 +133,8 @@ describe("webhook sink", () => {
 
       // Visible in the ledger: delivered after 3 attempts with the last error kept; given up after 4.
       const ledger = await fx.pool.query<{ status: string; attempts: number; last_error: string; n: number }>(
-        `SELECT status, attempts, last_error LIKE 'HTTP 500%' AS last_error, count(*)::int AS n FROM webhook_deliveries GROUP BY 1, 2, 3 ORDER BY 1`,
+        `SELECT status, attempts, last_error LIKE 'HTTP 500%' AS last_error, count(*)::int AS n FROM webhook_deliveries WHERE pipeline_version_id = $1 GROUP BY 1, 2, 3 ORDER BY 1`,
+        [pipelineVersionId],
       );
       expect(ledger.rows).toEqual([
         { status: "delivered", attempts: 3, last_error: true, n: alerts.length - neverOk.length },
@@ -122,6 +147,16 @@ describe("webhook sink", () => {
       );
       expect(dl.rows).toHaveLength(neverOk.length);
       expect(dl.rows[0]!.reason).toMatch(/webhook delivery failed after 4 attempt\(s\): HTTP 500/);
+      // The receiver's own words stay in the ledger's last_response (shown to owners and operators
+      // only), never in the error or the dead letter's reason, which everyone sees.
+      expect(dl.rows.every((r) => !r.reason.includes("receiver says no"))).toBe(true);
+      const answers = await fx.pool.query<{ last_response: string; n: number }>(
+        `SELECT last_response, count(*)::int AS n FROM webhook_deliveries WHERE pipeline_version_id = $1 AND status = 'failed' GROUP BY 1`,
+        [pipelineVersionId],
+      );
+      expect(answers.rows).toEqual([{ last_response: "receiver says no", n: neverOk.length }]);
+      // Every request was signed with the pipeline's secret (Standard Webhooks).
+      expect(receiver.requests.every((r) => r.verified)).toBe(true);
       for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
       const retries = progress.reduce((s, p) => s + Number(p.operator?.retries ?? 0), 0);
       expect(retries).toBe(2 * (alerts.length - neverOk.length) + 3 * neverOk.length);
@@ -142,6 +177,7 @@ describe("webhook sink", () => {
           // Mid-way through the first runner's first batch, a second runner takes the lease.
           if (!takeover && receiver.requests.length === 20) {
             takeover = PipelineRunner.open(fx.resources, {
+              env: testProcessEnv,
               pipelineVersionId,
               spec: spec(),
               owner: "second",
@@ -154,6 +190,7 @@ describe("webhook sink", () => {
       receivers.push(receiver);
       const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec());
       const first = await PipelineRunner.open(fx.resources, {
+        env: testProcessEnv,
         pipelineVersionId,
         spec: spec(),
         owner: "first",

@@ -5,6 +5,7 @@
 // whose delivery is given up is `failed` in the ledger (no dead letter: a window is no input row, every
 // batch still balances), and once re-queued it is sent again by the runner with the same key and the
 // same body bytes. Real Kafka, Postgres and a local HTTP receiver.
+import { testProcessEnv } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
@@ -83,6 +84,7 @@ describe("aggregate → webhook", () => {
       });
       const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
       const runner = await PipelineRunner.open(fx.resources, {
+        env: testProcessEnv,
         pipelineVersionId,
         spec,
         owner: "test",
@@ -171,9 +173,17 @@ describe("aggregate → webhook", () => {
         `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, requeued_at = now() WHERE status = 'failed'`,
       );
       const before = receiver.requests.length;
-      const resender = await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "resend" });
+      const resender = await PipelineRunner.open(fx.resources, {
+        pipelineVersionId,
+        spec,
+        owner: "resend",
+        env: testProcessEnv,
+      });
       try {
-        const requeued = await openRequeuedDeliveries({ pool: fx.pool, pipelineVersionId }, spec);
+        const requeued = await openRequeuedDeliveries(
+          { pool: fx.pool, pipelineVersionId, env: testProcessEnv },
+          spec,
+        );
         expect(await requeued!.send(resender.leaseEpoch)).toEqual({
           found: refusedKeys.length,
           sent: refusedKeys.length,
