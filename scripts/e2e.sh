@@ -23,7 +23,12 @@ mkdir -p "$logs"
 
 psql "$admin_url" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
 DATABASE_URL="$e2e_url" npx prisma migrate deploy >/dev/null
-DATABASE_URL="$e2e_url" npx tsx scripts/seed.ts
+# The demo on-call receiver on ports of its own (default: the console's port + 2 and + 3): the demo
+# teams' contact points page it, as in the quick start.
+receiver_port="${SLUICE_E2E_RECEIVER_PORT:-$((port + 2))}"
+receiver_url="http://127.0.0.1:$receiver_port"
+smtp_url="smtp://127.0.0.1:$((receiver_port + 1))"
+DATABASE_URL="$e2e_url" SLUICE_DEMO_RECEIVER_URL="$receiver_url" npx tsx scripts/seed.ts
 
 npx turbo run build --filter=@sluice/web --output-logs=errors-only
 
@@ -51,11 +56,13 @@ for _ in $(seq 1 30); do curl -fsS -o /dev/null "http://127.0.0.1:$oidc_port/.we
 
 # The alert receivers of the browser tests listen on 127.0.0.1 (refused unless allowed, docs/security.md).
 export SLUICE_OUTBOUND_ALLOW=127.0.0.1 SLUICE_SIGNING_KEY="e2e-signing-key-$run-not-a-secret"
+start receivers node --import tsx scripts/demo-receivers.ts "$receiver_port" "$((receiver_port + 1))"
+for _ in $(seq 1 30); do curl -fsS -o /dev/null "$receiver_url/pages.json" && break; sleep 1; done
 
 # Every browser test signs in from 127.0.0.1: the per-address limit (10 a minute) is for many people.
 start web env DATABASE_URL="$e2e_url" PORT="$port" SLUICE_PUBLIC_URL="http://127.0.0.1:$port" SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE=1000 \
   SLUICE_SSO_ISSUER="http://127.0.0.1:$oidc_port" SLUICE_SSO_CLIENT_ID=sluice-console \
-  SLUICE_SSO_CLIENT_SECRET=test-client-secret-not-for-production SLUICE_SSO_LABEL="Test IdP" \
+  SLUICE_SSO_CLIENT_SECRET=test-client-secret-not-for-production SLUICE_SSO_LABEL="Test IdP" SLUICE_SMTP_URL="$smtp_url" \
   node node_modules/next/dist/bin/next start apps/web -p "$port" -H 127.0.0.1
 # The producer creates the topic; adversarial like the demo's (duplicates, late, malformed).
 start producer node --import tsx packages/producer/src/cli.ts --topic "$topic" --partitions 3 --rate "${SLUICE_E2E_RATE:-40}" \
@@ -63,7 +70,7 @@ start producer node --import tsx packages/producer/src/cli.ts --topic "$topic" -
 for i in 1 2; do
   port_i=$([ "$metrics_port" = 0 ] && echo 0 || echo $((metrics_port + i - 1)))
   start "worker-$i" env DATABASE_URL="$e2e_url" WORKER_QUEUE="$queue" WORKER_METRICS_PORT="$port_i" WORKER_OFFSET_SAMPLE_INTERVAL_MS=5000 \
-    WORKER_ALERT_INTERVAL_MS=2000 SLUICE_PUBLIC_URL="http://127.0.0.1:$port" node --import tsx workers/src/main.ts
+    WORKER_ALERT_INTERVAL_MS=2000 SLUICE_PUBLIC_URL="http://127.0.0.1:$port" SLUICE_SMTP_URL="$smtp_url" node --import tsx workers/src/main.ts
 done
 npx tsx scripts/wait-for-topic.ts "$topic" 60
 spec="$logs/e2e-ledger.yaml"
@@ -75,7 +82,7 @@ DATABASE_URL="$e2e_url" node --import tsx packages/cli/src/main.ts start "$spec"
 for _ in $(seq 1 60); do curl -fsS -o /dev/null "http://127.0.0.1:$port/sign-in" && break; sleep 1; done
 
 # SLUICE_E2E_ONLY=<file in e2e/src> runs one test file against the same stack (the others take minutes).
-export SLUICE_URL="http://127.0.0.1:$port" SLUICE_E2E_DATABASE_URL="$e2e_url" SLUICE_E2E_PIPELINE=e2e-ledger SLUICE_E2E_TOPIC="$topic"
+export SLUICE_URL="http://127.0.0.1:$port" SLUICE_E2E_DATABASE_URL="$e2e_url" SLUICE_E2E_RECEIVER_URL="$receiver_url" SLUICE_E2E_PIPELINE=e2e-ledger SLUICE_E2E_TOPIC="$topic"
 if [ -n "${SLUICE_E2E_ONLY:-}" ]; then
   (cd e2e && node --import tsx --test --test-reporter=spec "src/$SLUICE_E2E_ONLY")
 else

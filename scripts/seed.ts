@@ -1,5 +1,6 @@
 // Seeds the demo teams, users and pipelines into DATABASE_URL. Used by the quick start and the e2e
-// tests. Idempotent: an unchanged pipeline spec keeps its version.
+// tests. Idempotent: an unchanged pipeline spec keeps its version. SLUICE_DEMO_RECEIVER_URL (the demo
+// on-call receiver, scripts/demo-receivers.ts) gives the demo teams contact points that page it.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -15,7 +16,7 @@ const pipelinesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 const db = createPrismaClient(env.DATABASE_URL);
 const pool = new pg.Pool({ connectionString: env.DATABASE_URL });
 try {
-  await seedDemo(db, demoPassword);
+  await seedDemo(db, demoPassword, { onCallReceiverUrl: process.env.SLUICE_DEMO_RECEIVER_URL });
   for (const { spec } of await loadDemoPipelineSpecs(pipelinesDir)) {
     const reg = await registerPipelineVersion(pool, spec);
     console.log(`pipeline ${spec.name}: version ${reg.version}${reg.created ? " (new)" : ""}`);

@@ -15,8 +15,12 @@ mkdir -p "$logs" "$pids"
 
 bash scripts/down.sh --quiet
 
-sluice_log "seeding demo teams, users and pipelines"
-npx tsx scripts/seed.ts
+# The demo on-call receiver (scripts/demo-receivers.ts): the demo teams' contact points page it.
+receiver_url="http://127.0.0.1:4010"
+smtp_url="smtp://127.0.0.1:4025"
+
+sluice_log "seeding demo teams, users, contact points and pipelines"
+SLUICE_DEMO_RECEIVER_URL="$receiver_url" npx tsx scripts/seed.ts
 
 sluice_log "building the console (next build)"
 npx turbo run build --filter=@sluice/web --output-logs=errors-only
@@ -39,16 +43,20 @@ if [ -z "${SLUICE_SIGNING_KEY:-}" ]; then
 fi
 export SLUICE_SIGNING_KEY
 
-PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
+# The demo receivers first: the fraud-alerts webhook and the on-call receiver (HTTP 4010, SMTP 4025).
+start webhook-receiver node --import tsx scripts/demo-receivers.ts 4010 4025
+PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" SLUICE_SMTP_URL="${SLUICE_SMTP_URL:-$smtp_url}" start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
 # A new seed per start: the same seed re-sends the same event ids, which the pipelines would (rightly)
 # count as duplicates of the previous run's events. Set SLUICE_DEMO_SEED to replay a stream.
 demo_seed="${SLUICE_DEMO_SEED:-$(date +%s)}"
 start producer node --import tsx packages/producer/src/cli.ts --topic payments --rate "${SLUICE_DEMO_RATE:-50}" \
   --seed "$demo_seed" --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01
-# The customer-status CDC pipeline's change feed, and the fraud-alerts webhook's receiver (loopback only).
+# The customer-status CDC pipeline's change feed.
 start cdc-producer node --import tsx packages/producer/src/customer-changes-cli.ts --topic customer-changes --rate 5 --seed "$demo_seed"
-start webhook-receiver node --import tsx scripts/demo-webhook-receiver.ts 4010
 # Two worker processes share the pipelines' batches (BullMQ queue sluice.batches); metrics on 9464, 9465.
+# Alert email goes to the demo receiver's SMTP server unless SLUICE_SMTP_URL names another.
+# Notifications link to the console's pages.
+export SLUICE_SMTP_URL="${SLUICE_SMTP_URL:-$smtp_url}" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}"
 WORKER_METRICS_PORT=9464 start worker-1 node --import tsx workers/src/main.ts
 WORKER_METRICS_PORT=9465 start worker-2 node --import tsx workers/src/main.ts
 
@@ -83,6 +91,8 @@ cat <<MSG
   Sign in as operator@sluice.local (or admin@, owner@, viewer@) with password ${SLUICE_DEMO_PASSWORD:-sluice-demo}
   Demo pipelines: $(ls demo/pipelines | sed 's/\.yaml$//' | paste -sd, -) on 2 workers (status: npx sluice status payments-ledger;
                   pause/resume/stop: SLUICE_ACTOR=operator@sluice.local npx sluice pause payments-ledger "why")
+  What was paged:     $receiver_url/  (the demo teams' Slack, PagerDuty and email contact points page this
+                      local receiver; try: pause payments-ledger and watch its alert arrive within a few minutes)
   Logs: .data/logs/*.log      Stop: npm run down
 
 MSG

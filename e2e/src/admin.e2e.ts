@@ -56,12 +56,23 @@ describe("Admin page", () => {
     await map.getByRole("button", { name: "Map group" }).click();
     await page.getByTestId("sso-risk-engineers").getByText("Risk & Fraud").waitFor();
 
-    const onCall = page.getByRole("form", { name: "On-call contact of Risk & Fraud" });
-    await onCall.getByLabel("On-call email").fill("risk-pager@sluice.local");
-    await onCall.getByLabel(/^Webhook/).selectOption("url");
-    await onCall.getByLabel("Webhook URL").fill("https://hooks.example.com/services/very-secret-token");
-    await onCall.getByRole("button", { name: "Save on-call" }).click();
-    await onCall.getByText("host hooks.example.com; the URL is never shown").waitFor();
+    const onCall = page.getByRole("form", { name: "On-call email of Risk & Fraud" });
+    await onCall.getByLabel(/^On-call email/).fill("risk-pager@sluice.local");
+    await onCall.getByRole("button", { name: "Save on-call email" }).click();
+    await onCall.getByText("On-call email saved.").waitFor();
+    const risk = page.getByTestId("team-risk");
+    await risk.getByRole("button", { name: "Add a contact point" }).click();
+    const form = risk.getByRole("form", { name: "Add a contact point" });
+    await form.getByLabel("Name").fill("#risk-pager");
+    await form.getByLabel("Kind").selectOption("slack");
+    await form
+      .getByLabel("Webhook URL", { exact: true })
+      .fill("https://hooks.example.com/services/very-secret-token");
+    await form.getByRole("button", { name: "Add" }).click();
+    await risk
+      .getByTestId("contact-point-#risk-pager")
+      .getByText("webhook URL stored (host hooks.example.com; never shown)")
+      .waitFor();
     assert.doesNotMatch(await page.content(), /very-secret-token/);
 
     mkdirSync(resultsDir, { recursive: true });

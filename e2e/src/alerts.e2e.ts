@@ -62,7 +62,8 @@ describe("alerts in the browser", { skip }, () => {
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/oncall`;
     await db.query(
-      `UPDATE teams SET on_call_webhook_url = $1, on_call_webhook_env = NULL WHERE slug = 'payments-data'`,
+      `INSERT INTO contact_points (id, team_id, name, kind, secret_value, created_by)
+       SELECT 'cp-e2e-alerts', id, '#e2e-alerts', 'slack', $1, 'e2e' FROM teams WHERE slug = 'payments-data'`,
       [hook],
     );
     // A Payments Data pipeline that failed: what the workers leave when a batch hits a permanent error.
@@ -77,9 +78,7 @@ describe("alerts in the browser", { skip }, () => {
   });
 
   after(async () => {
-    await db
-      ?.query(`UPDATE teams SET on_call_webhook_url = NULL WHERE slug = 'payments-data'`)
-      .catch(() => undefined);
+    await db?.query(`DELETE FROM contact_points WHERE id = 'cp-e2e-alerts'`).catch(() => undefined);
     // Leave no failed pipeline behind for the other browser tests.
     await db
       ?.query(
@@ -125,7 +124,10 @@ describe("alerts in the browser", { skip }, () => {
       /pipeline failed: relation "e2e_alerting" does not exist/,
     );
     assert.equal(await alert.getByTestId("alert-value").innerText(), "5");
-    await alert.getByTestId("alert-delivery").filter({ hasText: "fire notification delivered" }).waitFor();
+    await alert
+      .getByTestId("alert-delivery")
+      .filter({ hasText: "fire to #e2e-alerts (slack) delivered" })
+      .waitFor();
     // Problems first: no resolved alert is listed above a firing one.
     const states = await operator
       .getByTestId("alerts-list")

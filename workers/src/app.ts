@@ -50,9 +50,11 @@ export type WorkerAppConfig = Pick<
       | "WORKER_ALERT_INTERVAL_MS"
       | "WORKER_ALERT_RETRY_BASE_MS"
       | "SLUICE_PUBLIC_URL"
+      | "SLUICE_SMTP_URL"
+      | "SLUICE_SMTP_FROM"
     >
   > & {
-    /** Environment lookups for teams' on-call webhook variables (default: this process's environment). */
+    /** Environment lookups for contact points' secret variables (default: this process's environment). */
     onCallEnv?: (name: string) => string | undefined;
   };
 
@@ -188,6 +190,9 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     intervalMs: env.WORKER_ALERT_INTERVAL_MS ?? 5000,
     retryBaseMs: env.WORKER_ALERT_RETRY_BASE_MS ?? 5000,
     publicUrl: env.SLUICE_PUBLIC_URL ?? null,
+    smtp: env.SLUICE_SMTP_URL
+      ? { url: env.SLUICE_SMTP_URL, from: env.SLUICE_SMTP_FROM ?? "Sluice alerts <sluice-alerts@localhost>" }
+      : null,
     env: env.onCallEnv ?? pipelineEnv(),
     logger: log.child({ component: "alerts" }),
     onTick: (result, delivery) => {

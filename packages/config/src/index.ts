@@ -32,6 +32,24 @@ export const ZServiceEnv = z.object({
 });
 export type TServiceEnv = z.infer<typeof ZServiceEnv>;
 
+/** Email contact points: the SMTP server the workers and the console send alert email through. */
+export const ZSmtpEnv = z.object({
+  /** smtp://[user:password@]host[:port] (STARTTLS when the server offers it) or smtps://… ; unset: no email. */
+  SLUICE_SMTP_URL: z
+    .url({
+      protocol: /^smtps?$/,
+      error: "SLUICE_SMTP_URL is smtp://[user:password@]host[:port] or smtps://…",
+    })
+    .optional(),
+  /** The From of alert email. */
+  SLUICE_SMTP_FROM: z.string().min(3).default("Sluice alerts <sluice-alerts@localhost>"),
+});
+
+/** The SMTP settings for email contact points, or null when SLUICE_SMTP_URL is unset. */
+export function smtpOptions(env: z.infer<typeof ZSmtpEnv>): { url: string; from: string } | null {
+  return env.SLUICE_SMTP_URL ? { url: env.SLUICE_SMTP_URL, from: env.SLUICE_SMTP_FROM } : null;
+}
+
 export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
@@ -68,7 +86,7 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_ALERT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   /** The console's address, for the pipeline link in alert notifications (no link when unset). */
   SLUICE_PUBLIC_URL: z.string().url().optional(),
-});
+}).extend(ZSmtpEnv.shape);
 export type TWorkerEnv = z.infer<typeof ZWorkerEnv>;
 
 /** Parse env for a process entry point; on failure print every problem and what to set. */

@@ -236,15 +236,14 @@ export {
 export {
   createTeam,
   findAdminTeams,
-  onCallWebhookView,
   setTeamMember,
   setTeamOnCall,
   ZCreateTeamInput,
   ZSetTeamOnCallInput,
   ZTeamMemberInput,
   type TAdminTeam,
-  type TOnCallWebhook,
 } from "./admin/teams";
+export * from "./contact-points";
 export {
   createSsoMapping,
   deleteSsoMapping,

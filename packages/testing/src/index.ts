@@ -10,3 +10,11 @@ export { startOidcProvider, type TRunningOidcProvider } from "./oidc/start-oidc-
 export { TEST_IDENTITIES, TEST_OIDC_CLIENT, type TTestIdentity } from "./oidc/test-identities";
 export { createTestUsers, type TTestUser } from "./users";
 export { testProcessEnv } from "./outbound-env";
+export {
+  startOnCallReceiver,
+  type TOnCallReceiver,
+  type TReceivedPage,
+  type TChannel,
+} from "./receivers/start-on-call-receiver";
+export { checkSlackMessage } from "./receivers/check-slack-message";
+export { checkPagerDutyEvent } from "./receivers/check-pagerduty-event";

@@ -11,6 +11,7 @@ import {
   releaseAlertLease,
   runAlertEvaluation,
   type TAlertEvaluationResult,
+  type TSmtpOptions,
 } from "@sluice/services";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -36,6 +37,7 @@ export function startAlertEvaluator(opts: {
   intervalMs: number;
   retryBaseMs: number;
   publicUrl: string | null;
+  smtp: TSmtpOptions | null;
   env: (name: string) => string | undefined;
   logger: Logger;
   onTick?: (
@@ -58,12 +60,16 @@ export function startAlertEvaluator(opts: {
       owner: opts.workerId,
       leaseMs,
       kinds: WORKER_KINDS,
-      publicUrl: opts.publicUrl,
       takeover: true,
     });
     // Only the evaluator of this tick delivers.
     const delivery = result.evaluated
-      ? await deliverAlertNotifications(db, { env: opts.env, retryBaseMs: opts.retryBaseMs })
+      ? await deliverAlertNotifications(db, {
+          env: opts.env,
+          publicUrl: opts.publicUrl,
+          smtp: opts.smtp,
+          retryBaseMs: opts.retryBaseMs,
+        })
       : { delivered: 0, retrying: 0, failed: 0 };
     if (result.evaluated && (result.opened || result.resolved || result.queued))
       logger.info({ ...result, epoch: String(result.epoch), ...delivery }, "alerts evaluated");

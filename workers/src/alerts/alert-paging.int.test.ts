@@ -1,15 +1,22 @@
 // Alerts page the owning team once, with what they need — against the real services and real worker
 // processes: two workers, a pipeline paused under a steady producer (so its backlog grows while input
-// is steady), a real local HTTP receiver as the team's on-call webhook. The rule fires once and the
-// receiver gets one Slack-shaped notification naming the pipeline, value and link; reminders come while
-// it is unacknowledged; the evaluating worker is SIGKILLed and the (private) Redis flushed mid-episode:
+// is steady), a real local HTTP receiver as the team's Slack contact point. The rule fires once and the
+// receiver gets one Slack message naming the pipeline, value and link; reminders come while it is
+// unacknowledged; the evaluating worker is SIGKILLed and the (private) Redis flushed mid-episode:
 // the other worker takes the lease and carries on — no duplicate notification, no lost episode;
-// acknowledging stops reminders; resuming lets it catch up and resolves it with exactly one resolution.
+// acknowledging is announced once and stops reminders; resuming lets it catch up and resolves it with
+// exactly one resolution.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { acknowledgeAlert, ensureDefaultRules, pausePipelineRun, resumePipelineRun } from "@sluice/services";
+import {
+  acknowledgeAlert,
+  createContactPoint,
+  ensureDefaultRules,
+  pausePipelineRun,
+  resumePipelineRun,
+} from "@sluice/services";
 import { waitFor } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFleetHarness, type FleetHarness } from "../testing/fleet-harness";
@@ -80,10 +87,22 @@ describe("alert paging", () => {
       const [p] = await startFleet(h.fx.pool, h.db, h.queue, [
         { name: "alerts-ledger", topic: h.fx.topic, maxOffsetsPerTrigger: 5000, every: "1s" },
       ]);
-      await h.db.team.update({
-        where: { slug: "payments-data" },
-        data: { onCallWebhookEnv: "PAYMENTS_ONCALL_URL" },
-      });
+      const team = await h.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } });
+      const contactPoint = await createContactPoint(
+        h.db,
+        {
+          actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin", teams: [] },
+          from: { origin: "cli" },
+        },
+        {
+          teamId: team.id,
+          contactPoint: {
+            name: "#payments-oncall",
+            kind: "slack",
+            secret: { from: "env", name: "PAYMENTS_ONCALL_URL" },
+          },
+        },
+      );
       // Only the rule under test pages, with short durations (the defaults are minutes); reminders every 6 s.
       await ensureDefaultRules(h.db);
       await h.db.alertRule.updateMany({
@@ -127,7 +146,7 @@ describe("alert paging", () => {
       const fields = fire.body.blocks.flatMap((b) => b.fields ?? []).map((f) => f.text);
       expect(fields).toContain("*Pipeline*\nalerts-ledger v1");
       expect(fields.find((f) => f.startsWith("*Value vs threshold*"))).toMatch(
-        /^\*Value vs threshold\*\n[\d.]+ \(threshold 2 seconds of input waiting\)$/,
+        /^\*Value vs threshold\*\n[\d.,]+ (s|min) \(threshold 2 s\)$/,
       );
       expect(fire.body.blocks.some((b) => b.text?.text.startsWith("*Runbook:*"))).toBe(true);
       expect(fire.body.blocks.at(-1)!.elements![0]!.text).toContain(
@@ -135,9 +154,7 @@ describe("alert paging", () => {
       );
       const [episode] = await episodes();
       expect(episode).toMatchObject({ state: "firing", pipelineVersion: 1 });
-      expect(fire.key).toBe(
-        `${episode!.id}:${episode!.pipelineId ? (await h.db.pipeline.findUniqueOrThrow({ where: { name: p!.name } })).ownerTeamId : ""}:fire`,
-      );
+      expect(fire.key).toBe(`${episode!.id}:${contactPoint.id}:fire`);
 
       // Unacknowledged: a reminder after the repeat interval.
       await waitFor("a reminder", async () => kinds(received).includes("reminder"), 60_000, 200);
@@ -177,6 +194,15 @@ describe("alert paging", () => {
         { userId: null, label: "oncall@sluice.local", from: { origin: "cli" } },
         { episodeId: episode!.id, pipeline: p!.name, note: "looking" },
       );
+      await waitFor(
+        "the acknowledgement to reach Slack",
+        async () => kinds(received).includes("acknowledge"),
+        30_000,
+        200,
+      );
+      expect(received.find((r) => kinds([r])[0] === "acknowledge")!.body.text).toContain(
+        "[ACKNOWLEDGED] critical Backlog growing while input is steady on alerts-ledger v1 by oncall@sluice.local: “looking”",
+      );
       await sleep(1500); // a tick in flight at the acknowledgement may still remind
       const atAck = received.length;
       await sleep(18_000);
@@ -194,6 +220,7 @@ describe("alert paging", () => {
       expect(all.map((e) => [e.id, e.state, e.resolvedBy])).toEqual([[episode!.id, "resolved", "auto"]]);
       expect(kinds(received).filter((k) => k === "fire")).toHaveLength(1);
       expect(kinds(received).filter((k) => k === "resolve")).toHaveLength(1);
+      expect(kinds(received).filter((k) => k === "acknowledge")).toHaveLength(1);
       // No duplicate: every notification received once (a dedup key per fire, reminder and resolution).
       expect(new Set(received.map((r) => r.key)).size).toBe(received.length);
       expect(received.every((r) => r.key.startsWith(`${episode!.id}:`))).toBe(true);

@@ -1,5 +1,5 @@
 // The console's environment schema: the shared service settings plus what only the web app needs.
-import { ZServiceEnv, ZWorkerEnv } from "@sluice/config";
+import { ZServiceEnv, ZSmtpEnv, ZWorkerEnv } from "@sluice/config";
 import { z } from "zod";
 
 const SSO_VARS = ["SLUICE_SSO_ISSUER", "SLUICE_SSO_CLIENT_ID", "SLUICE_SSO_CLIENT_SECRET"] as const;
@@ -51,17 +51,20 @@ export const ZWebEnv = ZServiceEnv.extend({
   SLUICE_SSO_SCOPES: z.string().default("openid email profile groups"),
   /** The sign-in button says "Sign in with <this>". */
   SLUICE_SSO_LABEL: z.string().min(1).max(60).default("single sign-on"),
-}).superRefine((env, ctx) => {
-  const set = SSO_VARS.filter((k) => env[k]);
-  if (set.length > 0 && set.length < SSO_VARS.length) {
-    const missing = SSO_VARS.filter((k) => !env[k]);
-    ctx.addIssue({
-      code: "custom",
-      path: [missing[0]!],
-      message: `single sign-on needs ${SSO_VARS.join(", ")}; ${set.join(", ")} set but ${missing.join(", ")} missing`,
-    });
-  }
-});
+})
+  // Email contact points: the watchdog's notifications and "send test notification" go out from here.
+  .extend(ZSmtpEnv.shape)
+  .superRefine((env, ctx) => {
+    const set = SSO_VARS.filter((k) => env[k]);
+    if (set.length > 0 && set.length < SSO_VARS.length) {
+      const missing = SSO_VARS.filter((k) => !env[k]);
+      ctx.addIssue({
+        code: "custom",
+        path: [missing[0]!],
+        message: `single sign-on needs ${SSO_VARS.join(", ")}; ${set.join(", ")} set but ${missing.join(", ")} missing`,
+      });
+    }
+  });
 export type TWebEnv = z.infer<typeof ZWebEnv>;
 
 /** The console's own origin and the others allowed to call it. */

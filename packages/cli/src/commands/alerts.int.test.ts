@@ -66,7 +66,7 @@ describe("sluice alerts", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`#${episodeId}`);
     expect(r.stdout).toMatch(
-      /firing\s+critical\s+freshness on ledger-alerts v1 since .*: newest committed row arrived 412 s ago \[value 412 vs 300\]/,
+      /firing\s+critical\s+freshness on ledger-alerts v1 since .*: newest committed row arrived 412 s ago \[value 412 s vs 300 s\]/,
     );
   });
 

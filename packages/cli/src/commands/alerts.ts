@@ -7,6 +7,7 @@
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { isRetriable } from "@sluice/engine";
 import {
+  formatRuleValue,
   acknowledgeAlert,
   AlertChangeError,
   findAlerts,
@@ -127,13 +128,14 @@ function formatAlert(a: TAlertView): string {
     a.silenced ? "silenced" : null,
     a.acknowledgedBy ? `acked by ${a.acknowledgedBy}` : null,
     a.resolvedBy ? `resolved by ${a.resolvedBy}` : null,
-    a.delivery
-      ? `${a.delivery.kind} ${a.delivery.status}${a.delivery.lastError && a.delivery.status !== "delivered" ? `: ${a.delivery.lastError}` : ""}`
-      : null,
+    ...a.deliveries.map(
+      (d) =>
+        `${d.kind} ${d.status}${d.to ? ` to ${d.to}` : ""}${d.lastError && d.status !== "delivered" ? `: ${d.lastError}` : ""}`,
+    ),
   ]
     .filter(Boolean)
     .join("; ");
-  return `#${a.id.padEnd(5)} ${a.state.padEnd(12)} ${a.severity.padEnd(8)} ${a.kind} on ${where} since ${a.startedAt.toISOString()}: ${a.summary} [value ${a.value ?? "—"} vs ${a.threshold ?? "—"}]${extra ? ` (${extra})` : ""}`;
+  return `#${a.id.padEnd(5)} ${a.state.padEnd(12)} ${a.severity.padEnd(8)} ${a.kind} on ${where} since ${a.startedAt.toISOString()}: ${a.summary} [value ${formatRuleValue(a.kind, a.value)} vs ${formatRuleValue(a.kind, a.threshold)}]${extra ? ` (${extra})` : ""}`;
 }
 
 async function withDb(fn: (db: PrismaClient) => Promise<number>): Promise<number> {

@@ -1,37 +1,20 @@
 // An admin's teams: members (owners are members whose role is owner — they change the team's
-// pipelines), the on-call contact (an email shown in the console, and a webhook for alerts), and
-// creating a team. The on-call webhook is either the NAME of an environment variable holding the URL
-// (the URL never enters the database) or a stored URL, treated as a secret: written here, never
-// returned — views say only whether one is set and its host.
+// pipelines), the on-call email shown in the console, the contact points alerts page
+// (contact-points/, listed here with their delivery health) and creating a team.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import type { TRole } from "../auth/roles";
 import { AdminChangeError, auditAdminChange, type TAdminContext } from "./admin-change";
-
-export type TOnCallWebhook = { kind: "env"; name: string } | { kind: "url"; host: string } | null;
+import { findContactPoints, type TContactPointView } from "../contact-points/find-contact-points";
 
 export interface TAdminTeam {
   id: string;
   slug: string;
   name: string;
   onCallEmail: string | null;
-  onCallWebhook: TOnCallWebhook;
+  contactPoints: TContactPointView[];
   pipelineCount: number;
   members: { userId: string; email: string; name: string; role: TRole; source: string; owner: boolean }[];
-}
-
-/** What the console may show of a team's on-call webhook: never the stored URL itself. */
-export function onCallWebhookView(team: {
-  onCallWebhookEnv: string | null;
-  onCallWebhookUrl: string | null;
-}): TOnCallWebhook {
-  if (team.onCallWebhookEnv) return { kind: "env", name: team.onCallWebhookEnv };
-  if (!team.onCallWebhookUrl) return null;
-  try {
-    return { kind: "url", host: new URL(team.onCallWebhookUrl).host };
-  } catch {
-    return { kind: "url", host: "(unreadable URL)" };
-  }
 }
 
 export async function findAdminTeams(db: PrismaClient): Promise<TAdminTeam[]> {
@@ -42,8 +25,6 @@ export async function findAdminTeams(db: PrismaClient): Promise<TAdminTeam[]> {
       slug: true,
       name: true,
       onCallEmail: true,
-      onCallWebhookEnv: true,
-      onCallWebhookUrl: true,
       _count: { select: { pipelines: true } },
       members: {
         select: { source: true, user: { select: { id: true, email: true, name: true, role: true } } },
@@ -51,12 +32,13 @@ export async function findAdminTeams(db: PrismaClient): Promise<TAdminTeam[]> {
       },
     },
   });
+  const points = await findContactPoints(db);
   return rows.map((t) => ({
     id: t.id,
     slug: t.slug,
     name: t.name,
     onCallEmail: t.onCallEmail,
-    onCallWebhook: onCallWebhookView(t),
+    contactPoints: points.filter((p) => p.teamId === t.id),
     pipelineCount: t._count.pipelines,
     members: t.members.map((m) => ({
       userId: m.user.id,
@@ -132,63 +114,35 @@ export async function setTeamMember(
   });
 }
 
-const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
-
 export const ZSetTeamOnCallInput = z.object({
   teamId: ZTeamId,
   onCallEmail: z.union([
     z.email("The on-call contact is an email address, e.g. payments-oncall@example.com").max(320),
     z.literal(""),
   ]),
-  /** keep: leave the webhook as it is; clear; env: the name of a variable; url: a stored secret URL. */
-  webhook: z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("keep") }),
-    z.object({ kind: z.literal("clear") }),
-    z.object({
-      kind: z.literal("env"),
-      name: z.string().regex(ENV_NAME, "An environment variable's name, e.g. PAYMENTS_ONCALL_WEBHOOK_URL"),
-    }),
-    z.object({
-      kind: z.literal("url"),
-      url: z
-        .url({
-          protocol: /^https?$/,
-          error: "A webhook URL starts with https:// (or http:// on a private network)",
-        })
-        .max(2000),
-    }),
-  ]),
 });
 
+/** The on-call email shown beside the team's alerts (paging itself goes to its contact points). */
 export async function setTeamOnCall(
   db: PrismaClient,
   ctx: TAdminContext,
   input: z.input<typeof ZSetTeamOnCallInput>,
-): Promise<{ onCallEmail: string | null; onCallWebhook: TOnCallWebhook }> {
-  const { teamId, onCallEmail, webhook } = ZSetTeamOnCallInput.parse(input);
+): Promise<{ onCallEmail: string | null }> {
+  const { teamId, onCallEmail } = ZSetTeamOnCallInput.parse(input);
   return db.$transaction(async (tx) => {
     const team = await tx.team.findUnique({
       where: { id: teamId },
-      select: { slug: true, onCallEmail: true, onCallWebhookEnv: true, onCallWebhookUrl: true },
+      select: { slug: true, onCallEmail: true },
     });
     if (!team) throw new AdminChangeError("No such team (deleted meanwhile?); reload the page.", "not_found");
-    const hook =
-      webhook.kind === "keep"
-        ? { onCallWebhookEnv: team.onCallWebhookEnv, onCallWebhookUrl: team.onCallWebhookUrl }
-        : webhook.kind === "clear"
-          ? { onCallWebhookEnv: null, onCallWebhookUrl: null }
-          : webhook.kind === "env"
-            ? { onCallWebhookEnv: webhook.name, onCallWebhookUrl: null }
-            : { onCallWebhookEnv: null, onCallWebhookUrl: webhook.url };
-    const data = { onCallEmail: onCallEmail || null, ...hook };
+    const data = { onCallEmail: onCallEmail || null };
     await tx.team.update({ where: { id: teamId }, data });
-    // The audit keeps what the console may show: the variable's name or the URL's host, never the URL.
     await auditAdminChange(tx, ctx, {
       action: "team.on_call_change",
       target: { type: "team", id: teamId, label: team.slug },
-      before: { onCallEmail: team.onCallEmail, onCallWebhook: onCallWebhookView(team) },
-      after: { onCallEmail: data.onCallEmail, onCallWebhook: onCallWebhookView(data) },
+      before: { onCallEmail: team.onCallEmail },
+      after: data,
     });
-    return { onCallEmail: data.onCallEmail, onCallWebhook: onCallWebhookView(data) };
+    return data;
   });
 }

@@ -1,10 +1,13 @@
-// Against real Postgres and a real local HTTP receiver: the evaluator's lease fences a stale
+// Against real Postgres and a real local on-call receiver: the evaluator's lease fences a stale
 // evaluator out; a fire is queued once however often a tick re-runs; a receiver answering 500 is
 // retried with backoff and the failure is recorded and shown; bad input is refused naming the field.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  startOnCallReceiver,
+  type TestDatabase,
+  type TOnCallReceiver,
+} from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertAlertLease, AlertEvaluatorFencedError, takeAlertLease } from "./alert-lease";
 import { deliverAlertNotifications, MAX_ATTEMPTS } from "./deliver-alert-notifications";
@@ -15,39 +18,36 @@ import { runAlertEvaluation } from "./run-alert-evaluation";
 import { silenceAlerts } from "./silence-alerts";
 import { updateAlertRule } from "./update-alert-rule";
 import { PIPELINE_RULE_KINDS, RULE_KINDS } from "./rule-kinds";
-import { setTeamOnCall } from "../admin/teams";
+import { createContactPoint } from "../contact-points/manage-contact-points";
 
 let database: TestDatabase;
 let db: PrismaClient;
 let teamId: string;
-let receiver: http.Server;
-let receiverUrl: string;
-let answer = 200;
-const received: { key: string; body: { text: string } }[] = [];
+let receiver: TOnCallReceiver;
+const admin = {
+  actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin" as const, teams: [] },
+  from: { origin: "cli" as const },
+};
+const delivery = { env: () => undefined, publicUrl: "http://console.test", smtp: null };
 const actor = { userId: null, label: "operator@sluice.local", from: { origin: "cli" as const } };
 const KINDS = RULE_KINDS.filter((k) => k !== "no_worker_alive");
 
 beforeAll(async () => {
   database = await createTestDatabase("alert_outbox");
   db = createPrismaClient(database.url);
-  receiver = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      received.push({ key: String(req.headers["x-sluice-notification"]), body: JSON.parse(body) });
-      res.writeHead(answer).end(answer === 200 ? "ok" : "receiver is down");
-    });
+  receiver = await startOnCallReceiver();
+  teamId = (await db.team.create({ data: { slug: "payments-data", name: "Payments Data" } })).id;
+  await createContactPoint(db, admin, {
+    teamId,
+    contactPoint: {
+      name: "incident bridge",
+      kind: "webhook",
+      secret: { from: "value", value: `${receiver.httpUrl}/oncall/hooks/payments` },
+    },
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  teamId = (
-    await db.team.create({
-      data: { slug: "payments-data", name: "Payments Data", onCallWebhookUrl: receiverUrl },
-    })
-  ).id;
 });
 afterAll(async () => {
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
   await db?.$disconnect();
   await database?.drop();
 });
@@ -79,7 +79,6 @@ const evaluate = (owner = "w1") =>
     owner,
     leaseMs: 60_000,
     kinds: KINDS,
-    publicUrl: "http://console.test",
   });
 
 describe("alert evaluation and the outbox", () => {
@@ -112,7 +111,6 @@ describe("alert evaluation and the outbox", () => {
       owner: "w3",
       leaseMs: 60_000,
       kinds: KINDS,
-      publicUrl: null,
       takeover: true,
     });
     expect(taken).toMatchObject({ evaluated: true, epoch: theirs! + 1n });
@@ -124,7 +122,8 @@ describe("alert evaluation and the outbox", () => {
 
   it("fires once however often the tick runs; a 500 is retried with backoff, then fails visibly", async () => {
     await failingPipeline("hooks-p");
-    answer = 500;
+    for (let i = 0; i < MAX_ATTEMPTS; i++)
+      receiver.answerNext("webhook", { status: 500, body: "receiver is down" });
     for (let i = 0; i < 3; i++) await evaluate();
     const episodes = await db.alertEpisode.findMany({
       where: { rule: { pipeline: { name: "hooks-p" } } },
@@ -134,13 +133,14 @@ describe("alert evaluation and the outbox", () => {
     const outbox = await db.alertNotification.findMany({ where: { episodeId: episodes[0]!.id } });
     expect(outbox.map((n) => n.kind)).toEqual(["fire"]);
 
-    const before = received.length;
+    let refused = 0;
     // Only this notification is due (rules-p's pipeline is failing too, and fired as well).
     await db.$executeRaw`UPDATE alert_notifications SET next_attempt_at = now() + interval '1 day' WHERE id <> ${outbox[0]!.id}`;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       // Time travel: the backoff has passed.
       await db.$executeRaw`UPDATE alert_notifications SET next_attempt_at = now() WHERE id = ${outbox[0]!.id}`;
-      const r = await deliverAlertNotifications(db, { env: () => undefined, retryBaseMs: 1000 });
+      const r = await deliverAlertNotifications(db, { ...delivery, retryBaseMs: 1000 });
+      refused++;
       expect(r).toEqual(
         attempt < MAX_ATTEMPTS
           ? { delivered: 0, retrying: 1, failed: 0 }
@@ -153,29 +153,28 @@ describe("alert evaluation and the outbox", () => {
       if (attempt === 2)
         expect(n.nextAttemptAt.getTime() - n.lastAttemptAt!.getTime()).toBeGreaterThanOrEqual(1900);
     }
-    // Every attempt reached the receiver with the same key (one notification, retried).
-    const attempts = received.slice(before);
-    expect(attempts).toHaveLength(MAX_ATTEMPTS);
-    expect(new Set(attempts.map((a) => a.key)).size).toBe(1);
+    // Every attempt reached the receiver (each answered 500), and nothing was applied there.
+    expect(refused).toBe(MAX_ATTEMPTS);
+    expect(receiver.pages.filter((p) => p.channel === "webhook")).toEqual([]);
     const failed = await db.alertNotification.findUniqueOrThrow({ where: { id: outbox[0]!.id } });
     expect(failed.status).toBe("failed");
     expect(failed.lastStatusCode).toBe(500);
-    expect(failed.lastError).toMatch(
-      /^HTTP 500: receiver is down \(webhook at 127\.0\.0\.1:\d+\) — gave up after 8 attempts$/,
-    );
+    expect(failed.lastError).toBe("HTTP 500: receiver is down (incident bridge) — gave up after 8 attempts");
     // Shown with the alert (the Alerts page reads findAlerts); the stored URL's path never is.
     const shown = (await findAlerts(db, { pipeline: "hooks-p" }))[0]!;
-    expect(shown.delivery).toEqual({
-      kind: "fire",
-      status: "failed",
-      attempts: MAX_ATTEMPTS,
-      lastError: failed.lastError,
-    });
-    expect(JSON.stringify(shown)).not.toContain("/hook");
-    answer = 200;
+    expect(shown.deliveries).toEqual([
+      {
+        kind: "fire",
+        status: "failed",
+        attempts: MAX_ATTEMPTS,
+        lastError: failed.lastError,
+        to: "incident bridge (webhook)",
+      },
+    ]);
+    expect(JSON.stringify(shown)).not.toContain("/oncall/hooks/payments");
   });
 
-  it("a team without a webhook: the notification records what to do", async () => {
+  it("a team without a contact point: the notification says nobody was paged and what to do", async () => {
     const lonely = await db.team.create({ data: { slug: "lonely", name: "Lonely Team" } });
     const p = await db.pipeline.create({
       data: {
@@ -194,12 +193,15 @@ describe("alert evaluation and the outbox", () => {
       },
     });
     await evaluate();
-    await db.$executeRaw`UPDATE alert_notifications SET next_attempt_at = now()`;
-    await deliverAlertNotifications(db, { env: () => undefined });
     const n = await db.alertNotification.findFirstOrThrow({ where: { team: { slug: "lonely" } } });
+    expect(n).toMatchObject({ status: "failed", attempts: 0, contactPointId: null });
     expect(n.lastError).toBe(
-      "Lonely Team has no on-call webhook: an admin sets one on the Admin page (Teams → on-call)",
+      "nobody paged: Lonely Team has no enabled contact point — an admin adds one on the Admin page (Teams → Contact points)",
     );
+    const fired = await db.alertEpisodeEvent.findFirstOrThrow({
+      where: { episodeId: n.episodeId!, type: "notified" },
+    });
+    expect(fired.note).toBe(n.lastError);
   });
 
   it("a silence suppresses the notification but not the alert; acknowledging is recorded", async () => {
@@ -265,25 +267,6 @@ describe("alert evaluation and the outbox", () => {
         silenceAlerts(db, actor, { pipeline: "quiet-p", expiresAt: new Date(Date.now() + 1000) } as never),
       ),
     ).toContain("reason: say why");
-    // An on-call webhook that is not http(s) (the team's destination, set on the Admin page).
-    const admin = {
-      actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin" as const, teams: [] },
-      from: { origin: "cli" as const },
-    };
-    const badUrl = await setTeamOnCall(db, admin, {
-      teamId,
-      onCallEmail: "",
-      webhook: { kind: "url", url: "ftp://pager.example/hook" },
-    }).then(
-      () => null,
-      (e: { issues?: { path: string[]; message: string }[] }) => e.issues,
-    );
-    expect(badUrl).toEqual([
-      expect.objectContaining({
-        path: ["webhook", "url"],
-        message: "A webhook URL starts with https:// (or http:// on a private network)",
-      }),
-    ]);
     // A sensible change is accepted and audited.
     await updateAlertRule(db, actor, {
       pipeline: "quiet-p",

@@ -44,8 +44,19 @@ export interface TAlertView {
   resolvedAt: Date | null;
   resolvedBy: string | null;
   silenced: boolean;
-  /** The latest notification's delivery: delivered, pending (with the last error while retrying) or failed. */
-  delivery: { kind: string; status: string; attempts: number; lastError: string | null } | null;
+  /**
+   * Per contact point, its latest notification of this alert: delivered, pending (with the last error
+   * while retrying) or failed; `to` null when nobody could be paged (the team has no contact point).
+   */
+  deliveries: TAlertDelivery[];
+}
+
+export interface TAlertDelivery {
+  kind: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  to: string | null;
 }
 
 const EPISODE_INCLUDE = {
@@ -61,8 +72,16 @@ const EPISODE_INCLUDE = {
   },
   notifications: {
     orderBy: { id: "desc" as const },
-    take: 1,
-    select: { kind: true, status: true, attempts: true, lastError: true },
+    take: 30,
+    select: {
+      kind: true,
+      status: true,
+      attempts: true,
+      lastError: true,
+      contactPointId: true,
+      teamId: true,
+      contactPoint: { select: { name: true, kind: true } },
+    },
   },
 } as const;
 
@@ -85,7 +104,21 @@ async function activeSilences(db: PrismaClient, now: Date) {
 function view(e: TEpisodeRow, silences: { pipelineId: string | null; ruleId: string | null }[]): TAlertView {
   const kind = e.rule.kind as TRuleKind;
   const info = RULE_KIND_INFO[kind];
-  const n = e.notifications[0];
+  // Newest first: keep each contact point's (or each unpaged team's) latest.
+  const seen = new Set<string>();
+  const deliveries: TAlertDelivery[] = [];
+  for (const n of e.notifications) {
+    const target = n.contactPointId ?? `team:${n.teamId}`;
+    if (seen.has(target)) continue;
+    seen.add(target);
+    deliveries.push({
+      kind: n.kind,
+      status: n.status,
+      attempts: n.attempts,
+      lastError: n.lastError,
+      to: n.contactPoint ? `${n.contactPoint.name} (${n.contactPoint.kind})` : null,
+    });
+  }
   return {
     id: String(e.id),
     state: e.state as TAlertState,
@@ -112,7 +145,7 @@ function view(e: TEpisodeRow, silences: { pipelineId: string | null; ruleId: str
       silences.some(
         (s) => s.ruleId === e.rule.id || (s.pipelineId !== null && s.pipelineId === e.rule.pipelineId),
       ),
-    delivery: n ? { kind: n.kind, status: n.status, attempts: n.attempts, lastError: n.lastError } : null,
+    deliveries: deliveries.reverse(),
   };
 }
 
@@ -267,7 +300,10 @@ export async function findFiringAlertsByPipeline(db: PrismaClient): Promise<TFir
 
 export interface TAlertNotificationView {
   id: string;
-  alertId: string;
+  /** null: a test notification. */
+  alertId: string | null;
+  /** The contact point, "name (kind)"; null: nobody could be paged, or it was removed since. */
+  to: string | null;
   kind: string;
   team: string;
   status: string;
@@ -286,11 +322,12 @@ export async function findAlertNotifications(
   const rows = await db.alertNotification.findMany({
     orderBy: { id: "desc" },
     take: opts.limit ?? 50,
-    include: { team: { select: { name: true } } },
+    include: { team: { select: { name: true } }, contactPoint: { select: { name: true, kind: true } } },
   });
   return rows.map((n) => ({
     id: String(n.id),
-    alertId: String(n.episodeId),
+    alertId: n.episodeId === null ? null : String(n.episodeId),
+    to: n.contactPoint ? `${n.contactPoint.name} (${n.contactPoint.kind})` : null,
     kind: n.kind,
     team: n.team.name,
     status: n.status,

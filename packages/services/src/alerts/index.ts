@@ -9,6 +9,9 @@ export {
   type TRuleKind,
   type TSeverity,
   type TRuleKindInfo,
+  type TMeasure,
+  formatRuleValue,
+  thresholdUnit,
 } from "./rule-kinds";
 export type { TPipelineAlertSignals, TFleetAlertSignals, TBacklogPoint } from "./alert-signals";
 export {
@@ -18,7 +21,8 @@ export {
   type TCondition,
 } from "./evaluate-condition";
 export { stepRule, isSilenced, type TRuleStep, type TNotifyKind } from "./step-rule";
-export { slackPayload, pipelineLink, type TSlackPayload, type TNotificationFacts } from "./slack-payload";
+export { testFacts, type TNotificationFacts, type TNotificationKind } from "./notification-facts";
+export { queueNotifications, NO_CONTACT_POINT } from "./queue-notifications";
 export { findPipelineAlertSignals, findFleetAlertSignals } from "./find-alert-signals";
 export { ensureDefaultRules } from "./ensure-default-rules";
 export {
@@ -35,8 +39,8 @@ export {
 } from "./run-alert-evaluation";
 export {
   deliverAlertNotifications,
-  resolveOnCallUrl,
   notificationRetryDelay,
+  type TDeliveryOptions,
   MAX_ATTEMPTS as ALERT_NOTIFICATION_MAX_ATTEMPTS,
 } from "./deliver-alert-notifications";
 export { AlertChangeError, type TAlertActor } from "./alert-change";
@@ -69,4 +73,5 @@ export {
   type TPipelineAlerts,
   type TFiringSummary,
   type TAlertNotificationView,
+  type TAlertDelivery,
 } from "./find-alerts";

@@ -4,6 +4,8 @@ export {
   RULE_KIND_INFO,
   SEVERITIES,
   SEVERITY_ORDER,
+  formatRuleValue,
+  thresholdUnit,
   type TRuleKind,
   type TSeverity,
 } from "./rule-kinds";

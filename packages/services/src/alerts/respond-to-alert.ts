@@ -1,11 +1,15 @@
 // A person acting on an episode: acknowledge it (with a note: reminders stop, it stays open until its
 // condition clears) or resolve it by hand (the rule starts over: if the condition still holds it
 // fires again after `for`). Each is one transaction with the episode's history and the audit event;
-// the episode row is locked, so an evaluation tick in flight waits (and vice versa).
+// the episode row is locked, so an evaluation tick in flight waits (and vice versa). Whoever was paged
+// hears about it: the acknowledge or resolve goes to the contact points the alert's page went to
+// (PagerDuty acknowledges / resolves its incident, Slack and email get a message).
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
 import { recordAuditEvent } from "../audit/record-audit-event";
 import { AlertChangeError, type TAlertActor } from "./alert-change";
+import { queueNotifications } from "./queue-notifications";
+import type { TRuleKind, TSeverity } from "./rule-kinds";
 
 export const ZRespondToAlertInput = z.object({
   episodeId: z.coerce
@@ -43,6 +47,7 @@ export async function acknowledgeAlert(
     await tx.alertEpisodeEvent.create({
       data: { episodeId, at: now, type: "acknowledged", actor: actor.label, note },
     });
+    await tellWhoWasPaged(tx, ep, "acknowledge", actor.label, note, now);
     await recordAuditEvent(tx, {
       actorUserId: actor.userId,
       actor: actor.label,
@@ -80,6 +85,7 @@ export async function resolveAlert(
     await tx.alertEpisodeEvent.create({
       data: { episodeId, at: now, type: "resolved", actor: actor.label, note },
     });
+    await tellWhoWasPaged(tx, ep, "resolve", actor.label, note, now);
     await recordAuditEvent(tx, {
       actorUserId: actor.userId,
       actor: actor.label,
@@ -110,4 +116,48 @@ async function lockEpisode(tx: TTx, episodeId: bigint, pipeline: string | null) 
       "not_found",
     );
   return { ...ep, label: `${ep.rule.kind} on ${actual ?? "the fleet"}` };
+}
+
+/** Queues the acknowledge / resolve for the contact points the page went to (none if nobody was paged). */
+async function tellWhoWasPaged(
+  tx: TTx,
+  ep: Awaited<ReturnType<typeof lockEpisode>>,
+  kind: "acknowledge" | "resolve",
+  actor: string,
+  note: string,
+  now: Date,
+): Promise<void> {
+  if (!ep.notifiedAt) return;
+  const queued = await queueNotifications(tx, {
+    episodeId: ep.id,
+    kind,
+    teamIds: [],
+    now,
+    facts: (team) => ({
+      kind,
+      episodeId: String(ep.id),
+      rule: ep.rule.kind as TRuleKind,
+      severity: ep.severity as TSeverity,
+      pipeline: ep.rule.pipeline?.name ?? null,
+      version: ep.pipelineVersion,
+      team,
+      startedAt: ep.startedAt.toISOString(),
+      value: ep.value,
+      threshold: ep.threshold,
+      summary: ep.summary,
+      actor,
+      note: note || null,
+      ...(kind === "resolve" ? { resolvedAt: now.toISOString() } : {}),
+    }),
+  });
+  if (queued.queued > 0)
+    await tx.alertEpisodeEvent.create({
+      data: {
+        episodeId: ep.id,
+        at: now,
+        type: kind === "acknowledge" ? "notified_acknowledged" : "notified_resolved",
+        actor: "system",
+        note: queued.note,
+      },
+    });
 }

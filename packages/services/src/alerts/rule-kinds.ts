@@ -21,12 +21,16 @@ export const SEVERITIES = ["critical", "warning", "info"] as const;
 export type TSeverity = (typeof SEVERITIES)[number];
 export const SEVERITY_ORDER: Record<TSeverity, number> = { critical: 0, warning: 1, info: 2 };
 
+export type TMeasure = "seconds" | "ratio" | "share" | "count" | "growth";
+
 export interface TRuleKindInfo {
   /** "pipeline": one rule per pipeline, paging its owner team; "fleet": one rule for the whole fleet. */
   scope: "pipeline" | "fleet";
   title: string;
   /** What the threshold means, for forms and messages. */
   unit: string;
+  /** How a value of this kind is written (formatRuleValue): "30 s", "0.9×", "1.2%", "3", "+50%". */
+  measure: TMeasure;
   /** Allowed threshold range (inclusive). */
   min: number;
   max: number;
@@ -41,6 +45,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Backlog growing while input is steady",
     unit: "seconds of input waiting",
+    measure: "seconds",
     min: 0,
     max: 86_400,
     specTarget: false,
@@ -52,6 +57,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Processing rate below input rate",
     unit: "ratio of processing to input rate (fires below it)",
+    measure: "ratio",
     min: 0.01,
     max: 1,
     specTarget: false,
@@ -63,6 +69,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Freshness over target",
     unit: "seconds since the newest committed row arrived",
+    measure: "seconds",
     min: 1,
     max: 604_800,
     specTarget: true,
@@ -74,6 +81,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Expectation violation rate over threshold",
     unit: "share of input rows violating an expectation (last 5 minutes)",
+    measure: "share",
     min: 0,
     max: 1,
     specTarget: true,
@@ -85,6 +93,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Quarantine / dead-letter rate over threshold",
     unit: "share of input rows quarantined or dead-lettered (last 5 minutes)",
+    measure: "share",
     min: 0,
     max: 1,
     specTarget: false,
@@ -96,6 +105,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Pipeline failed or batches failing",
     unit: "consecutive failed batch attempts",
+    measure: "count",
     min: 1,
     max: 1000,
     specTarget: false,
@@ -107,6 +117,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "State growing without bound",
     unit: "growth of state rows over 30 minutes while input is steady (0.5 = +50%)",
+    measure: "growth",
     min: 0.01,
     max: 1000,
     specTarget: false,
@@ -118,6 +129,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Webhook deliveries failing",
     unit: "deliveries that failed for good in the last 5 minutes",
+    measure: "count",
     min: 1,
     max: 1_000_000,
     specTarget: false,
@@ -129,6 +141,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "pipeline",
     title: "Running pipeline with no batch",
     unit: "trigger intervals without a batch starting or finishing",
+    measure: "count",
     min: 2,
     max: 10_000,
     specTarget: false,
@@ -140,6 +153,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "fleet",
     title: "A worker's heartbeat is missing",
     unit: "seconds since a worker's last heartbeat",
+    measure: "seconds",
     min: 5,
     max: 86_400,
     specTarget: false,
@@ -151,6 +165,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     scope: "fleet",
     title: "No worker alive",
     unit: "seconds since the newest heartbeat of any worker",
+    measure: "seconds",
     min: 5,
     max: 86_400,
     specTarget: false,
@@ -162,3 +177,41 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
 
 export const PIPELINE_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].scope === "pipeline");
 export const FLEET_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].scope === "fleet");
+
+/** A rule's value or threshold with its unit, as the console and notifications write it. */
+export function formatRuleValue(kind: TRuleKind, value: number | null): string {
+  if (value === null || !Number.isFinite(value)) return "—";
+  const round = (n: number) => Number(n.toPrecision(3)).toLocaleString("en-US");
+  switch (RULE_KIND_INFO[kind].measure) {
+    case "seconds":
+      return value >= 7200
+        ? `${round(value / 3600)} h`
+        : value >= 600
+          ? `${round(value / 60)} min`
+          : `${round(value)} s`;
+    case "ratio":
+      return `${round(value)}×`;
+    case "share":
+      return `${round(value * 100)}%`;
+    case "growth":
+      return `${value >= 0 ? "+" : ""}${round(value * 100)}%`;
+    case "count":
+      return round(value);
+  }
+}
+
+/** What a threshold typed into the rule form means, beside the input: "s", "× input", "0–1 share", … */
+export function thresholdUnit(kind: TRuleKind): string {
+  switch (RULE_KIND_INFO[kind].measure) {
+    case "seconds":
+      return "s";
+    case "ratio":
+      return "× input rate";
+    case "share":
+      return "share, 0–1";
+    case "growth":
+      return "growth, 0.5 = +50%";
+    case "count":
+      return RULE_KIND_INFO[kind].unit.split(" (")[0]!;
+  }
+}

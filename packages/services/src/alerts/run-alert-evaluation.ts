@@ -16,7 +16,7 @@ import { ensureDefaultRules } from "./ensure-default-rules";
 import { evaluateFleetCondition, evaluatePipelineCondition, type TCondition } from "./evaluate-condition";
 import { findFleetAlertSignals, findPipelineAlertSignals } from "./find-alert-signals";
 import { RULE_KIND_INFO, type TRuleKind, type TSeverity } from "./rule-kinds";
-import { slackPayload } from "./slack-payload";
+import { queueNotifications } from "./queue-notifications";
 import { isSilenced, stepRule, type TNotifyKind } from "./step-rule";
 
 export interface TAlertEvaluationOptions {
@@ -27,8 +27,6 @@ export interface TAlertEvaluationOptions {
   kinds: readonly TRuleKind[];
   /** Take the lease even from a live holder (the workers: the job is the turn); see takeAlertLease. */
   takeover?: boolean;
-  /** SLUICE_PUBLIC_URL, for the link in notifications. */
-  publicUrl: string | null;
   now?: Date;
 }
 
@@ -72,16 +70,14 @@ function evaluateFenced(
       const counts = { rules: 0, opened: 0, resolved: 0, queued: 0 };
       // Lock open episodes so a person acknowledging or resolving one waits for this tick (and vice versa).
       await tx.$queryRaw`SELECT id FROM alert_episodes WHERE resolved_at IS NULL FOR UPDATE`;
-      const [rules, silences, teams, fleetTeams] = await Promise.all([
+      const [rules, silences, fleetTeams] = await Promise.all([
         tx.alertRule.findMany({
           where: { kind: { in: [...opts.kinds] }, enabled: true },
           include: { episodes: { where: { resolvedAt: null } }, pipeline: { select: { name: true } } },
         }),
         tx.alertSilence.findMany({ where: { endedAt: null, expiresAt: { gt: now } } }),
-        tx.team.findMany({ select: { id: true, name: true } }),
         fleetRecipients(tx),
       ]);
-      const teamName = new Map(teams.map((t) => [t.id, t.name]));
       const ruleStates: { id: string; pendingSince: string | null; value: number | null }[] = [];
       for (const rule of rules) {
         const kind = rule.kind as TRuleKind;
@@ -186,30 +182,29 @@ function evaluateFenced(
         if (!step.notify || !episode) continue;
         const ep = episode;
         const n = step.notify === "reminder" ? ep.reminders + 1 : 0;
-        const rows = recipients.map((teamId) => ({
+        const notify = step.notify;
+        const queued = await queueNotifications(tx, {
           episodeId: ep.id,
-          teamId,
-          kind: step.notify!,
-          dedupKey: `${ep.id}:${teamId}:${step.notify}${n ? `:${n}` : ""}`,
-          payload: slackPayload({
-            kind: step.notify!,
+          kind: notify,
+          n,
+          teamIds: recipients,
+          now,
+          facts: (team) => ({
+            kind: notify,
             episodeId: String(ep.id),
             rule: kind,
             severity: rule.severity as TSeverity,
             pipeline: rule.pipeline?.name ?? null,
             version: ep.pipelineVersion,
-            team: teamName.get(teamId) ?? teamId,
-            startedAt: ep.startedAt,
+            team,
+            startedAt: ep.startedAt.toISOString(),
             value: cond.value,
             threshold: cond.threshold,
             summary: cond.summary,
-            publicUrl: opts.publicUrl,
-            resolvedAt: step.notify === "resolve" ? now : null,
-          }) as unknown as Prisma.InputJsonValue,
-          nextAttemptAt: now,
-        }));
-        const queued = await tx.alertNotification.createMany({ data: rows, skipDuplicates: true });
-        counts.queued += queued.count;
+            ...(notify === "resolve" ? { actor: "auto", resolvedAt: now.toISOString() } : {}),
+          }),
+        });
+        counts.queued += queued.queued;
         if (step.action !== "resolve") {
           await tx.alertEpisode.update({
             where: { id: ep.id },
@@ -226,10 +221,7 @@ function evaluateFenced(
             at: now,
             type: eventOf(step.notify),
             actor: "system",
-            note:
-              recipients.length > 0
-                ? `to ${recipients.map((t) => teamName.get(t) ?? t).join(", ")}`
-                : "no team to notify",
+            note: queued.note,
           },
         });
       }

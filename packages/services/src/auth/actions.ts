@@ -92,7 +92,7 @@ export const ACTIONS = {
     target: "none",
     fleet: [],
     ownTeam: [],
-    describe: "manage teams (members, on-call contact)",
+    describe: "manage teams (members, on-call email, contact points)",
   },
   "admin.sso": {
     target: "none",

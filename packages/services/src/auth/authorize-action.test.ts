@@ -90,6 +90,10 @@ describe("decideRole (reads)", () => {
     });
     const refusal = decideRole(actor("operator"), "owner");
     expect(!refusal.ok && refusal.message).toMatch(/owner role.*signed in as operator/);
+    // Says who authors and why, so it does not read as owners outranking operators.
+    expect(!refusal.ok && refusal.message).toContain(
+      "authoring a spec decides what a pipeline computes, which is its owning team's call — operators run pipelines but do not author them",
+    );
     expect(decideRole(null, "viewer")).toMatchObject({ ok: false, code: "UNAUTHENTICATED" });
   });
 });

@@ -22,6 +22,18 @@ const SIGN_IN: TDecision = { ok: false, code: "UNAUTHENTICATED", message: "Sign 
 const list = (roles: readonly string[]) =>
   roles.length > 1 ? `${roles.slice(0, -1).join(", ")} or ${roles.at(-1)}` : roles[0];
 
+/**
+ * Who may, in words that do not read as a ranking of people: owners author their teams' pipelines,
+ * operators run every pipeline — different jobs, not one above the other.
+ */
+const WHO: Record<TRole, string> = {
+  viewer: "every signed-in person",
+  operator: "operators (who run every pipeline), pipeline owners and admins",
+  owner:
+    "pipeline owners (for their own teams' pipelines) and admins: authoring a spec decides what a pipeline computes, which is its owning team's call — operators run pipelines but do not author them",
+  admin: "admins",
+};
+
 /** Reads: the role ladder (viewer < operator < owner < admin). */
 export function decideRole(actor: TActor | null, minRole: TRole): TDecision {
   if (!actor) return SIGN_IN;
@@ -29,7 +41,7 @@ export function decideRole(actor: TActor | null, minRole: TRole): TDecision {
   return {
     ok: false,
     code: "FORBIDDEN",
-    message: `This needs the ${minRole} role; you are signed in as ${actor.role}. Ask an admin to change your role.`,
+    message: `This is for ${WHO[minRole]} (the ${minRole} role); you are signed in as ${actor.role}. If it is part of your job, ask an admin for it.`,
   };
 }
 

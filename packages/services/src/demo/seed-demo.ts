@@ -1,6 +1,7 @@
 // Demo data for the quick start: teams with on-call contacts, one user per role (password sign-in,
-// hashed by the auth library), an SSO group mapping to start from, and (once registered) demo
-// pipelines. Idempotent: running it again only adds what is missing — including a password for a
+// hashed by the auth library), an SSO group mapping to start from, (once registered) demo pipelines,
+// and — given the demo on-call receiver's address — each team's contact points paging it (Slack,
+// PagerDuty and email), so the first alert a newcomer causes visibly pages someone. Idempotent: running it again only adds what is missing — including a password for a
 // demo user from before sign-in moved to the auth library (their old scrypt hashes were not kept).
 import { hashPassword } from "../auth/hash-password";
 import type { PrismaClient, Role } from "@sluice/db";
@@ -26,7 +27,14 @@ export const DEMO_SSO_MAPPINGS: { group: string; role: Role; team: string | null
   { group: "sluice-viewers", role: "viewer", team: null },
 ];
 
-export async function seedDemo(db: PrismaClient, demoPassword: string): Promise<void> {
+/** A made-up 32-character PagerDuty routing key per demo team (the demo receiver accepts any). */
+const demoRoutingKey = (slug: string) => `demo${slug.replace(/[^a-z0-9]/g, "")}`.padEnd(32, "0").slice(0, 32);
+
+export async function seedDemo(
+  db: PrismaClient,
+  demoPassword: string,
+  opts: { onCallReceiverUrl?: string } = {},
+): Promise<void> {
   const teamIds = new Map<string, string>();
   for (const team of DEMO_TEAMS) {
     const row = await db.team.upsert({ where: { slug: team.slug }, create: team, update: {} });
@@ -56,9 +64,36 @@ export async function seedDemo(db: PrismaClient, demoPassword: string): Promise<
       });
     }
   }
+  if (opts.onCallReceiverUrl) await seedDemoContactPoints(db, teamIds, opts.onCallReceiverUrl);
   for (const m of DEMO_SSO_MAPPINGS) {
     const teamId = m.team ? teamIds.get(m.team)! : null;
     const exists = await db.ssoGroupMapping.count({ where: { group: m.group, teamId } });
     if (exists === 0) await db.ssoGroupMapping.create({ data: { group: m.group, role: m.role, teamId } });
+  }
+}
+
+/** Each demo team pages the demo receiver three ways; a contact point an admin changed is kept. */
+async function seedDemoContactPoints(
+  db: PrismaClient,
+  teamIds: Map<string, string>,
+  url: string,
+): Promise<void> {
+  const base = url.replace(/\/+$/, "");
+  for (const team of DEMO_TEAMS) {
+    const teamId = teamIds.get(team.slug)!;
+    const points = [
+      { name: `#${team.slug}-oncall`, kind: "slack", secretValue: `${base}/slack/${team.slug}-oncall` },
+      {
+        name: "PagerDuty (demo)",
+        kind: "pagerduty",
+        secretValue: demoRoutingKey(team.slug),
+        endpoint: `${base}/pagerduty/v2/enqueue`,
+      },
+      { name: "on-call mailbox", kind: "email", addresses: [team.onCallEmail] },
+    ];
+    for (const p of points) {
+      const exists = await db.contactPoint.count({ where: { teamId, name: p.name } });
+      if (exists === 0) await db.contactPoint.create({ data: { teamId, createdBy: "demo seed", ...p } });
+    }
   }
 }

@@ -10,3 +10,4 @@ export {
   type TFleetStatus,
 } from "./fleet-status";
 export { RANGE_PRESETS, MAX_POINTS, GRAIN_SECONDS, type TRangePreset } from "./time-range";
+export { fleetHeadline, rowProblems, type THeadline, type THeadlineRow } from "./fleet-headline";

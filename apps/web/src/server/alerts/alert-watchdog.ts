@@ -4,7 +4,7 @@
 // evaluate it once, and delivers its own notifications (the workers may all be down).
 import "server-only";
 import { hostname } from "node:os";
-import { pipelineEnv } from "@sluice/config";
+import { pipelineEnv, smtpOptions } from "@sluice/config";
 import { deliverAlertNotifications, runAlertEvaluation } from "@sluice/services";
 import { db } from "../db";
 import { webEnv } from "../env";
@@ -27,12 +27,16 @@ export function startAlertWatchdog(): void {
       owner,
       leaseMs: Math.max(3 * intervalMs, 5000),
       kinds: KINDS,
-      publicUrl,
     });
     if (!result.evaluated) return;
     if (result.opened || result.resolved)
       log.warn({ opened: result.opened, resolved: result.resolved }, "no-worker-alive alert changed");
-    await deliverAlertNotifications(db(), { env: pipelineEnv(), ruleKinds: KINDS });
+    await deliverAlertNotifications(db(), {
+      env: pipelineEnv(),
+      publicUrl,
+      smtp: smtpOptions(env),
+      ruleKinds: KINDS,
+    });
   };
   const loop = () => {
     holder.__sluiceWatchdog = setTimeout(() => {

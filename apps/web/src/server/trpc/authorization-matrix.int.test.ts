@@ -75,6 +75,10 @@ async function firingAlertOfPayments(
   });
   return { episodeId: String(ep.id), pipeline: `alerts-${tag}` };
 }
+const contactPointOfRisk = (db: PrismaClient, name: string) =>
+  db.contactPoint.create({
+    data: { teamId: riskTeamId, name, kind: "slack", secretEnv: "RISK_SLACK_URL_UNSET", createdBy: "test" },
+  });
 const episodeState = async (db: PrismaClient, tag: string) =>
   (await db.alertEpisode.findFirstOrThrow({ where: { rule: { pipeline: { name: `alerts-${tag}` } } } }))
     .state;
@@ -397,10 +401,39 @@ const MUTATIONS: Record<string, TCase> = {
     prepare: async (db, tag) => ({
       teamId: (await db.team.create({ data: { slug: `oncall-${tag}`, name: tag } })).id,
       onCallEmail: "pager@sluice.local",
-      webhook: { kind: "env", name: "PAGER_URL" },
     }),
     happened: async (db, tag) =>
       (await db.team.findUniqueOrThrow({ where: { slug: `oncall-${tag}` } })).onCallEmail !== null,
+  },
+  "admin.createContactPoint": {
+    allowed: ADMIN_ONLY,
+    prepare: async (_db, tag) => ({
+      teamId: riskTeamId,
+      contactPoint: { name: `cp-${tag}`, kind: "slack", secret: { from: "env", name: "RISK_SLACK_URL" } },
+    }),
+    happened: async (db, tag) => (await db.contactPoint.count({ where: { name: `cp-${tag}` } })) > 0,
+  },
+  "admin.updateContactPoint": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({
+      id: (await contactPointOfRisk(db, `upd-${tag}`)).id,
+      contactPoint: { name: `upd-${tag}`, kind: "slack", enabled: false },
+    }),
+    happened: async (db, tag) =>
+      !(await db.contactPoint.findFirstOrThrow({ where: { name: `upd-${tag}` } })).enabled,
+  },
+  "admin.removeContactPoint": {
+    allowed: ADMIN_ONLY,
+    prepare: async (db, tag) => ({ id: (await contactPointOfRisk(db, `rm-${tag}`)).id }),
+    happened: async (db, tag) => (await db.contactPoint.count({ where: { name: `rm-${tag}` } })) === 0,
+  },
+  "admin.testContactPoint": {
+    allowed: ADMIN_ONLY,
+    // No variable behind it: the test is answered "not delivered" — but only an admin gets that far.
+    prepare: async (db, tag) => ({ id: (await contactPointOfRisk(db, `test-${tag}`)).id }),
+    happened: async (db, tag) =>
+      (await db.alertNotification.count({ where: { kind: "test", contactPoint: { name: `test-${tag}` } } })) >
+      0,
   },
   "admin.createSsoMapping": {
     allowed: ADMIN_ONLY,

@@ -1,11 +1,12 @@
 "use client";
 // Teams: members (owners are members whose role is owner: they change the team's pipelines), the
-// on-call contact (email; webhook as an env var's name or a write-only URL), and a new team.
+// on-call email, the contact points its alerts page (contact-points.tsx), and a new team.
 import type { TAdminTeam } from "@sluice/services";
 import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { Outcome, useAdminRefresh, useMutation, useOutcome } from "./admin-controls";
+import { ContactPoints } from "./contact-points";
 
 export function TeamsSection() {
   const trpc = useTRPC();
@@ -16,8 +17,8 @@ export function TeamsSection() {
       <h2 className="panel__title">Teams</h2>
       <p className="muted small">
         A pipeline belongs to the team its spec names as <code>owner</code>. Members with the owner role
-        change that team&apos;s pipelines; operators run every pipeline. Alerts will go to the team&apos;s
-        on-call contact.
+        change that team&apos;s pipelines; operators run every pipeline. A pipeline&apos;s alerts page every
+        enabled contact point of its team.
       </p>
       {teams.isPending ? (
         <p className="muted">Loading teams…</p>
@@ -121,6 +122,7 @@ function TeamCard({ team, people }: { team: TAdminTeam; people: { id: string; em
         </button>
       </div>
       <OnCall team={team} />
+      <ContactPoints teamId={team.id} teamName={team.name} points={team.contactPoints} />
       <Outcome outcome={outcome} />
     </div>
   );
@@ -131,32 +133,21 @@ function OnCall({ team }: { team: TAdminTeam }) {
   const refresh = useAdminRefresh();
   const { outcome, ok, fail } = useOutcome();
   const [email, setEmail] = useState(team.onCallEmail ?? "");
-  const [kind, setKind] = useState<"keep" | "clear" | "env" | "url">("keep");
-  const [value, setValue] = useState("");
-  // Write-only: once saved, the URL leaves the page too (the field is emptied, not kept).
-  const saved = () => {
-    ok("On-call contact saved.");
-    setKind("keep");
-    setValue("");
-  };
   const save = useMutation(
-    trpc.admin.setOnCall.mutationOptions({ onSuccess: saved, onError: fail, onSettled: refresh }),
+    trpc.admin.setOnCall.mutationOptions({
+      onSuccess: () => ok("On-call email saved."),
+      onError: fail,
+      onSettled: refresh,
+    }),
   );
-  const current =
-    team.onCallWebhook === null
-      ? "no webhook"
-      : team.onCallWebhook.kind === "env"
-        ? `webhook from $${team.onCallWebhook.name}`
-        : `webhook URL set (host ${team.onCallWebhook.host}; the URL is never shown)`;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const webhook = kind === "env" ? { kind, name: value } : kind === "url" ? { kind, url: value } : { kind };
-    save.mutate({ teamId: team.id, onCallEmail: email, webhook });
+    save.mutate({ teamId: team.id, onCallEmail: email });
   };
   return (
-    <form className="admin-form" onSubmit={submit} noValidate aria-label={`On-call contact of ${team.name}`}>
+    <form className="admin-form" onSubmit={submit} noValidate aria-label={`On-call email of ${team.name}`}>
       <label>
-        <span>On-call email</span>
+        <span>On-call email (shown beside its alerts)</span>
         <input
           type="email"
           value={email}
@@ -164,29 +155,8 @@ function OnCall({ team }: { team: TAdminTeam }) {
           placeholder="team-oncall@example.com"
         />
       </label>
-      <label>
-        <span>Webhook ({current})</span>
-        <select value={kind} onChange={(e) => setKind(e.target.value as typeof kind)}>
-          <option value="keep">keep as it is</option>
-          <option value="env">from an environment variable</option>
-          <option value="url">a URL (stored as a secret)</option>
-          <option value="clear">none</option>
-        </select>
-      </label>
-      {kind === "env" || kind === "url" ? (
-        <label>
-          <span>{kind === "env" ? "Variable name" : "Webhook URL"}</span>
-          <input
-            type={kind === "url" ? "password" : "text"}
-            autoComplete="off"
-            value={value}
-            onChange={(e) => setValue(e.target.value)}
-            placeholder={kind === "env" ? "PAYMENTS_ONCALL_WEBHOOK_URL" : "https://hooks.example.com/…"}
-          />
-        </label>
-      ) : null}
       <button className="button button--small" type="submit" disabled={save.isPending}>
-        Save on-call
+        Save on-call email
       </button>
       <Outcome outcome={outcome} />
     </form>

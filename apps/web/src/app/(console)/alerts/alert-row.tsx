@@ -3,6 +3,7 @@
 // the threshold, what the last evaluation saw, what to do (runbook), who acknowledged, and whether the
 // team was told (the latest notification's delivery).
 import type { TAlertView } from "@sluice/services";
+import { formatRuleValue } from "@sluice/services/alerts/pure";
 import Link from "next/link";
 import { formatClock, formatMs } from "@/charts/format";
 import { AlertActions } from "./alert-actions";
@@ -57,9 +58,9 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
       <div className="small muted">
         since <span title={a.startedAt.toISOString()}>{ago(a.startedAt)}</span> · value{" "}
         <span className="mono" data-testid="alert-value">
-          {a.value ?? "—"}
+          {formatRuleValue(a.kind, a.value)}
         </span>{" "}
-        vs threshold <span className="mono">{a.threshold ?? "—"}</span> ({a.unit})
+        vs threshold <span className="mono">{formatRuleValue(a.kind, a.threshold)}</span> ({a.unit})
         {a.acknowledgedBy ? (
           <>
             {" "}
@@ -75,17 +76,19 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
           </>
         ) : null}
       </div>
-      {a.delivery ? (
-        <div
-          className={`small ${a.delivery.status === "failed" ? "bad" : a.delivery.status === "pending" && a.delivery.lastError ? "warn" : "muted"}`}
-          data-testid="alert-delivery"
-        >
-          {a.delivery.kind} notification {a.delivery.status}
-          {a.delivery.status === "pending" && a.delivery.lastError
-            ? ` (retrying after ${a.delivery.attempts} attempts)`
-            : ""}
-          {a.delivery.lastError && a.delivery.status !== "delivered" ? `: ${a.delivery.lastError}` : ""}
-        </div>
+      {a.deliveries.length > 0 ? (
+        <ul className="deliveries" data-testid="alert-delivery">
+          {a.deliveries.map((d, i) => (
+            <li
+              key={i}
+              className={`small wrap-anywhere ${d.status === "failed" ? "bad" : d.status === "pending" && d.lastError ? "warn" : "muted"}`}
+            >
+              {d.kind} {d.to ? `to ${d.to}` : "notification"} {d.status}
+              {d.status === "pending" && d.lastError ? ` (retrying after ${d.attempts} attempts)` : ""}
+              {d.lastError && d.status !== "delivered" ? `: ${d.lastError}` : ""}
+            </li>
+          ))}
+        </ul>
       ) : a.state !== "resolved" ? (
         <div className="small muted">{a.silenced ? "not notified: silenced" : "notification queued"}</div>
       ) : null}

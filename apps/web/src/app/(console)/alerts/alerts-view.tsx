@@ -109,9 +109,10 @@ export function AlertsView({
       <section className="panel" data-testid="alert-notifications">
         <h2 className="panel__title">Notifications</h2>
         <p className="muted small">
-          What was sent to each team&apos;s on-call webhook: one notification when an alert fires, one when it
-          resolves, and a reminder only while it stays unacknowledged. A receiver that refuses is retried with
-          backoff; its answer is shown here.
+          What was sent to each team&apos;s contact points (Admin → Teams): one notification when an alert
+          fires, one when it is acknowledged, one when it resolves, and a reminder only while it stays
+          unacknowledged. A receiver that is down is retried with backoff; one that refuses the request itself
+          is not. Its answer is shown here.
         </p>
         {notifications.isPending ? (
           <p className="muted">Loading notifications…</p>
@@ -128,6 +129,7 @@ export function AlertsView({
                 <th>Alert</th>
                 <th>Kind</th>
                 <th>Team</th>
+                <th>To</th>
                 <th>Status</th>
                 <th className="num">Attempts</th>
                 <th>Last answer</th>
@@ -136,9 +138,10 @@ export function AlertsView({
             <tbody>
               {notifications.data.map((n) => (
                 <tr key={n.id} data-testid={`notification-${n.id}`}>
-                  <td className="mono">#{n.alertId}</td>
+                  <td className="mono">{n.alertId ? `#${n.alertId}` : "test"}</td>
                   <td>{n.kind}</td>
                   <td>{n.team}</td>
+                  <td className="small">{n.to ?? "nobody"}</td>
                   <td
                     className={
                       n.status === "failed"
@@ -151,7 +154,7 @@ export function AlertsView({
                     {n.status}
                   </td>
                   <td className="num">{n.attempts}</td>
-                  <td className="small">
+                  <td className="small wrap-anywhere">
                     {n.lastError ?? (n.lastStatusCode ? `HTTP ${n.lastStatusCode}` : "—")}
                   </td>
                 </tr>

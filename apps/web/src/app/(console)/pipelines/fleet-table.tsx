@@ -4,7 +4,12 @@
 // status, search by name, sort by any column. Every number comes from fleet.list (findFleet).
 import { useQuery } from "@tanstack/react-query";
 import type { TFleetRow } from "@sluice/services";
-import { FLEET_STATUSES, STATUS_ORDER, type TFleetStatus } from "@sluice/services/signals/pure";
+import {
+  FLEET_STATUSES,
+  fleetHeadline,
+  STATUS_ORDER,
+  type TFleetStatus,
+} from "@sluice/services/signals/pure";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { formatClock, formatMs, formatValue } from "@/charts/format";
@@ -53,6 +58,8 @@ function compare(a: number | string | null, b: number | string | null): number {
 export function FleetTable() {
   const trpc = useTRPC();
   const fleet = useQuery({ ...trpc.fleet.list.queryOptions(), refetchInterval: REFRESH_MS });
+  // The same query (and cache) the rows' alert badges read.
+  const firing = useQuery({ ...trpc.alert.firingByPipeline.queryOptions(), refetchInterval: REFRESH_MS });
   const [team, setTeam] = useState("");
   const [status, setStatus] = useState<TFleetStatus | "">("");
   const [search, setSearch] = useState("");
@@ -100,7 +107,7 @@ export function FleetTable() {
     );
 
   const teams = [...new Map(fleet.data.map((r) => [r.ownerTeam.slug, r.ownerTeam.name])).entries()];
-  const problems = fleet.data.filter((r) => r.status === "failed" || r.status === "lagging").length;
+  const headline = fleetHeadline(fleet.data, firing.data ?? []);
   const header = (key: TSortKey, label: string, className?: string) => (
     <th
       className={className}
@@ -122,11 +129,8 @@ export function FleetTable() {
       <div className="fleet__head">
         <h2 className="panel__title">
           Fleet{" "}
-          <span
-            className={problems > 0 ? "badge badge--bad" : "badge badge--ok"}
-            data-testid="fleet-problems"
-          >
-            {problems > 0 ? `${problems} need${problems === 1 ? "s" : ""} attention` : "all healthy"}
+          <span className={`badge badge--${headline.tone}`} data-testid="fleet-problems">
+            {firing.isPending ? "checking alerts…" : headline.text}
           </span>
         </h2>
         <div className="filters">

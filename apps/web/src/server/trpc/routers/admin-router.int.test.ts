@@ -160,33 +160,54 @@ describe("admin procedures", () => {
     expect(self).toMatchObject({ status: 409, message: "You cannot disable yourself; ask another admin." });
   });
 
-  it("a team's on-call webhook URL is stored but never returned: the API says only that it is set, and its host", async () => {
+  it("a contact point's secret URL is stored but never returned: the API says only that it is set, and its host", async () => {
     const risk = await c.db.team.findUniqueOrThrow({ where: { slug: "risk" } });
     const secretUrl = "https://hooks.example.com/services/T000/B000/very-secret-token";
     const set = await c.trpc(
       "mutation",
-      "admin.setOnCall",
-      { teamId: risk.id, onCallEmail: "risk-pager@sluice.local", webhook: { kind: "url", url: secretUrl } },
+      "admin.createContactPoint",
+      {
+        teamId: risk.id,
+        contactPoint: { name: "#risk-oncall", kind: "slack", secret: { from: "value", value: secretUrl } },
+      },
       admin,
     );
     expect(set.status).toBe(200);
+    const email = await c.trpc(
+      "mutation",
+      "admin.setOnCall",
+      { teamId: risk.id, onCallEmail: "risk-pager@sluice.local" },
+      admin,
+    );
+    expect(email.status).toBe(200);
     const teams = await c.trpc("query", "admin.teams", undefined, admin);
     expect(JSON.stringify(teams.json)).not.toContain("very-secret-token");
     expect(JSON.stringify(set.json)).not.toContain("very-secret-token");
     const view = (
       teams.json as {
-        result: { data: { json: { slug: string; onCallEmail: string; onCallWebhook: unknown }[] } };
+        result: {
+          data: {
+            json: { slug: string; onCallEmail: string; contactPoints: { name: string; target: string }[] }[];
+          };
+        };
       }
     ).result.data.json.find((t) => t.slug === "risk");
     expect(view).toMatchObject({
       onCallEmail: "risk-pager@sluice.local",
-      onCallWebhook: { kind: "url", host: "hooks.example.com" },
+      contactPoints: [
+        expect.objectContaining({
+          name: "#risk-oncall",
+          target: "webhook URL stored (host hooks.example.com; never shown)",
+        }),
+      ],
     });
-    expect((await c.db.team.findUniqueOrThrow({ where: { id: risk.id } })).onCallWebhookUrl).toBe(secretUrl);
+    expect((await c.db.contactPoint.findFirstOrThrow({ where: { teamId: risk.id } })).secretValue).toBe(
+      secretUrl,
+    );
     expect(
       JSON.stringify(
         await c.db.auditEvent.findMany({
-          where: { action: "team.on_call_change" },
+          where: { action: { startsWith: "team." } },
           select: { reason: true, before: true, after: true },
         }),
       ),
@@ -194,22 +215,34 @@ describe("admin procedures", () => {
 
     const badEnv = await c.trpc(
       "mutation",
-      "admin.setOnCall",
-      { teamId: risk.id, onCallEmail: "", webhook: { kind: "env", name: "not a name" } },
+      "admin.createContactPoint",
+      {
+        teamId: risk.id,
+        contactPoint: { name: "pd", kind: "pagerduty", secret: { from: "env", name: "not a name" } },
+      },
       admin,
     );
     expect(badEnv.status).toBe(400);
+    expect(JSON.stringify(badEnv.json)).toContain(
+      "An environment variable's name, e.g. PAYMENTS_SLACK_WEBHOOK_URL",
+    );
+    // The test button answers in place: no variable RISK_PD_KEY in this console's environment.
     const byEnv = await c.trpc(
       "mutation",
-      "admin.setOnCall",
-      { teamId: risk.id, onCallEmail: "", webhook: { kind: "env", name: "RISK_ONCALL_WEBHOOK_URL" } },
+      "admin.createContactPoint",
+      {
+        teamId: risk.id,
+        contactPoint: { name: "PagerDuty", kind: "pagerduty", secret: { from: "env", name: "RISK_PD_KEY" } },
+      },
       admin,
     );
-    expect(byEnv.status).toBe(200);
-    expect(await c.db.team.findUniqueOrThrow({ where: { id: risk.id } })).toMatchObject({
-      onCallWebhookEnv: "RISK_ONCALL_WEBHOOK_URL",
-      onCallWebhookUrl: null,
-      onCallEmail: null,
+    const id = (byEnv.json as { result: { data: { json: { id: string } } } }).result.data.json.id;
+    const tested = await c.trpc("mutation", "admin.testContactPoint", { id }, admin);
+    expect((tested.json as { result: { data: { json: unknown } } }).result.data.json).toEqual({
+      delivered: false,
+      status: null,
+      error:
+        "PagerDuty reads its routing key from the environment variable RISK_PD_KEY, which is not set here: set it on the workers and the console, and restart them",
     });
   });
 });

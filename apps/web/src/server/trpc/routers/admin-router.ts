@@ -1,8 +1,13 @@
 // The Admin page: people (create/invite, role, disable, reset password), teams (members, on-call
-// contact) and the single sign-on group mapping. Admins only (actions admin.users / admin.teams /
+// email, contact points and their test notification) and the single sign-on group mapping. Admins only (actions admin.users / admin.teams /
 // admin.sso); every change is recorded in the audit log by its service, with the admin as actor.
+import { pipelineEnv, smtpOptions } from "@sluice/config";
 import {
   AdminChangeError,
+  createContactPoint,
+  removeContactPoint,
+  sendTestNotification,
+  updateContactPoint,
   createSsoMapping,
   createTeam,
   createUser,
@@ -19,8 +24,14 @@ import {
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import type { TTrpcContext } from "../context";
+import { webEnv } from "../../env";
+import { consoleOrigins } from "../../web-env";
 import { actionProcedure } from "../init";
 import {
+  ZAdminCreateContactPointSchema,
+  ZAdminRemoveContactPointSchema,
+  ZAdminTestContactPointSchema,
+  ZAdminUpdateContactPointSchema,
   ZAdminCreateSsoMappingSchema,
   ZAdminCreateTeamSchema,
   ZAdminCreateUserSchema,
@@ -74,6 +85,26 @@ export const adminRouter = {
   ),
   setOnCall: actionProcedure("admin.teams", ZAdminSetOnCallSchema).mutation(({ ctx, input }) =>
     asAdmin(ctx, (a) => setTeamOnCall(ctx.db, a, input)),
+  ),
+  createContactPoint: actionProcedure("admin.teams", ZAdminCreateContactPointSchema).mutation(
+    ({ ctx, input }) => asAdmin(ctx, (a) => createContactPoint(ctx.db, a, input)),
+  ),
+  updateContactPoint: actionProcedure("admin.teams", ZAdminUpdateContactPointSchema).mutation(
+    ({ ctx, input }) => asAdmin(ctx, (a) => updateContactPoint(ctx.db, a, input)),
+  ),
+  removeContactPoint: actionProcedure("admin.teams", ZAdminRemoveContactPointSchema).mutation(
+    ({ ctx, input }) => asAdmin(ctx, (a) => removeContactPoint(ctx.db, a, input)),
+  ),
+  /** Sent from this console process (its environment and SMTP settings), answered at once. */
+  testContactPoint: actionProcedure("admin.teams", ZAdminTestContactPointSchema).mutation(({ ctx, input }) =>
+    asAdmin(ctx, (a) => {
+      const env = webEnv();
+      return sendTestNotification(ctx.db, a, input, {
+        env: pipelineEnv(),
+        publicUrl: consoleOrigins(env).publicUrl,
+        smtp: smtpOptions(env),
+      });
+    }),
   ),
 
   createSsoMapping: actionProcedure("admin.sso", ZAdminCreateSsoMappingSchema).mutation(({ ctx, input }) =>

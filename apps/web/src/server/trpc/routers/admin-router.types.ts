@@ -1,4 +1,8 @@
 import {
+  ZCreateContactPointInput,
+  ZRemoveContactPointInput,
+  ZSendTestNotificationInput,
+  ZUpdateContactPointInput,
   ZCreateSsoMappingInput,
   ZCreateTeamInput,
   ZCreateUserInput,
@@ -19,6 +23,10 @@ export const ZAdminResetPasswordSchema = ZResetUserPasswordInput;
 export const ZAdminCreateTeamSchema = ZCreateTeamInput;
 export const ZAdminTeamMemberSchema = ZTeamMemberInput;
 export const ZAdminSetOnCallSchema = ZSetTeamOnCallInput;
+export const ZAdminCreateContactPointSchema = ZCreateContactPointInput;
+export const ZAdminUpdateContactPointSchema = ZUpdateContactPointInput;
+export const ZAdminRemoveContactPointSchema = ZRemoveContactPointInput;
+export const ZAdminTestContactPointSchema = ZSendTestNotificationInput;
 export const ZAdminCreateSsoMappingSchema = ZCreateSsoMappingInput;
 export const ZAdminDeleteSsoMappingSchema = ZDeleteSsoMappingInput;
 export const ZNoInputSchema = z.void();

@@ -4,6 +4,7 @@
 // history with every event (fired, notified, acknowledged, resolved, by whom).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAlertRuleView, TPipelineAlerts } from "@sluice/services";
+import { formatRuleValue, thresholdUnit } from "@sluice/services/alerts/pure";
 import { useState } from "react";
 import { formatClock } from "@/charts/format";
 import { useTRPC } from "@/trpc/react";
@@ -185,7 +186,8 @@ function RuleRow({
           disabled={!canEdit}
           aria-label={`${r.kind} threshold`}
           placeholder={r.specTarget ? "spec target" : ""}
-        />
+        />{" "}
+        <span className="muted small">{thresholdUnit(r.kind)}</span>
       </td>
       <td className="num">
         <input
@@ -219,7 +221,7 @@ function RuleRow({
           aria-label={`${r.kind} enabled`}
         />
       </td>
-      <td className="mono small">{r.lastValue ?? "—"}</td>
+      <td className="mono small">{formatRuleValue(r.kind, r.lastValue)}</td>
       <td>
         {canEdit ? (
           <button

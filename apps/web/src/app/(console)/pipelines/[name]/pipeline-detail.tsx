@@ -99,6 +99,22 @@ export function PipelineDetail({
     );
   }
 
+  // ?v=N for a version that does not exist: say so, never quietly show another version.
+  if (version !== undefined && versions.data && !versions.data.some((v) => v.version === version))
+    return (
+      <EmptyState
+        title={`Version ${version} does not exist`}
+        next={
+          <>
+            <Link href={`/pipelines/${encodeURIComponent(p.name)}`}>Show the serving version</Link> ({p.name}{" "}
+            has {versions.data.map((v) => `v${v.version}`).join(", ") || "no versions"}).
+          </>
+        }
+      >
+        The address asks for version {version} of {p.name}, which was never registered.
+      </EmptyState>
+    );
+
   const noBatches = batches.data && !batches.data.latest;
   const notRunning = noBatches
     ? p.run

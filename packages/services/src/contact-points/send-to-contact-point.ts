@@ -1,0 +1,106 @@
+// One notification to one contact point, in that receiver's own format: Sluice's webhook event, a
+// Slack message, a PagerDuty Events API v2 event (routing key added here, never stored with the
+// notification) or an email. The answer says whether it arrived, and when not whether retrying can
+// help: a receiver that refuses the request itself (Slack's invalid_payload or no_service, PagerDuty's
+// 400, an SMTP 5xx, a missing secret) will refuse it every time, so it fails at once, saying why.
+import type { TNotificationFacts } from "../alerts/notification-facts";
+import { emailMessage } from "./email-message";
+import { PAGERDUTY_EVENTS_URL, pagerDutyEvent } from "./pagerduty-event";
+import { postJson, type THttpAnswer } from "./post-json";
+import { sendEmail, type TSmtpOptions } from "./send-email";
+import { slackMessage } from "./slack-message";
+import { webhookEvent } from "./webhook-event";
+import type { TContactPointKind } from "./contact-point-kinds";
+
+export interface TContactPointTarget {
+  kind: TContactPointKind;
+  name: string;
+  secretEnv: string | null;
+  secretValue: string | null;
+  endpoint: string | null;
+  addresses: string[];
+}
+
+export interface TSendOptions {
+  /** Looks up a contact point's `secretEnv` (this process's environment). */
+  env: (name: string) => string | undefined;
+  /** SLUICE_PUBLIC_URL: the link to the console in every notification (none when null). */
+  publicUrl: string | null;
+  /** SLUICE_SMTP_URL / SLUICE_SMTP_FROM; null: email contact points cannot be delivered. */
+  smtp: TSmtpOptions | null;
+}
+
+export type TSendResult =
+  | { ok: true; status: number | null }
+  | { ok: false; status: number | null; error: string; permanent: boolean; retryAfterMs: number | null };
+
+export async function sendToContactPoint(
+  cp: TContactPointTarget,
+  facts: TNotificationFacts,
+  dedupKey: string,
+  opts: TSendOptions,
+): Promise<TSendResult> {
+  if (cp.kind === "email") {
+    if (!opts.smtp)
+      return refuse(
+        "email needs an SMTP server: set SLUICE_SMTP_URL (and SLUICE_SMTP_FROM) on the workers and the console",
+      );
+    if (cp.addresses.length === 0) return refuse(`${cp.name} has no recipient address`);
+    const sent = await sendEmail(opts.smtp, cp.addresses, emailMessage(facts, opts.publicUrl, dedupKey));
+    return sent.ok
+      ? { ok: true, status: null }
+      : {
+          ok: false,
+          status: sent.responseCode,
+          error: sent.error,
+          permanent: sent.permanent,
+          retryAfterMs: null,
+        };
+  }
+  const secret = cp.secretValue ?? (cp.secretEnv ? opts.env(cp.secretEnv) : undefined);
+  if (!secret)
+    return refuse(
+      cp.secretEnv
+        ? `${cp.name} reads its ${cp.kind === "pagerduty" ? "routing key" : "URL"} from the environment variable ${cp.secretEnv}, which is not set here: set it on the workers and the console, and restart them`
+        : `${cp.name} has no ${cp.kind === "pagerduty" ? "routing key" : "URL"}`,
+    );
+  // Every request names its notification, so a receiver (or a proxy's log) can tell a repeat.
+  const headers = { "x-sluice-notification": dedupKey };
+  if (cp.kind === "pagerduty") {
+    const event = { routing_key: secret, ...pagerDutyEvent(facts, opts.publicUrl) };
+    return classify(await postJson(cp.endpoint ?? PAGERDUTY_EVENTS_URL, event, headers), "pagerduty");
+  }
+  if (cp.kind === "slack")
+    return classify(await postJson(secret, slackMessage(facts, opts.publicUrl), headers), "slack");
+  return classify(
+    await postJson(secret, webhookEvent(facts, opts.publicUrl), { ...headers, "idempotency-key": dedupKey }),
+    "webhook",
+  );
+}
+
+const refuse = (error: string): TSendResult => ({
+  ok: false,
+  status: null,
+  error,
+  permanent: true,
+  retryAfterMs: null,
+});
+
+/** 429, 408 and 5xx (and no answer) are worth retrying; any other 4xx is the request itself refused. */
+function classify(a: THttpAnswer, kind: "webhook" | "slack" | "pagerduty"): TSendResult {
+  if (a.ok) return { ok: true, status: a.status };
+  const retriable = a.status === null || a.status === 408 || a.status === 429 || a.status >= 500;
+  const hint =
+    retriable || kind === "webhook"
+      ? ""
+      : kind === "slack"
+        ? " (Slack refused the message: check the webhook URL is still installed and its channel exists)"
+        : " (PagerDuty refused the event: check the routing key is an Events API v2 integration key)";
+  return {
+    ok: false,
+    status: a.status,
+    error: `${a.error}${hint}`,
+    permanent: !retriable,
+    retryAfterMs: a.retryAfterMs,
+  };
+}

@@ -1,0 +1,61 @@
+// The fleet headline never says "all healthy" while a row shows something red or a firing alert —
+// the case on-call found: merchant settlements with "1 firing" and violations over target under "ALL HEALTHY".
+import { describe, expect, it } from "vitest";
+import { fleetHeadline, type THeadlineRow } from "./fleet-headline";
+
+const row = (name: string, over: Partial<THeadlineRow> = {}): THeadlineRow => ({
+  name,
+  status: "running",
+  backlog: 0,
+  backlogSeconds: 0,
+  freshness: { ingestAgeMs: 1000, targetMs: 300_000 },
+  violationRate: 0.001,
+  violationTarget: 0.01,
+  ...over,
+});
+
+describe("the fleet headline", () => {
+  it("is healthy only when nothing in any row is red and nothing fires", () => {
+    expect(fleetHeadline([row("a"), row("b")], [])).toEqual({
+      tone: "ok",
+      text: "all healthy",
+      attention: [],
+    });
+  });
+
+  it("counts a running pipeline with a firing alert and violations over target", () => {
+    const h = fleetHeadline(
+      [row("ledger"), row("merchant-settlements", { violationRate: 0.0275 })],
+      [{ pipeline: "merchant-settlements", firing: 1, acknowledged: 0 }],
+    );
+    expect(h).toEqual({
+      tone: "bad",
+      text: "1 needs attention: 1 violations over target, 1 firing alerts",
+      attention: ["merchant-settlements"],
+    });
+  });
+
+  it("counts failed, lagging, stale and not-draining rows; acknowledged alerts are said, not hidden", () => {
+    const h = fleetHeadline(
+      [
+        row("f", { status: "failed" }),
+        row("l", {
+          status: "lagging",
+          backlog: 500,
+          backlogSeconds: null,
+          freshness: { ingestAgeMs: 600_000, targetMs: 300_000 },
+        }),
+        row("ok"),
+      ],
+      [{ pipeline: "ok", firing: 0, acknowledged: 2 }],
+    );
+    expect(h.attention).toEqual(["f", "l"]);
+    expect(h.text).toBe(
+      "2 need attention: 1 failed, 1 lagging, 1 freshness over target, 1 backlog not draining · 2 alerts acknowledged",
+    );
+    expect(fleetHeadline([row("ok")], [{ pipeline: "ok", firing: 0, acknowledged: 1 }])).toMatchObject({
+      tone: "warn",
+      text: "no new problems · 1 alert acknowledged",
+    });
+  });
+});
