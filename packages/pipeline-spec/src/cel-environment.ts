@@ -8,6 +8,7 @@
 // two additions to CEL's defaults that a contract with optional and decimal fields needs.
 import { Environment } from "@marcbachmann/cel-js";
 import type { TContract, TFieldType } from "./contract";
+import { registerRe2Matches } from "./re2-matches";
 
 /** The CEL type each contract type is exposed as. Decimals are doubles in expressions (see docs). */
 export const CEL_TYPES: Record<TFieldType, string> = {
@@ -33,6 +34,8 @@ const LIMITS = {
 
 function baseEnvironment(): Environment {
   const env = new Environment({ limits: LIMITS, homogeneousAggregateLiterals: true });
+  // matches() runs on RE2 (linear time), not on a backtracking JavaScript RegExp: re2-matches.ts.
+  registerRe2Matches(env);
   env.registerOperator("double == int", (a: unknown, b: unknown) => Number(a) === Number(b));
   for (const type of NULLABLE_COMPARISONS)
     env.registerOperator(`${type} == null`, (a: unknown, b: unknown) => a == null && b == null);

@@ -5,6 +5,7 @@
 import type { ASTNode } from "@marcbachmann/cel-js";
 import type { TCelEnvironment } from "./cel-environment";
 import type { TCelRow } from "./cel-row";
+import { findMatchesCalls, re2Problem, RE2_MATCHES } from "./re2-matches";
 
 export type TExpressionKind = "filter" | "expectation" | "condition" | "delete condition";
 
@@ -18,19 +19,27 @@ export interface TCompiledPredicate {
 }
 
 interface TPrepared {
-  /** The text handed to CEL: fields that shadow CEL names renamed (type → _type). */
+  /** The text handed to CEL: fields that shadow CEL names renamed (type → _type), `.matches(` → RE2's. */
   text: string;
+  /** The literal patterns of its `matches()` calls. */
+  patterns: string[];
   /** Maps an offset in `text` back to the user's text, for error columns. */
   toOriginalOffset(offset: number): number;
 }
 
-/** Renames variables that shadow CEL built-ins. Throws the library's ParseError on a syntax error. */
+/**
+ * Renames variables that shadow CEL built-ins, and `matches()` to its RE2 implementation
+ * (re2-matches.ts). Throws the library's ParseError on a syntax error.
+ */
 function prepare(expr: string, env: TCelEnvironment): TPrepared {
   const renames: { start: number; end: number; to: string }[] = [];
-  visitIdentifiers(env.checking.parse(expr).ast, (name, start, end) => {
+  const { ast } = env.checking.parse(expr);
+  visitIdentifiers(ast, (name, start, end) => {
     const variable = env.variableOf.get(name);
     if (variable !== undefined && variable !== name) renames.push({ start, end, to: variable });
   });
+  const calls = findMatchesCalls(ast, expr);
+  for (const call of calls) renames.push({ start: call.start, end: call.end, to: RE2_MATCHES });
   renames.sort((a, b) => a.start - b.start);
   let text = "";
   let cursor = 0;
@@ -43,7 +52,8 @@ function prepare(expr: string, env: TCelEnvironment): TPrepared {
   text += expr.slice(cursor);
   const toOriginalOffset = (offset: number) =>
     offset - shifts.filter((s) => s.at <= offset).reduce((n, s) => n + s.by, 0);
-  return { text, toOriginalOffset };
+  const patterns = calls.flatMap((c) => (c.pattern === undefined ? [] : [c.pattern]));
+  return { text, toOriginalOffset, patterns };
 }
 
 /** The contract fields an expression reads (so a row converts only those). */
@@ -88,6 +98,11 @@ export function expressionProblem(
   }
   const result = env.checking.check(prepared.text);
   if (!result.valid) return describeError(expr, result.error as TCelError, prepared.toOriginalOffset, env);
+  for (const pattern of prepared.patterns) {
+    const problem = re2Problem(pattern);
+    if (problem)
+      return `matches(${JSON.stringify(pattern)}) in ${JSON.stringify(expr)} is not an RE2 regular expression: ${problem} (specs accept RE2 syntax: no lookaround or backreferences; docs/pipeline-spec.md)`;
+  }
   if (result.type !== "bool" && result.type !== "dyn") {
     return `${JSON.stringify(expr)} returns ${result.type}, but ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} must return true or false: compare it, e.g. ${exampleFor(kind)}`;
   }
@@ -139,7 +154,9 @@ function describeError(
 }
 
 function renameBack(text: string, env: TCelEnvironment): string {
-  return text.replace(/\b_[a-z][a-z0-9_]*\b/g, (name) => env.fieldOf.get(name) ?? name);
+  return text
+    .replace(/\b_[a-z][a-z0-9_]*\b/g, (name) => env.fieldOf.get(name) ?? name)
+    .replaceAll(RE2_MATCHES, "matches");
 }
 
 function exampleFor(kind: TExpressionKind): string {

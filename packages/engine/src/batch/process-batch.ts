@@ -82,6 +82,10 @@ export interface ProcessOptions {
   /** Which of these dedup keys are already in the state (seen in earlier batches). */
   lookupSeenKeys(keys: string[]): Promise<Set<string>>;
   trace?: RowTrace;
+  /** Rows between two yields to the event loop (default 2000); the console's dry run yields often. */
+  yieldEvery?: number;
+  /** Checked at every yield: an aborted batch stops with the signal's reason (a dry run's time limit). */
+  signal?: AbortSignal;
 }
 
 const MAX_FAILURE_SAMPLES = 5;
@@ -117,9 +121,14 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   const watermarkMs = watermark ? watermark.getTime() : -Infinity;
   const drift = new DriftCollector();
 
+  const yieldEvery = opts.yieldEvery ?? YIELD_EVERY;
   for (let i = 0; i < records.length; i++) {
-    // Let other work on the event loop (the previous batch's commit, Kafka fetches) make progress.
-    if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    // Let other work on the event loop (the previous batch's commit, Kafka fetches, the console's
+    // other requests) make progress; each row's expressions run in linear time (RE2, bounded CEL).
+    if (i > 0 && i % yieldEvery === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      opts.signal?.throwIfAborted();
+    }
     const record = records[i]!;
     partitionsWithData.add(record.partition);
     const decoded = decodeJson(record);

@@ -58,6 +58,7 @@ export async function dryRunBatch(
   spec: TPipelineSpec,
   records: SourceRecord[],
   now: Date = new Date(),
+  limits: { yieldEvery?: number; signal?: AbortSignal } = {},
 ): Promise<DryRunResult> {
   const compiled = compileSpec(spec);
   const verdicts = new Map<SourceRecord, RowVerdict>();
@@ -67,6 +68,7 @@ export async function dryRunBatch(
     watermark: null,
     lookupSeenKeys: async () => new Set(),
     trace: (record, verdict) => verdicts.set(record, verdict),
+    ...limits,
   });
   const { watermark } = advanceTime(compiled, { watermark: null, eventTimeMax: {} }, processed, now);
 

@@ -9,3 +9,10 @@ export const MAX_SAMPLE_PER_PARTITION = 1_000;
 export const MAX_SAMPLE_RECORDS = 5_000;
 /** How long a dry run may wait for Kafka to return its sample. */
 export const DRY_RUN_READ_TIMEOUT_MS = 20_000;
+/** How long a dry run may spend evaluating its sample before it is refused (its reading excluded). */
+export const DRY_RUN_EVALUATE_TIMEOUT_MS = 15_000;
+/**
+ * Rows a dry run evaluates between two yields to the console's event loop: other requests (the
+ * health check, other people's pages) are never held up by more than this many rows' expressions.
+ */
+export const DRY_RUN_YIELD_EVERY = 25;

@@ -11,7 +11,13 @@ import superjson from "superjson";
 import { handleAuthRequest } from "../auth/auth-route";
 import { createAuth, type TAuth } from "../auth/create-auth";
 import type { TSsoConfig } from "../auth/sso-config";
-import { kafkaTopicOffsets, type TBatchScheduler, type TTopicOffsets } from "@sluice/services";
+import {
+  kafkaTopicOffsets,
+  runHealthChecks,
+  type TBatchScheduler,
+  type TTopicOffsets,
+} from "@sluice/services";
+import { kafkaProbe, postgresProbe, redisProbe } from "../health/service-probes";
 import { createTrpcHandler } from "../http/trpc-handler";
 
 export const CONSOLE_URL = "http://127.0.0.1:3139";
@@ -46,6 +52,8 @@ export interface TConsoleUnderTest {
     cookie: string | null,
     opts?: { origin?: string | null },
   ): Promise<{ status: number; json: unknown; message?: string }>;
+  /** Routes a request as `next start` does for /api/auth, /api/trpc and /api/health. */
+  handle(req: Request): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -109,11 +117,28 @@ export async function startConsoleUnderTest(
       }),
     );
 
+  const health = () =>
+    runHealthChecks(
+      {
+        postgres: postgresProbe(db),
+        redis: redisProbe(testServices.redisUrl),
+        kafka: kafkaProbe(testServices.kafkaBrokers),
+      },
+      { timeoutMs: 2000 },
+    ).then((r) => Response.json(r, { status: r.status === "ok" ? 200 : 503 }));
+
   return {
     db,
     database,
     auth,
     authPost,
+    handle(req) {
+      const { pathname } = new URL(req.url);
+      if (pathname.startsWith("/api/auth/")) return handleAuthRequest(auth, req);
+      if (pathname.startsWith("/api/trpc/")) return trpcHandler(req);
+      if (pathname === "/api/health") return health();
+      return Promise.resolve(new Response("not found", { status: 404 }));
+    },
     async signIn(email, password, o = {}) {
       const res = await authPost("/sign-in/email", { email, password }, null, o);
       const setCookie = res.headers.getSetCookie().find((c) => c.startsWith("sluice.session_token="));
