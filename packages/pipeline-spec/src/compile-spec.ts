@@ -5,7 +5,9 @@ import { celRowConverter, type TCelRow } from "./cel-row";
 import { parseDuration } from "./duration";
 import { SpecValidationError, formatPath } from "./errors";
 import { compilePredicate, expressionProblem, fieldsUsedBy, type TCompiledPredicate } from "./expressions";
+import type { TDimension } from "./join-schema";
 import type { TMeasure } from "./measure";
+import { joinedContract } from "./output-views";
 import { specExpressions } from "./spec-expressions";
 import type { TPipelineSpec } from "./spec-schema";
 
@@ -34,6 +36,8 @@ export interface TSpecTiming {
   /** Absent for trigger: { availableNow: true }. */
   triggerEveryMs?: number;
   webhookTimeoutMs?: number;
+  /** A join: how long a row waits for its dimension, and the dimension's watermark delay and idle timeout. */
+  join?: { waitForMs: number; dimensionDelayMs: number; dimensionIdleTimeoutMs: number };
 }
 
 export interface TCompiledSpec {
@@ -49,12 +53,20 @@ export interface TCompiledSpec {
   readonly measures: readonly TCompiledMeasure[];
   /** CDC: true when a change is a delete. */
   readonly deleteWhen?: TCompiledPredicate;
+  /** A join's dimension: its delete condition over the dimension's contract. */
+  readonly dimension?: {
+    toCelRow(row: Readonly<Record<string, unknown>>): TCelRow;
+    deleteWhen?: TCompiledPredicate;
+  };
   readonly timing: TSpecTiming;
 }
 
 /** Compiles a validated spec. Throws SpecValidationError if an expression does not type-check. */
 export function compileSpec(spec: TPipelineSpec): TCompiledSpec {
-  const env = celEnvironmentFor(spec.contract);
+  // The joined row's fields (the source's plus a join's): the pipeline's own expectations and filter
+  // use only the source's (validateSpec checks that), its aggregate and CDC may use the join's too.
+  const contract = joinedContract(spec);
+  const env = celEnvironmentFor(contract);
   const expressions = specExpressions(spec);
   const errors = expressions.flatMap((e) => {
     const message = expressionProblem(e.expr, env, e.kind);
@@ -67,7 +79,7 @@ export function compileSpec(spec: TPipelineSpec): TCompiledSpec {
   const deleteWhen = spec.cdc?.operation?.deleteWhen;
   return {
     spec,
-    toCelRow: celRowConverter(spec.contract, fieldsUsed),
+    toCelRow: celRowConverter(contract, fieldsUsed),
     fieldsUsed,
     ...(spec.transform?.filter !== undefined ? { filter: compile(spec.transform.filter) } : {}),
     expectations: spec.expectations.map((e) => ({ ...compile(e.expr), name: e.name, action: e.action })),
@@ -78,7 +90,19 @@ export function compileSpec(spec: TPipelineSpec): TCompiledSpec {
         return { ...measure, name, ...(measure.if !== undefined ? { condition: compile(measure.if) } : {}) };
       }),
     ...(deleteWhen !== undefined ? { deleteWhen: compile(deleteWhen) } : {}),
+    ...(spec.join ? { dimension: compileDimension(spec.join.dimension) } : {}),
     timing: specTiming(spec),
+  };
+}
+
+function compileDimension(dim: TDimension): NonNullable<TCompiledSpec["dimension"]> {
+  if (dim.deleteWhen === undefined) return { toCelRow: celRowConverter(dim.contract, []) };
+  const env = celEnvironmentFor(dim.contract);
+  const problem = expressionProblem(dim.deleteWhen, env, "delete condition");
+  if (problem) throw new SpecValidationError([{ path: "join.dimension.deleteWhen", message: problem }]);
+  return {
+    toCelRow: celRowConverter(dim.contract, fieldsUsedBy(dim.deleteWhen, env)),
+    deleteWhen: compilePredicate(dim.deleteWhen, env),
   };
 }
 
@@ -100,6 +124,14 @@ export function specTiming(spec: TPipelineSpec): TSpecTiming {
     timing.windowSlideMs = window?.sliding ? parseDuration(window.sliding.slide) : size;
   }
   if (spec.trigger.every !== undefined) timing.triggerEveryMs = parseDuration(spec.trigger.every);
-  if (spec.sink.webhook) timing.webhookTimeoutMs = parseDuration(spec.sink.webhook.timeout);
+  if (spec.sink?.webhook) timing.webhookTimeoutMs = parseDuration(spec.sink.webhook.timeout);
+  if (spec.join)
+    timing.join = {
+      waitForMs: parseDuration(spec.join.waitFor),
+      dimensionDelayMs: parseDuration(spec.join.dimension.eventTime.watermarkDelay),
+      dimensionIdleTimeoutMs: parseDuration(
+        spec.join.dimension.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT,
+      ),
+    };
   return timing;
 }

@@ -26,7 +26,12 @@ export {
   type TExpectation,
   type TTransform,
   type TTrigger,
+  type TResolvedOutput,
+  type TSingleOutputSpec,
 } from "./spec-schema";
+export { ZJoin, ZDimension, JOIN_ON_MISSING, type TJoin, type TDimension } from "./join-schema";
+export { ZOutput, ZOutputs, MAX_OUTPUTS, outputNameProblem, type TOutputSection } from "./outputs-schema";
+export { outputViews, joinFields, joinedContract, sinkTables, type TOutputView } from "./output-views";
 export {
   ZAggregate,
   ZWindow,
@@ -119,6 +124,8 @@ export { canonicalizeSpec, canonicalJson, specHash } from "./canonical";
 export { diffSpecs, type TSpecChange } from "./diff";
 export {
   stateCompatibility,
+  outputContinuations,
+  outputPairs,
   STATE_KINDS,
   type TStateCompatibility,
   type TStateFinding,

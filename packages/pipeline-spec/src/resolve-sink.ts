@@ -4,7 +4,8 @@ import type { TAggregate } from "./aggregate-schema";
 import type { TCdc } from "./cdc-schema";
 import { issue, type TSpecIssue } from "./errors";
 import { aggregateResultKey, cdcResultKey } from "./output-columns";
-import type { TDedupe } from "./spec-schema";
+import type { TOutputSection } from "./outputs-schema";
+import type { TDedupe, TResolvedOutput } from "./spec-schema";
 import type { TResolvedSink, TSinkMode, TSinkSection } from "./sink-schema";
 
 export interface TSinkContext {
@@ -65,4 +66,50 @@ export function resolveSink(spec: TSinkContext): { sink?: TResolvedSink; issues:
     };
   }
   return { sink: { webhook: { ...hook, idempotencyKey } }, issues: [] };
+}
+
+export interface TSinksContext {
+  sink?: TSinkSection | undefined;
+  outputs?: Record<string, TOutputSection> | undefined;
+  dedupe?: TDedupe | undefined;
+  aggregate?: TAggregate | undefined;
+  cdc?: TCdc | undefined;
+}
+
+/**
+ * The sink of a spec with one result, or each output's (keys and modes resolved per output, an
+ * output's issues under outputs.<name>). Exactly one of sink and outputs must be declared.
+ */
+export function resolveSinks(spec: TSinksContext): {
+  sink?: TResolvedSink;
+  outputs?: Record<string, TResolvedOutput>;
+  issues: TSpecIssue[];
+} {
+  if (spec.sink && spec.outputs)
+    return {
+      issues: [
+        issue(
+          ["sink"],
+          "declare either sink (one result) or outputs (several, each with its own sink), not both: move sink under outputs.<name>",
+        ),
+      ],
+    };
+  if (spec.sink) return resolveSink({ ...spec, sink: spec.sink });
+  if (!spec.outputs)
+    return {
+      issues: [
+        issue(
+          ["sink"],
+          "required field is missing: declare where the result goes, e.g. sink: { postgres: { table: payments_ledger } } (or outputs, for several results)",
+        ),
+      ],
+    };
+  const outputs: Record<string, TResolvedOutput> = {};
+  const issues: TSpecIssue[] = [];
+  for (const [name, output] of Object.entries(spec.outputs)) {
+    const resolved = resolveSink({ ...output, dedupe: spec.dedupe });
+    if (resolved.sink) outputs[name] = { ...output, sink: resolved.sink };
+    else issues.push(...resolved.issues.map((i) => ({ ...i, path: ["outputs", name, ...i.path] })));
+  }
+  return issues.length > 0 ? { issues } : { outputs, issues };
 }

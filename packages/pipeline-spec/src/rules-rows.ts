@@ -10,6 +10,32 @@ export function notAField(column: string, contract: Pick<TContract, "fields">, r
   return `${JSON.stringify(column)} is not a contract field, so it cannot be ${role}: use one of ${fields}, or add it to contract.fields`;
 }
 
+/** Expectation names: identifiers, unique in their list (the pipeline's, or one output's). */
+export const expectationNameRules = [
+  defineRule(["expectations"], ({ expectations }) =>
+    expectations.flatMap((e, i) => {
+      const path = ["expectations", i, "name"];
+      if (!IDENTIFIER_PATTERN.test(e.name)) {
+        return [
+          issue(
+            path,
+            `${JSON.stringify(e.name)} is not a valid expectation name: use lowercase letters, digits and _, e.g. positive_amount (it labels metrics and dead letters)`,
+          ),
+        ];
+      }
+      const first = expectations.findIndex((other) => other.name === e.name);
+      return first < i
+        ? [
+            issue(
+              path,
+              `expectation ${JSON.stringify(e.name)} is already declared at expectations[${first}]: names must be unique`,
+            ),
+          ]
+        : [];
+    }),
+  ),
+];
+
 export const rowRules = [
   defineRule(["contract", "eventTime"], ({ contract, eventTime }) => {
     if (!eventTime) return [];
@@ -63,29 +89,11 @@ export const rowRules = [
     return found;
   }),
 
-  defineRule(["expectations"], ({ expectations }) =>
-    expectations.flatMap((e, i) => {
-      const path = ["expectations", i, "name"];
-      if (!IDENTIFIER_PATTERN.test(e.name)) {
-        return [
-          issue(
-            path,
-            `${JSON.stringify(e.name)} is not a valid expectation name: use lowercase letters, digits and _, e.g. positive_amount (it labels metrics and dead letters)`,
-          ),
-        ];
-      }
-      const first = expectations.findIndex((other) => other.name === e.name);
-      return first < i
-        ? [
-            issue(
-              path,
-              `expectation ${JSON.stringify(e.name)} is already declared at expectations[${first}]: names must be unique`,
-            ),
-          ]
-        : [];
-    }),
-  ),
+  ...expectationNameRules,
+];
 
+/** transform.select names columns of the rows the sink receives: after a join, the joined ones too. */
+export const selectRules = [
   defineRule(["contract", "transform", "aggregate", "cdc"], ({ contract, transform, aggregate, cdc }) => {
     if (!transform?.select) return [];
     if (aggregate || cdc) {

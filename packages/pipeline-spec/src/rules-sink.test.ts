@@ -120,7 +120,7 @@ describe("webhook sink rules", () => {
     });
     spec.aggregate.outputMode = "append";
     const result = validateSpec(spec);
-    expect(result.ok && result.spec.sink.webhook?.idempotencyKey).toEqual(["merchant_id", "window_start"]);
+    expect(result.ok && result.spec.sink?.webhook?.idempotencyKey).toEqual(["merchant_id", "window_start"]);
   });
 
   it("rejects credentials in the url and secret-looking query parameters", () => {

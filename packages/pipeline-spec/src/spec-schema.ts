@@ -7,53 +7,17 @@ import { ZAggregate } from "./aggregate-schema";
 import { ZCdc } from "./cdc-schema";
 import { ZContract } from "./contract";
 import { canonicalDuration, durationProblem, parseDuration } from "./duration";
-import { resolveSink } from "./resolve-sink";
+import { resolveSinks } from "./resolve-sink";
 import { ZSink, type TResolvedSink } from "./sink-schema";
 import { ZTargets } from "./targets";
-import {
-  ZColumnList,
-  ZColumnRef,
-  ZDuration,
-  ZExpression,
-  ZPositiveDuration,
-  ZSlug,
-  exactlyOneOf,
-} from "./spec-primitives";
+import { ZEventTime, ZKafkaSource, ZSource } from "./source-schema";
+import { ZExpectation, ZTransform } from "./row-schema";
+import { ZJoin } from "./join-schema";
+import { ZOutputs, type TOutputSection } from "./outputs-schema";
+import { ZColumnList, ZPositiveDuration, ZSlug, exactlyOneOf } from "./spec-primitives";
 
-const KAFKA_TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
-
-export const ZKafkaSource = z.strictObject({
-  topic: z.string().refine((t) => KAFKA_TOPIC.test(t), {
-    error: (iss) => `${JSON.stringify(iss.input)} is not a Kafka topic name: use letters, digits, ., _ and -`,
-  }),
-  /**
-   * Where a version that has read nothing yet starts: `latest` records the end offsets at its first run
-   * in its checkpoint. A partition added to the topic later is read from its beginning either way.
-   */
-  startingOffsets: z.enum(["earliest", "latest"]).default("earliest"),
-  /** Upper bound on offsets read per micro-batch, spread over partitions. */
-  maxOffsetsPerTrigger: z.number().int().positive().max(10_000_000).default(10_000),
-  /** Read only these partitions (default: all). */
-  partitions: z
-    .array(z.number().int().nonnegative())
-    .min(1)
-    .refine((ps) => new Set(ps).size === ps.length, { error: "list each partition once" })
-    .optional(),
-});
-
-export const ZSource = z.strictObject({ kafka: ZKafkaSource });
-
-export const ZEventTime = z.strictObject({
-  /** A required timestamp field of the contract. */
-  column: ZColumnRef,
-  /** watermark = max(event time seen) − watermarkDelay. */
-  watermarkDelay: ZDuration,
-  /**
-   * The watermark is the minimum over partitions of (max event time − delay); a partition that has
-   * read no new records for this long stops holding it back (default 1m).
-   */
-  idleTimeout: ZPositiveDuration.optional(),
-});
+export { ZEventTime, ZKafkaSource, ZSource } from "./source-schema";
+export { EXPECTATION_ACTIONS, ZExpectation, ZTransform } from "./row-schema";
 
 export const ZDedupe = z.strictObject({
   key: ZColumnList,
@@ -73,22 +37,6 @@ export const ZDedupe = z.strictObject({
       }
       return canonicalDuration(value);
     }),
-});
-
-export const EXPECTATION_ACTIONS = ["warn", "drop", "fail"] as const;
-
-export const ZExpectation = z.strictObject({
-  name: ZColumnRef,
-  expr: ZExpression,
-  /** warn: keep the row and count; drop: drop the row and count; fail: stop the pipeline at this batch. */
-  action: z.enum(EXPECTATION_ACTIONS).default("warn"),
-});
-
-export const ZTransform = z.strictObject({
-  /** CEL condition; rows for which it is false are counted as filtered. */
-  filter: ZExpression.optional(),
-  /** The contract fields written to the sink, in this order (default: all). */
-  select: ZColumnList.optional(),
 });
 
 export type TTrigger =
@@ -115,7 +63,11 @@ export const SPEC_SECTIONS = {
   cdc: ZCdc.optional(),
   /** Rows behind the watermark beyond allowedLateness: dead letters with reason late, or dropped and counted. */
   lateData: z.enum(["deadLetter", "drop"]).default("deadLetter"),
-  sink: ZSink,
+  /** Enrich each row with a dimension version valid at its event time (join-schema.ts). */
+  join: ZJoin.optional(),
+  /** Exactly one of sink (one result) or outputs (several, each with its own sink). */
+  sink: ZSink.optional(),
+  outputs: ZOutputs.optional(),
   trigger: ZTrigger.default({ every: "2s" }),
   /** Freshness and violation-rate targets the console and alerts hold the signals against (targets.ts). */
   targets: ZTargets.optional(),
@@ -127,21 +79,39 @@ export const ZPipelineSpecShape = z.strictObject(SPEC_SECTIONS);
 export type TSpecSections = z.output<typeof ZPipelineSpecShape>;
 export type TPipelineSpecInput = z.input<typeof ZPipelineSpecShape>;
 
-/** A valid, normalized spec: defaults filled in, durations canonical, sink mode and keys resolved. */
-export type TPipelineSpec = Omit<TSpecSections, "sink"> & { sink: TResolvedSink };
+/** An output after defaults that depend on the rest of the spec: its sink's mode and keys resolved. */
+export type TResolvedOutput = Omit<TOutputSection, "sink"> & { sink: TResolvedSink };
+
+/**
+ * A valid, normalized spec: defaults filled in, durations canonical, sink mode and keys resolved.
+ * Exactly one of `sink` and `outputs` is set; `outputViews` (output-views.ts) gives every output,
+ * the only one of a spec with a top-level sink included.
+ */
+export type TPipelineSpec = Omit<TSpecSections, "sink" | "outputs"> & {
+  sink?: TResolvedSink;
+  outputs?: Record<string, TResolvedOutput>;
+};
+
+/** A spec with one result (a top-level sink): what each output is to the engine's operators. */
+export type TSingleOutputSpec = TPipelineSpec & { sink: TResolvedSink; outputs?: undefined };
 
 /**
  * Structure plus defaults. Prefer validateSpec: this schema does not check cross-field rules or
  * expressions (ZValidPipelineSpec does, for tRPC inputs).
  */
 export const ZPipelineSpec = ZPipelineSpecShape.transform((sections, ctx): TPipelineSpec => {
-  const resolved = resolveSink(sections);
-  if (!resolved.sink) {
+  const { sink: _sink, outputs: _outputs, ...rest } = sections;
+  const resolved = resolveSinks(sections);
+  if (resolved.issues.length > 0) {
     for (const i of resolved.issues)
       ctx.issues.push({ code: "custom", input: sections, path: i.path, message: i.message });
     return z.NEVER;
   }
-  return { ...sections, sink: resolved.sink };
+  return {
+    ...rest,
+    ...(resolved.sink ? { sink: resolved.sink } : {}),
+    ...(resolved.outputs ? { outputs: resolved.outputs } : {}),
+  };
 });
 
 export type TEventTime = z.output<typeof ZEventTime>;

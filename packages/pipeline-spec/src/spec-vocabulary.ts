@@ -86,6 +86,35 @@ const DOCS: Record<string, string> = {
   "sink.webhook.idempotencyHeader": "The header carrying the idempotency key (default Idempotency-Key).",
   "sink.webhook.timeout": "How long one request may take, e.g. 5s.",
   "sink.webhook.maxAttempts": "Attempts before a row becomes a dead letter.",
+  join: "Enrich each row with a dimension entity's version valid at the row's event time (a changelog topic).",
+  "join.dimension": "The dimension's changelog: kafka, contract, key, eventTime, sequenceBy, deleteWhen.",
+  "join.dimension.kafka": "The changelog topic, read next to the source in every batch.",
+  "join.dimension.kafka.topic": "The dimension's changelog topic (not the source's).",
+  "join.dimension.kafka.startingOffsets": "earliest (default) or latest: where the changelog is first read.",
+  "join.dimension.kafka.maxOffsetsPerTrigger":
+    "Upper bound on changelog offsets read per batch (default 10000).",
+  "join.dimension.kafka.partitions": "Read only these partitions of the changelog (default: all).",
+  "join.dimension.contract": "The changes' fields and types; a change that breaks it is a dead letter.",
+  "join.dimension.contract.fields": "field: type, as in contract.fields.",
+  "join.dimension.contract.onUnknownField":
+    "rescue (ignore), quarantine or reject a change with unknown fields.",
+  "join.dimension.contract.onTypeMismatch": "quarantine or reject a change whose field has the wrong type.",
+  "join.dimension.key": "The dimension fields that identify the entity, e.g. [customer_id].",
+  "join.dimension.eventTime": "When each change happened, and how far the dimension's watermark trails it.",
+  "join.dimension.eventTime.column": "A required timestamp field: a version is valid from it.",
+  "join.dimension.eventTime.watermarkDelay":
+    "The dimension's watermark = its max event time − this, e.g. 10m.",
+  "join.dimension.eventTime.idleTimeout":
+    "A changelog partition quiet this long stops holding the dimension's watermark back.",
+  "join.dimension.sequenceBy": "Orders two changes of a key with the same event time (the higher wins).",
+  "join.dimension.deleteWhen": "A CEL expression over the change: true for a delete, e.g. op == 'D'.",
+  "join.on": "Row field: dimension key field, e.g. { customer_id: customer_id }.",
+  "join.fields": "New field: dimension field, e.g. { customer_status: status } (null when missing).",
+  "join.waitFor":
+    "How far the source's event time may pass a row while it waits for the dimension, e.g. 15m.",
+  "join.onMissing": "deadLetter (dimension_missing, replayable) or emit (joined fields null, counted).",
+  outputs:
+    "Several results from one read: name → { sink, aggregate | cdc, transform, expectations, watermarkDelay }.",
   trigger: "When batches run: every: 2s, or availableNow: true (drain, then stop).",
   "trigger.every": "The interval between batches, e.g. 2s.",
   "trigger.availableNow": "true: read what is there, then stop.",

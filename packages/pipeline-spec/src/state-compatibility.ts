@@ -5,14 +5,26 @@
 // (docs/engine.md, "A new version"). Changes that only decide which rows go on (expectations, filter,
 // lateData, the contract's policies, trigger, batch size) are compatible: the state stays what it says.
 import { diffSpecs, type TSpecChange } from "./diff";
-import { parseDuration } from "./duration";
-import { formatMeasure, type TMeasure } from "./measure";
-import type { TPipelineSpec } from "./spec-schema";
+import { checkJoin } from "./join-compatibility";
+import { outputViews, type TOutputView } from "./output-views";
+import type { TPipelineSpec, TSingleOutputSpec } from "./spec-schema";
+import {
+  checkCdc,
+  checkCheckpoint,
+  checkDedup,
+  checkLatenessNote,
+  checkSink,
+  checkWebhookLedger,
+  checkWindows,
+  describe,
+  type Context,
+} from "./state-checks";
 
-export const STATE_KINDS = ["checkpoint", "sink", "dedup", "window", "cdc", "webhookLedger"] as const;
+export const STATE_KINDS = ["checkpoint", "sink", "dedup", "window", "cdc", "webhookLedger", "join"] as const;
 /**
  * checkpoint: source offsets and watermark; sink: the result the checkpoint vouches for (its table,
- * key and mode); dedup, window, cdc: the operators' state; webhookLedger: deliveries, kept per pipeline.
+ * key and mode); dedup, window, cdc: the operators' state; webhookLedger: deliveries, kept per pipeline;
+ * join: the dimension's versions and offsets, and the rows waiting for it.
  */
 export type TStateKind = (typeof STATE_KINDS)[number];
 
@@ -35,50 +47,59 @@ export interface TStateCompatibility {
   notes: TStateFinding[];
 }
 
-interface Context {
-  before: TPipelineSpec;
-  after: TPipelineSpec;
-  /** The change at exactly this path, if any. */
-  at(path: string): TSpecChange | undefined;
-  /** The changes at or under this path. */
-  under(path: string): TSpecChange[];
-  problem(state: TStateKind, change: TSpecChange, why: string): void;
-  note(state: TStateKind, change: TSpecChange, why: string): void;
-}
-
 export function stateCompatibility(before: TPipelineSpec, after: TPipelineSpec): TStateCompatibility {
-  const changes = diffSpecs(before, after);
   const problems: TStateFinding[] = [];
   const notes: TStateFinding[] = [];
-  const finding = (state: TStateKind, change: TSpecChange, why: string) => ({
-    state,
-    path: change.path,
-    reason: `${describe(change)}: ${why}`,
-  });
-  const ctx: Context = {
-    before,
-    after,
-    at: (path) => changes.find((c) => c.path === path),
-    under: (path) => changes.filter((c) => c.path === path || c.path.startsWith(`${path}.`)),
-    problem: (...args) => void problems.push(finding(...args)),
-    note: (...args) => void notes.push(finding(...args)),
-  };
-  checkCheckpoint(ctx);
-  // Another kind of result or sink leaves nothing to compare the operators' state with: one reason is enough.
-  if (checkSink(ctx)) {
-    checkDedup(ctx);
-    checkWindows(ctx);
-    checkCdc(ctx);
-    checkWebhookLedger(ctx);
+  const compare = (a: TPipelineSpec, b: TPipelineSpec, output?: string) =>
+    checkContext(a as TSingleOutputSpec, b as TSingleOutputSpec, problems, notes, output);
+  const top = compare(before, after);
+  checkCheckpoint(top);
+  checkJoin(top);
+  if (!before.outputs && !after.outputs) {
+    // Another kind of result or sink leaves nothing to compare the operators' state with: one reason is enough.
+    if (checkSink(top)) {
+      checkDedup(top);
+      checkWindows(top);
+      checkCdc(top);
+      checkWebhookLedger(top);
+    }
+  } else {
+    checkDedup(top);
+    for (const pair of outputPairs(before, after)) {
+      if (pair.from && pair.to) {
+        const ctx = compare(pair.from.spec, pair.to.spec, pair.to.name || pair.from.name);
+        if (checkSink(ctx)) {
+          checkLatenessNote(ctx);
+          checkWindows(ctx);
+          checkCdc(ctx);
+          checkWebhookLedger(ctx);
+        }
+      } else if (pair.to)
+        top.note(
+          "sink",
+          { path: `outputs.${pair.to.name}`, kind: "added" },
+          "it starts with no state, at the pipeline's offsets: it holds the rows read from this version on",
+        );
+      else if (pair.from?.name)
+        top.note(
+          "sink",
+          { path: `outputs.${pair.from.name}`, kind: "removed" },
+          "its state is dropped with it; its table keeps the rows it holds",
+        );
+    }
   }
-  const kept = (s: TPipelineSpec): TStateKind[] => [
-    "checkpoint",
-    "sink",
-    ...(s.dedupe ? (["dedup"] as const) : []),
-    ...(s.aggregate ? (["window"] as const) : []),
-    ...(s.cdc ? (["cdc"] as const) : []),
-    ...(s.sink.webhook ? (["webhookLedger"] as const) : []),
-  ];
+  const kept = (s: TPipelineSpec): TStateKind[] => {
+    const views = outputViews(s).map((v) => v.spec);
+    return [
+      "checkpoint",
+      "sink",
+      ...(s.dedupe ? (["dedup"] as const) : []),
+      ...(views.some((v) => v.aggregate) ? (["window"] as const) : []),
+      ...(views.some((v) => v.cdc) ? (["cdc"] as const) : []),
+      ...(views.some((v) => v.sink.webhook) ? (["webhookLedger"] as const) : []),
+      ...(s.join ? (["join"] as const) : []),
+    ];
+  };
   const present = new Set([...kept(before), ...kept(after)]);
   const states = STATE_KINDS.filter((k) => present.has(k)).map((state) => ({
     state,
@@ -87,224 +108,66 @@ export function stateCompatibility(before: TPipelineSpec, after: TPipelineSpec):
   return { compatible: problems.length === 0, states, problems, notes };
 }
 
-function checkCheckpoint({ before, at, problem }: Context): void {
-  const topic = at("source.kafka.topic");
-  if (topic)
-    problem("checkpoint", topic, `the checkpoint's offsets are positions in ${before.source.kafka.topic}`);
-  const time = at("eventTime.column");
-  if (time?.kind === "changed")
-    problem(
-      "checkpoint",
-      time,
-      `the checkpoint's watermark is a time of ${before.eventTime!.column}; rows would be judged late by another column against it`,
-    );
+/**
+ * The outputs of two versions side by side: matched by name, and a spec's only output ("") by the
+ * table it writes (a pipeline split into outputs keeps the state of the one writing its old table).
+ */
+export function outputPairs(
+  before: TPipelineSpec,
+  after: TPipelineSpec,
+): { from?: TOutputView; to?: TOutputView }[] {
+  const [was, now] = [outputViews(before), outputViews(after)];
+  const table = (v: TOutputView) => v.spec.sink.postgres?.table;
+  const partner = (v: TOutputView, others: TOutputView[]) =>
+    others.find((o) => o.name === v.name) ??
+    (v.name === "" || others.some((o) => o.name === "")
+      ? others.find(
+          (o) => (o.name === "" || v.name === "") && table(o) !== undefined && table(o) === table(v),
+        )
+      : undefined);
+  const pairs: { from?: TOutputView; to?: TOutputView }[] = was.map((from) => {
+    const to = partner(from, now);
+    return to ? { from, to } : { from };
+  });
+  for (const to of now) if (!pairs.some((p) => p.to === to)) pairs.push({ to });
+  return pairs;
 }
 
-const resultKind = (s: TPipelineSpec): "aggregate" | "cdc" | "rows" =>
-  s.aggregate ? "aggregate" : s.cdc ? "cdc" : "rows";
-const RESULT_NAMES = { aggregate: "aggregate results", cdc: "CDC entities", rows: "rows" } as const;
-const MODE_MEANING = {
-  append: "once (the first row per key stays)",
-  upsert: "in place (the last row per key wins)",
-} as const;
-
-/** False when the result or sink is another one altogether (the operators' state is then not compared). */
-function checkSink({ before, after, at, problem }: Context): boolean {
-  const [was, now] = [resultKind(before), resultKind(after)];
-  if (was !== now) {
-    const change = at(was === "rows" ? now : was)!;
-    problem(
-      "sink",
-      change,
-      `the sink holds ${RESULT_NAMES[was]}, the next version would write ${RESULT_NAMES[now]}`,
-    );
-    return false;
-  }
-  const [a, b] = [before.sink.postgres, after.sink.postgres];
-  if (!a !== !b) {
-    const change = at(a ? "sink.postgres" : "sink.webhook")!;
-    problem(
-      "sink",
-      change,
-      `the checkpoint vouches for what ${a ? `table ${a.table}` : "the webhook"} received, and the next version would write elsewhere`,
-    );
-    return false;
-  }
-  if (!a || !b) return true;
-  const table = at("sink.postgres.table");
-  if (table) {
-    problem("sink", table, `the checkpoint vouches for what ${a.table} holds; ${b.table} holds none of it`);
-    return false;
-  }
-  const key = at("sink.postgres.key");
-  if (key) problem("sink", key, `${a.table} identifies its rows by ${show(a.key)}`);
-  const mode = at("sink.postgres.mode");
-  if (mode)
-    problem(
-      "sink",
-      mode,
-      `the rows ${a.table} holds were written ${MODE_MEANING[a.mode]}, the next ones would be written ${MODE_MEANING[b.mode]}`,
-    );
-  return true;
-}
-
-function checkDedup({ before, after, at, problem, note }: Context): void {
-  const [was, now] = [before.dedupe, after.dedupe];
-  if (!now) return;
-  if (!was)
-    return note(
-      "dedup",
-      at("dedupe")!,
-      "events read before this version were not remembered, so a later duplicate of one is not caught",
-    );
-  const key = at("dedupe.key");
-  if (key)
-    return problem(
-      "dedup",
-      key,
-      "the stored keys are values of the old columns, so a duplicate of an event already seen would not be found",
-    );
-  typeChanges(at, now.key).forEach((c) =>
-    problem("dedup", c, "the stored dedup keys hold the old type's values"),
+/** Which output's state the next version continues from which of the previous version's (by output name). */
+export function outputContinuations(
+  before: TPipelineSpec,
+  after: TPipelineSpec,
+): { from: string; to: string }[] {
+  return outputPairs(before, after).flatMap((p) =>
+    p.from && p.to ? [{ from: p.from.name, to: p.to.name }] : [],
   );
-  const within = at("dedupe.within");
-  const shorter =
-    was.within !== "watermark" &&
-    now.within !== "watermark" &&
-    parseDuration(now.within) < parseDuration(was.within);
-  if (within && !shorter)
-    note(
-      "dedup",
-      within,
-      "keys the previous version already evicted stay evicted: until the new retention has passed, a duplicate of one is not caught",
-    );
-  const lateness = at("aggregate.allowedLateness");
-  if (lateness && now.within === "watermark" && grew(lateness))
-    note("dedup", lateness, "dedup keys evicted under the shorter lateness stay evicted");
-  const time = at("eventTime");
-  if (time?.kind === "removed")
-    note(
-      "dedup",
-      time,
-      "the stored keys carry event times and new ones ingest times, so a stored key may be evicted sooner than dedupe.within after it was seen",
-    );
 }
 
-function checkWindows({ before, after, at, under, problem }: Context): void {
-  const [was, now] = [before.aggregate, after.aggregate];
-  if (!was || !now) return;
-  const window = under("aggregate.window");
-  if (window.length > 0)
-    return window.forEach((c) =>
-      problem(
-        "window",
-        c,
-        `the stored state holds ${showWindow(was.window)} windows, the next version would use ${showWindow(now.window)}`,
-      ),
-    );
-  const groupBy = at("aggregate.groupBy");
-  if (groupBy) return problem("window", groupBy, `the stored state is grouped by ${show(was.groupBy)}`);
-  typeChanges(at, now.groupBy).forEach((c) =>
-    problem("window", c, "the stored group keys hold the old type's values"),
-  );
-  for (const name of Object.keys(now.measures).sort()) {
-    const path = `aggregate.measures.${name}`;
-    const [m, n] = [was.measures[name] as TMeasure | undefined, now.measures[name] as TMeasure];
-    if (!m)
-      problem(
-        "window",
-        at(path)!,
-        `the open windows have no ${name} accumulator: their ${name} would count only rows from this version on`,
-      );
-    else if (formatMeasure(m) !== formatMeasure(n)) {
-      problem(
-        "window",
-        { path, kind: "changed", before: formatMeasure(m), after: formatMeasure(n) },
-        `the open windows' ${name} was folded by the old definition`,
-      );
-    } else if (n.column !== undefined) {
-      typeChanges(at, [n.column]).forEach((c) =>
-        problem("window", c, `the open windows' ${name} holds the old type's values`),
-      );
-    }
-  }
-  // Without a window, update and complete keep the same per-group state; they differ only in what they rewrite.
-  const mode = at("aggregate.outputMode");
-  const sameState = !now.window && was.outputMode !== "append" && now.outputMode !== "append";
-  if (mode && !sameState) {
-    problem(
-      "window",
-      mode,
-      `windows the previous version already wrote ${was.outputMode === "append" ? "once, when final," : "while open"} would be written again ${now.outputMode === "append" ? "when final" : "as they change"}`,
-    );
-  }
-  const lateness = at("aggregate.allowedLateness");
-  if (lateness && grew(lateness)) {
-    problem(
-      "window",
-      lateness,
-      "windows the previous version finalized and evicted would be reopened by rows it called late, holding only those rows (update would overwrite a final result with a partial one; append would write it twice)",
-    );
-  }
+function checkContext(
+  before: TSingleOutputSpec,
+  after: TSingleOutputSpec,
+  problems: TStateFinding[],
+  notes: TStateFinding[],
+  output?: string,
+): Context {
+  const changes = diffSpecs(before, after);
+  // An output's changes are named by their place in the spec: outputs.<name>.aggregate.window.
+  const place = (path: string) =>
+    output && OUTPUT_PATHS.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`))
+      ? `outputs.${output}.${path}`
+      : path;
+  const finding = (state: TStateKind, change: TSpecChange, why: string) => {
+    const placed = { ...change, path: place(change.path) };
+    return { state, path: placed.path, reason: `${describe(placed)}: ${why}` };
+  };
+  return {
+    before,
+    after,
+    at: (path) => changes.find((c) => c.path === path),
+    under: (path) => changes.filter((c) => c.path === path || c.path.startsWith(`${path}.`)),
+    problem: (...args) => void problems.push(finding(...args)),
+    note: (...args) => void notes.push(finding(...args)),
+  };
 }
 
-function checkCdc({ before, after, at, problem }: Context): void {
-  const [was, now] = [before.cdc, after.cdc];
-  if (!was || !now) return;
-  const key = at("cdc.key");
-  if (key) problem("cdc", key, `the applied changes are stored per ${show(was.key)} entity`);
-  const sequence = at("cdc.sequenceBy");
-  if (sequence)
-    problem(
-      "cdc",
-      sequence,
-      `the applied changes are ordered by ${was.sequenceBy}, so a change could not be told older or newer than them`,
-    );
-  const scd = at("cdc.scdType");
-  if (scd)
-    problem(
-      "cdc",
-      scd,
-      "SCD1 keeps the newest change per key and SCD2 every version, in state and in the table",
-    );
-  if (!key && !sequence)
-    typeChanges(at, [...now.key, now.sequenceBy]).forEach((c) =>
-      problem("cdc", c, "the applied changes hold the old type's values"),
-    );
-}
-
-function checkWebhookLedger({ before, at, problem }: Context): void {
-  const key = at("sink.webhook.idempotencyKey");
-  if (key) {
-    problem(
-      "webhookLedger",
-      key,
-      `the delivery ledger (kept per pipeline, for every version) knows the rows already sent by their ${show(before.sink.webhook!.idempotencyKey)} values; sent again under another key, a receiver would apply them twice`,
-    );
-  }
-}
-
-/** Changes of the contract type of these fields. */
-function typeChanges(at: Context["at"], fields: readonly string[]): TSpecChange[] {
-  return fields.flatMap((f) => at(`contract.fields.${f}.type`) ?? []);
-}
-
-const grew = (c: TSpecChange) => parseDuration(c.after as string) > parseDuration(c.before as string);
-
-function describe(c: TSpecChange): string {
-  if (c.kind === "added") return `${c.path} added`;
-  if (c.kind === "removed") return `${c.path} removed`;
-  return `${c.path} changed from ${showValue(c.before)} to ${showValue(c.after)}`;
-}
-
-function showValue(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.join(", ")}]`;
-  return typeof v === "string" || typeof v === "number" ? String(v) : JSON.stringify(v);
-}
-
-function showWindow(w: NonNullable<TPipelineSpec["aggregate"]>["window"]): string {
-  if (!w) return "no";
-  return w.tumbling !== undefined ? `tumbling ${w.tumbling}` : `sliding ${w.sliding.size}/${w.sliding.slide}`;
-}
-
-const show = (v: readonly string[] | undefined) => (v ? `[${v.join(", ")}]` : "no key");
+const OUTPUT_PATHS = ["sink", "aggregate", "cdc", "transform", "expectations", "eventTime.watermarkDelay"];

@@ -57,3 +57,57 @@ export function cdcSpec(): TLooseSpec {
     sink: { postgres: { table: "customer_status" } },
   };
 }
+
+/** A valid pipeline with two outputs of different lateness over the same payments. */
+export function splitSpec(): TLooseSpec {
+  const { sink: _sink, aggregate: _aggregate, ...shared } = settlementsSpec();
+  const aggregate = (allowedLateness: string) => ({
+    window: { tumbling: "5m" },
+    groupBy: ["merchant_id"],
+    measures: { settled: "sum(amount)", events: "count()" },
+    allowedLateness,
+  });
+  return {
+    ...shared,
+    name: "settlement-views",
+    outputs: {
+      fraud: { aggregate: aggregate("20m"), sink: { postgres: { table: "merchant_fraud_5m" } } },
+      finance: {
+        watermarkDelay: "10m",
+        aggregate: { ...aggregate("2d"), outputMode: "append" },
+        sink: { postgres: { table: "merchant_finance_5m" } },
+      },
+    },
+  };
+}
+
+/** A valid ledger enriched with the customer's status as of each payment. */
+export function joinedSpec(): TLooseSpec {
+  return {
+    ...ledgerSpec(),
+    name: "payments-enriched",
+    join: {
+      dimension: {
+        kafka: { topic: "customer-changes" },
+        contract: {
+          fields: {
+            customer_id: "string",
+            status: "string",
+            risk_score: "int?",
+            op: "string",
+            changed_at: "timestamp",
+            version: "int",
+          },
+        },
+        key: ["customer_id"],
+        eventTime: { column: "changed_at", watermarkDelay: "10m" },
+        sequenceBy: "version",
+        deleteWhen: "op == 'D'",
+      },
+      on: { customer_id: "customer_id" },
+      fields: { customer_status: "status", customer_risk: "risk_score", customer_version: "version" },
+      waitFor: "15m",
+    },
+    sink: { postgres: { table: "payments_enriched" } },
+  };
+}

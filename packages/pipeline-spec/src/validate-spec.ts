@@ -5,11 +5,14 @@ import { z } from "zod";
 import { aggregateRules } from "./rules-aggregate";
 import { cdcRules } from "./rules-cdc";
 import { celEnvironmentFor } from "./cel-environment";
-import { formatPath, issue, type TSpecError, type TSpecIssue } from "./errors";
+import { formatPath, issue, type TPathSegment, type TSpecError, type TSpecIssue } from "./errors";
 import { expressionProblem } from "./expressions";
-import { resolveSink } from "./resolve-sink";
+import { joinedContract } from "./output-views";
+import { resolveSinks } from "./resolve-sink";
+import { joinRules } from "./rules-join";
+import { outputRuleInputs, outputsRules, outputIssuePath } from "./rules-outputs";
 import { runRules, type TRuleInput } from "./rule";
-import { rowRules } from "./rules-rows";
+import { expectationNameRules, rowRules, selectRules } from "./rules-rows";
 import { sinkRules } from "./rules-sink";
 import { findSecretsInSpec } from "./secrets";
 import { rawSpecExpressions } from "./spec-expressions";
@@ -19,7 +22,11 @@ import { fromZodIssues, schemaKeys } from "./zod-issues";
 
 export type TValidationResult = { ok: true; spec: TPipelineSpec } | { ok: false; errors: TSpecError[] };
 
-const RULES = [...rowRules, ...aggregateRules, ...cdcRules, ...sinkRules];
+/** Rules about the rows as read (the source's contract). */
+const SOURCE_RULES = rowRules;
+/** Rules about the result (after a join: its fields too), run for the pipeline's sink or per output. */
+const RESULT_RULES = [...selectRules, ...aggregateRules, ...cdcRules, ...sinkRules];
+const PIPELINE_RULES = [...outputsRules, ...joinRules];
 const KNOWN_KEYS = schemaKeys(ZPipelineSpecShape);
 type TSectionKey = keyof typeof SPEC_SECTIONS;
 const SECTION_KEYS = Object.keys(SPEC_SECTIONS) as TSectionKey[];
@@ -60,28 +67,96 @@ export function checkSpec(input: unknown): { spec?: TPipelineSpec; issues: TSpec
     }
   }
 
-  const input_ = parts as Partial<TRuleInput>;
-  if (!["sink", "dedupe", "aggregate", "cdc"].some((k) => failed.has(k))) {
-    const resolved = resolveSink(parts as Parameters<typeof resolveSink>[0]);
+  const input_ = parts as Partial<TRuleInput> & Pick<Partial<TPipelineSpec>, "outputs">;
+  if (!["sink", "outputs", "dedupe", "aggregate", "cdc"].some((k) => failed.has(k))) {
+    const resolved = resolveSinks(parts as Parameters<typeof resolveSinks>[0]);
     if (resolved.sink) input_.sink = resolved.sink;
-    else {
-      failed.add("sink");
-      issues.push(...resolved.issues);
-    }
+    else if (resolved.outputs) input_.outputs = resolved.outputs;
+    else failed.add("sink");
+    issues.push(...resolved.issues);
   }
-  issues.push(...runRules(RULES, input_, (key) => !failed.has(key)));
+  // With outputs there is no top-level sink: the sink rules run per output below.
+  const available = (key: string) => !failed.has(key) && (key !== "sink" || input_.sink !== undefined);
+  issues.push(...runRules(SOURCE_RULES, input_, available));
+  issues.push(...runRules(PIPELINE_RULES, input_, available));
+  // The result's rules see the rows after the join; until the join section parses, its fields are unknown.
+  const joined =
+    input_.join && !failed.has("contract")
+      ? { ...input_, contract: joinedContract(input_ as TPipelineSpec) }
+      : input_;
+  if (!failed.has("join")) issues.push(...runRules(RESULT_RULES, joined, available));
+  if (input_.outputs && !failed.has("contract") && !failed.has("join"))
+    for (const { name, input } of outputRuleInputs(input_ as TPipelineSpec))
+      issues.push(
+        ...runRules([...RESULT_RULES, ...expectationNameRules], input, (key) => !failed.has(key)).map(
+          (i) => ({
+            ...i,
+            path: outputIssuePath(name, i.path),
+          }),
+        ),
+      );
 
   const contract = failed.has("contract") ? salvageContract(raw.contract) : input_.contract;
-  if (contract) {
-    const env = celEnvironmentFor(contract);
-    for (const e of rawSpecExpressions(raw)) {
-      const problem = expressionProblem(e.expr, env, e.kind);
-      if (problem) issues.push(issue(e.path, problem));
-    }
-  }
+  issues.push(...expressionIssues(raw, contract, failed.has("join") ? "failed" : input_.join));
 
   const unique = dedupeIssues(issues);
   return unique.length > 0 ? { issues: unique } : { spec: input_ as TPipelineSpec, issues: [] };
+}
+
+/**
+ * Type-checks every expression against the fields it can see: the pipeline's expectations and filter
+ * the source's contract (they run before the join), aggregates, CDC and every output's expressions
+ * the joined row, a dimension's delete condition the dimension's contract.
+ */
+function expressionIssues(
+  raw: Record<string, unknown>,
+  contract: Pick<TContract, "fields"> | undefined,
+  /** "failed": the join section is invalid, so what the joined row holds is unknown (not checked). */
+  join: TPipelineSpec["join"] | "failed",
+): TSpecIssue[] {
+  const found: TSpecIssue[] = [];
+  const check = (
+    exprs: ReturnType<typeof rawSpecExpressions>,
+    env: ReturnType<typeof celEnvironmentFor>,
+    prefix: TPathSegment[] = [],
+  ) => {
+    for (const e of exprs) {
+      const problem = expressionProblem(e.expr, env, e.kind);
+      if (problem) found.push(issue([...prefix, ...e.path], problem));
+    }
+  };
+  if (contract) {
+    const source = celEnvironmentFor(contract);
+    const joined =
+      join && join !== "failed"
+        ? celEnvironmentFor(joinedContract({ contract: contract as TContract, join }))
+        : source;
+    const all = rawSpecExpressions(raw);
+    const beforeJoin = (e: { kind: string }) => e.kind === "filter" || e.kind === "expectation";
+    check(all.filter(beforeJoin), source);
+    if (join !== "failed")
+      check(
+        all.filter((e) => !beforeJoin(e)),
+        joined,
+      );
+    const outputs = raw.outputs;
+    if (join !== "failed" && typeof outputs === "object" && outputs !== null && !Array.isArray(outputs))
+      for (const [name, output] of Object.entries(outputs))
+        if (typeof output === "object" && output !== null && !Array.isArray(output))
+          check(rawSpecExpressions(output as Record<string, unknown>), joined, ["outputs", name]);
+  }
+  if (join && join !== "failed" && join.dimension.deleteWhen !== undefined)
+    check(
+      [
+        {
+          path: ["join", "dimension", "deleteWhen"],
+          expr: join.dimension.deleteWhen,
+          kind: "delete condition",
+        },
+      ],
+      celEnvironmentFor(join.dimension.contract),
+    );
+  return found;
 }
 
 /**

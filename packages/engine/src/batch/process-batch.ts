@@ -16,6 +16,8 @@ export interface SinkRow {
   offset: number;
   /** The record's Kafka timestamp, ms since the epoch (a number: one Date per row less to allocate). */
   ingestTimeMs: number;
+  /** The source record (its raw bytes and key), for a row that may still become a dead letter (a join's `dimension_missing`). */
+  record?: SourceRecord;
 }
 
 export interface DeadLetterRow {
@@ -23,6 +25,8 @@ export interface DeadLetterRow {
   reason: string;
   record: SourceRecord;
   payload: Record<string, unknown> | null;
+  /** The topic the record was read from, when not the source's (a join's dimension changelog). */
+  topic?: string;
 }
 
 export interface ExpectationFailure {
@@ -79,6 +83,12 @@ export interface ProcessOptions {
   columns: TColumn[];
   /** The watermark committed by the previous batch. */
   watermark: Date | null;
+  /**
+   * Rows before this are late. Left out: the watermark minus allowedLateness. A pipeline with several
+   * outputs or a join passes the earliest of its outputs' horizons (output/output-time.ts): a row is
+   * the pipeline's `late` only when it is late for every output.
+   */
+  lateBefore?: Date | null;
   /** Which of these dedup keys are already in the state (seen in earlier batches). */
   lookupSeenKeys(keys: string[]): Promise<Set<string>>;
   trace?: RowTrace;
@@ -86,6 +96,11 @@ export interface ProcessOptions {
   yieldEvery?: number;
   /** Checked at every yield: an aborted batch stops with the signal's reason (a dry run's time limit). */
   signal?: AbortSignal;
+  /**
+   * Records that passed the late check and dedup when they were first read — a replayed
+   * `dimension_missing` dead letter, which a join refused after admitting it — so neither runs again.
+   */
+  admitted?: ReadonlySet<SourceRecord>;
 }
 
 const MAX_FAILURE_SAMPLES = 5;
@@ -94,7 +109,10 @@ const YIELD_EVERY = 2000;
 export async function processBatch(records: SourceRecord[], opts: ProcessOptions): Promise<ProcessedBatch> {
   const { compiled, watermark, trace } = opts;
   // Behind the watermark but within allowedLateness a row still updates its window; before this it is late.
-  const lateBefore = lateHorizon(watermark, compiled.timing.allowedLatenessMs);
+  const lateBefore =
+    opts.lateBefore !== undefined
+      ? opts.lateBefore
+      : lateHorizon(watermark, compiled.timing.allowedLatenessMs);
   const { spec } = compiled;
   const contract = contractChecker(spec, opts.columns);
   const eventColumn = spec.eventTime?.column;
@@ -111,6 +129,7 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
     key: string | undefined;
     time: Date;
     behindWatermark: boolean;
+    admitted: boolean;
   }[] = [];
   // Times as epoch ms: comparing Date objects with < converts both to numbers on every comparison.
   const maxEventMsByPartition = new Map<number, number>();
@@ -203,14 +222,18 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
       trace?.(record, { ...seen, outcome: "filtered", reason: "transform.filter is false" });
       continue;
     }
-    if (eventTime && eventMs < lateBeforeMs) {
+    const admitted = opts.admitted?.has(record) ?? false;
+    if (eventTime && eventMs < lateBeforeMs && !admitted) {
       outcomes.late++;
       if (spec.lateData === "deadLetter") {
         const lateness =
           lateBefore && watermark && lateBefore < watermark
             ? ` minus allowedLateness (${lateBefore.toISOString()})`
             : "";
-        const reason = `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}${lateness}`;
+        const reason =
+          opts.lateBefore !== undefined
+            ? `event time ${eventTime.toISOString()} is behind every output's horizon (watermark minus allowedLateness, ${lateBefore!.toISOString()} at the latest)`
+            : `event time ${eventTime.toISOString()} is behind the watermark ${watermark!.toISOString()}${lateness}`;
         deadLetters.push({ outcome: "late", reason, record, payload: decoded.value });
       }
       trace?.(record, {
@@ -231,10 +254,12 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
         partition: record.partition,
         offset: record.offset,
         ingestTimeMs: record.timestamp,
+        record,
       },
       key: dedupColumns ? dedupKey(row, dedupColumns) : undefined,
       time: eventTime ?? new Date(record.timestamp),
       behindWatermark: eventTime !== null && eventMs < watermarkMs,
+      admitted,
     });
   }
 
@@ -244,6 +269,11 @@ export async function processBatch(records: SourceRecord[], opts: ProcessOptions
   if (dedupColumns) {
     const seen = await opts.lookupSeenKeys([...new Set(candidates.map((c) => c.key!))]);
     for (const c of candidates) {
+      if (c.admitted) {
+        sinkRows.push(c.row);
+        trace?.(c.record, { ...c.seen, outcome: "sink", dedupKey: c.key! });
+        continue;
+      }
       if (seen.has(c.key!)) {
         outcomes.duplicate++;
         trace?.(c.record, {

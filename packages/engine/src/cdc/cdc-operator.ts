@@ -44,6 +44,8 @@ export class CdcOperator implements ResultOperator {
     private readonly compiled: TCompiledSpec,
     private readonly table: SinkTable,
     private readonly topic: string,
+    /** Which output of the pipeline applies the changes ("" for a pipeline with one sink). */
+    private readonly output = "",
   ) {
     const cdc = compiled.spec.cdc!;
     this.seq = sequenceType(compiled.spec.contract.fields[cdc.sequenceBy]!.type);
@@ -74,7 +76,7 @@ export class CdcOperator implements ResultOperator {
       if (list) list.push(change);
       else byKey.set(key, [change]);
     }
-    const stored = await loadPoints(this.pool, pv, [...byKey.keys()]);
+    const stored = await loadPoints(this.pool, pv, this.output, [...byKey.keys()]);
     const meta = (row: SinkRow): ResultRow => ({
       _rescued: row.rescued,
       _topic: this.topic,
@@ -150,6 +152,7 @@ export class CdcOperator implements ResultOperator {
         ? lateHorizon(input.watermark, compiled.timing.allowedLatenessMs)
         : null;
     let evicted = 0;
+    const output = this.output;
     const counts = {
       keys: byKey.size,
       applied: input.rows.length - stale,
@@ -174,9 +177,9 @@ export class CdcOperator implements ResultOperator {
           await updateResultColumns(client, table, closes, ["valid_to", "is_current"]);
           await insertResultRows(client, table, inserts);
         }
-        const delta = await writePoints(client, pv, added, replaced);
+        const delta = await writePoints(client, pv, output, added, replaced);
         if (!horizon) return delta;
-        const gone = await evictPoints(client, pv, horizon);
+        const gone = await evictPoints(client, pv, output, horizon);
         evicted = gone.rows;
         return { rows: delta.rows - gone.rows, bytes: delta.bytes - gone.bytes };
       },

@@ -16,6 +16,7 @@ const toDate = (ms: number | null) => (ms === null ? null : new Date(ms));
 export async function loadPoints(
   db: pg.Pool,
   pv: string,
+  output: string,
   keys: string[],
 ): Promise<Map<string, StoredPoint[]>> {
   const out = new Map<string, StoredPoint[]>();
@@ -27,8 +28,8 @@ export async function loadPoints(
     event_time: Date | null;
     evict_after: Date | null;
   }>(
-    `SELECT entity_key, sequence, deleted, event_time, evict_after FROM cdc_state WHERE pipeline_version_id = $1 AND entity_key = ANY($2::text[])`,
-    [pv, keys],
+    `SELECT entity_key, sequence, deleted, event_time, evict_after FROM cdc_state WHERE pipeline_version_id = $1 AND output = $2 AND entity_key = ANY($3::text[])`,
+    [pv, output, keys],
   );
   for (const r of res.rows) {
     let points = out.get(r.entity_key);
@@ -47,6 +48,7 @@ export async function loadPoints(
 export async function writePoints(
   client: pg.PoolClient,
   pv: string,
+  output: string,
   points: { entityKey: string; point: StoredPoint }[],
   replaced: { entityKey: string; point: Point }[],
 ): Promise<StateDelta> {
@@ -59,11 +61,11 @@ export async function writePoints(
         { name: "entity_key", sqlType: "text", values: replaced.map((p) => p.entityKey) },
         { name: "sequence", sqlType: "text", values: replaced.map((p) => p.point.sequence) },
       ],
-      2,
+      3,
     );
     await client.query(
-      `DELETE FROM cdc_state s USING (${sql}) AS d (entity_key, sequence) WHERE s.pipeline_version_id = $1 AND s.entity_key = d.entity_key AND s.sequence = d.sequence`,
-      [pv, ...params],
+      `DELETE FROM cdc_state s USING (${sql}) AS d (entity_key, sequence) WHERE s.pipeline_version_id = $1 AND s.output = $2 AND s.entity_key = d.entity_key AND s.sequence = d.sequence`,
+      [pv, output, ...params],
     );
   }
   if (points.length > 0) {
@@ -79,22 +81,27 @@ export async function writePoints(
           values: points.map((p) => toDate(p.point.evictAfter)),
         },
       ],
-      2,
+      3,
     );
     await client.query(
-      `INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted, event_time, evict_after) SELECT $1, * FROM (${sql}) AS u`,
-      [pv, ...params],
+      `INSERT INTO cdc_state (pipeline_version_id, output, entity_key, sequence, deleted, event_time, evict_after) SELECT $1, $2, * FROM (${sql}) AS u`,
+      [pv, output, ...params],
     );
   }
   return delta;
 }
 
 /** Removes the points whose eviction time the horizon has passed; returns what left the state. */
-export async function evictPoints(client: pg.PoolClient, pv: string, horizon: Date): Promise<StateDelta> {
+export async function evictPoints(
+  client: pg.PoolClient,
+  pv: string,
+  output: string,
+  horizon: Date,
+): Promise<StateDelta> {
   const res = await client.query<{ n: string; bytes: string }>(
-    `WITH del AS (DELETE FROM cdc_state WHERE pipeline_version_id = $1 AND evict_after < $2 RETURNING entity_key, sequence)
+    `WITH del AS (DELETE FROM cdc_state WHERE pipeline_version_id = $1 AND output = $2 AND evict_after < $3 RETURNING entity_key, sequence)
      SELECT count(*) AS n, coalesce(sum(${POINT_BYTES_SQL}), 0) AS bytes FROM del`,
-    [pv, horizon],
+    [pv, output, horizon],
   );
   return { rows: Number(res.rows[0]!.n), bytes: Number(res.rows[0]!.bytes) };
 }

@@ -5,12 +5,24 @@
 // empty (a draft has none), so a duplicate is a duplicate within the sample.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
-import { compileSpec, contractColumns, outputColumns, type TPipelineSpec } from "@sluice/pipeline-spec";
+import {
+  compileSpec,
+  contractColumns,
+  outputColumns,
+  outputViews,
+  type TPipelineSpec,
+} from "@sluice/pipeline-spec";
 import { CdcOperator } from "../cdc/cdc-operator";
 import { dedupKey } from "../batch/dedup";
-import { processBatch, type ExpectationFailure, type RowVerdict } from "../batch/process-batch";
+import { processBatch, type ExpectationFailure, type RowVerdict, type SinkRow } from "../batch/process-batch";
+import { screenOutput, type OutputOutcomes } from "../output/screen-output";
 import type { OutcomeCounts } from "../batch/outcomes";
-import { applyPrepared, type OperatorReport, type ResultOperator } from "../operator/result-operator";
+import {
+  applyPrepared,
+  type OperatorReport,
+  type PreparedResult,
+  type ResultOperator,
+} from "../operator/result-operator";
 import { advanceTime } from "../runner/advance-time";
 import type { SourceRecord } from "../source/source";
 import { sinkTableFor } from "../store/sink-table";
@@ -45,6 +57,17 @@ export interface DryRunResult {
   /** The watermark the batch would commit. */
   watermark: Date | null;
   operator?: OperatorReport;
+  /** A pipeline with several outputs or a join: each output's outcomes and result (`result` is the first's). */
+  outputs?: DryRunOutput[];
+  /** A join: why its fields are empty in a dry run. */
+  join?: string;
+}
+
+export interface DryRunOutput {
+  name: string;
+  result: DryRunResult["result"];
+  outcomes?: OutputOutcomes;
+  operator?: OperatorReport;
 }
 
 const MAX_VALUE_CHARS = 2000;
@@ -72,16 +95,70 @@ export async function dryRunBatch(
   });
   const { watermark } = advanceTime(compiled, { watermark: null, eventTimeMax: {} }, processed, now);
 
+  // Each output (a pipeline with one sink has one): screened like a real batch, then its operator's prepare step.
+  const outputs: DryRunOutput[] = [];
+  let outcome = processed;
+  for (const view of outputViews(spec)) {
+    const staged = spec.outputs !== undefined || spec.join !== undefined;
+    const own = compileSpec(view.spec);
+    const screened = staged ? screenOutput(processed.sinkRows, own, null) : undefined;
+    const rows = screened ? screened.rows : processed.sinkRows;
+    const { result, prepared } = await dryRunOutput(
+      pool,
+      view.spec,
+      own,
+      rows,
+      watermark,
+      processed.failures.length === 0,
+    );
+    if (!staged && prepared) outcome = applyPrepared(processed, prepared);
+    outputs.push({
+      name: view.name,
+      result,
+      ...(screened ? { outcomes: screened.outcomes } : {}),
+      ...(prepared ? { operator: prepared.report } : {}),
+    });
+  }
+  const first = outputs[0]!;
+
+  return {
+    inputRows: records.length,
+    outcomes: outcome.outcomes,
+    warnings: processed.warnings,
+    failures: processed.failures,
+    rows: records.map((record) => rowView(record, verdicts.get(record)!, compiled.spec, compiled.timing)),
+    result: first.result,
+    watermark,
+    ...(first.operator ? { operator: first.operator } : {}),
+    ...(spec.outputs || spec.join ? { outputs } : {}),
+    ...(spec.join ? { join: JOIN_NOT_EVALUATED } : {}),
+  };
+}
+
+/** A join reads its dimension only in a running pipeline: a dry run shows the rows with its fields empty. */
+const JOIN_NOT_EVALUATED =
+  "the join is not evaluated in a dry run (it reads the dimension changelog only while the pipeline runs): rows reach the outputs with the joined fields empty";
+
+/** One output's part of a dry run: what it would write (its operator prepared over an empty state). */
+async function dryRunOutput(
+  pool: pg.Pool,
+  spec: TPipelineSpec,
+  compiled: ReturnType<typeof compileSpec>,
+  rows: SinkRow[],
+  watermark: Date | null,
+  runOperator: boolean,
+): Promise<{ result: DryRunResult["result"]; prepared: PreparedResult | undefined }> {
   const noVersion = `dry-run-${randomBytes(8).toString("hex")}`;
   let captured: ResultRow[] | undefined;
   let operator: ResultOperator | undefined;
-  const pgSink = spec.sink.postgres;
+  const sink = spec.sink!;
+  const pgSink = sink.postgres;
   if (spec.aggregate) {
     // A webhook-kind output that only keeps the rows: the operator hands over exactly what it would write or send.
     operator = new WindowOperator(pool, noVersion, compiled, {
       kind: "webhook",
-      deliver: async (rows) => {
-        captured = rows;
+      deliver: async (result) => {
+        captured = result;
         return {};
       },
     });
@@ -95,35 +172,20 @@ export async function dryRunBatch(
     );
   }
   const prepared =
-    operator && processed.failures.length === 0
-      ? await operator.prepare({ batchId: 0, epoch: 0, rows: processed.sinkRows, watermark })
-      : undefined;
-  const outcome = prepared ? applyPrepared(processed, prepared) : processed;
-
-  const target = pgSink
-    ? pgSink.table
-    : (spec.sink.webhook?.url ?? `$${spec.sink.webhook?.urlFromEnv ?? "?"}`);
+    operator && runOperator ? await operator.prepare({ batchId: 0, epoch: 0, rows, watermark }) : undefined;
+  const target = pgSink ? pgSink.table : (sink.webhook?.url ?? `$${sink.webhook?.urlFromEnv ?? "?"}`);
   const kind = spec.aggregate ? "window" : spec.cdc ? "cdc" : pgSink ? "table" : "webhook";
   const resultRows: Record<string, unknown>[] =
     captured ??
-    processed.sinkRows.map((r) => ({
+    rows.map((r) => ({
       ...r.values,
       ...(r.rescued ? { _rescued: r.rescued } : {}),
       _partition: r.partition,
       _offset: r.offset,
     }));
-
-  return {
-    inputRows: records.length,
-    outcomes: outcome.outcomes,
-    warnings: processed.warnings,
-    failures: processed.failures,
-    rows: records.map((record) => rowView(record, verdicts.get(record)!, compiled.spec, compiled.timing)),
-    // The batch id and version a real batch would stamp on its rows do not exist for a draft.
-    result: { kind, target, rows: resultRows.map(({ _batch_id: _b, _pipeline_version: _v, ...row }) => row) },
-    watermark,
-    ...(prepared ? { operator: prepared.report } : {}),
-  };
+  // The batch id and version a real batch would stamp on its rows do not exist for a draft.
+  const clean = resultRows.map(({ _batch_id: _b, _pipeline_version: _v, ...row }) => row);
+  return { result: { kind, target, rows: clean }, prepared };
 }
 
 function rowView(

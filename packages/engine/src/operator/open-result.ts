@@ -30,6 +30,8 @@ export type WebhookTuning = Pick<WebhookDeliveryOptions, "backoffBaseMs" | "maxB
 export interface ResultContext {
   pool: pg.Pool;
   pipelineVersionId: string;
+  /** The output this result is ("" for a pipeline with one sink): it names the operator's state. */
+  output?: string;
   /**
    * Resolves `urlFromEnv` / `headersFromEnv` of a webhook sink and the process's outbound settings
    * (SLUICE_OUTBOUND_ALLOW, SLUICE_SIGNING_KEY); the engine itself never reads the environment.
@@ -38,17 +40,27 @@ export interface ResultContext {
   webhook?: WebhookTuning;
 }
 
+/** `compiled` is a spec with one result: a pipeline with a top-level sink, or one output's view. */
 export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): Promise<OpenedResult> {
   const { spec } = compiled;
-  const pgSink = spec.sink.postgres;
+  const target = spec.sink;
+  if (!target)
+    throw new ConfigurationError(
+      `pipeline "${spec.name}": open each of its outputs, not the pipeline itself`,
+    );
+  const output = ctx.output ?? "";
+  const pgSink = target.postgres;
   if (spec.aggregate) {
     if (!pgSink) {
-      const hook = await openWebhook(ctx, compiled, spec.sink.webhook!);
+      const hook = await openWebhook(ctx, compiled, target.webhook!);
       return {
-        operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, {
-          kind: "webhook",
-          deliver: async (rows, input) => countsOf(await hook.deliverRows(rows, input)),
-        }),
+        operator: new WindowOperator(
+          ctx.pool,
+          ctx.pipelineVersionId,
+          compiled,
+          { kind: "webhook", deliver: async (rows, input) => countsOf(await hook.deliverRows(rows, input)) },
+          output,
+        ),
       };
     }
     const table: SinkTable = {
@@ -57,7 +69,13 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
     };
     await ensureSinkTable(ctx.pool, table);
     return {
-      operator: new WindowOperator(ctx.pool, ctx.pipelineVersionId, compiled, { kind: "table", table }),
+      operator: new WindowOperator(
+        ctx.pool,
+        ctx.pipelineVersionId,
+        compiled,
+        { kind: "table", table },
+        output,
+      ),
     };
   }
   if (spec.cdc) {
@@ -68,10 +86,17 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
     const table = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
     await ensureSinkTable(ctx.pool, table);
     return {
-      operator: new CdcOperator(ctx.pool, ctx.pipelineVersionId, compiled, table, spec.source.kafka.topic),
+      operator: new CdcOperator(
+        ctx.pool,
+        ctx.pipelineVersionId,
+        compiled,
+        table,
+        spec.source.kafka.topic,
+        output,
+      ),
     };
   }
-  if (!pgSink) return { operator: await openWebhook(ctx, compiled, spec.sink.webhook!) };
+  if (!pgSink) return { operator: await openWebhook(ctx, compiled, target.webhook!) };
   const sink = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
   await ensureSinkTable(ctx.pool, sink);
   return { sink };

@@ -46,5 +46,40 @@ export function advanceTime(
     ...(maxDedup ? { dedupTime: maxDedup.toISOString() } : {}),
     ...(Object.keys(partitions).length > 0 ? { partitions } : {}),
   };
-  return { watermark, eventTimeMax, evictBefore, partitionEventTime: combined.partitions };
+  // eventTime: the source's event time before the delay (a pipeline with outputs or a join derives
+  // each output's watermark from it, output/output-time.ts); maxDedup: the newest dedup time seen.
+  return {
+    watermark,
+    eventTimeMax,
+    evictBefore,
+    partitionEventTime: combined.partitions,
+    eventTime: combined.eventTime,
+    maxDedup,
+  };
 }
+
+/**
+ * A replay batch moves no time: its rows are old, and the watermark follows the source's partitions,
+ * so it keeps the checkpoint's watermark, event-time clocks and dedup horizon exactly.
+ */
+export function unchangedTime(cp: Pick<Checkpoint, "watermark" | "eventTimeMax">) {
+  return {
+    watermark: cp.watermark,
+    eventTimeMax: cp.eventTimeMax,
+    evictBefore: null,
+    partitionEventTime: [],
+    eventTime: null,
+    maxDedup: null,
+  };
+}
+
+/** A batch that read nothing: what the watermark is advanced with when every partition is idle. */
+export const NO_INPUT: Pick<
+  ProcessedBatch,
+  "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData"
+> = {
+  maxEventTime: null,
+  maxDedupTime: null,
+  maxEventTimeByPartition: new Map(),
+  partitionsWithData: new Set(),
+};

@@ -1,18 +1,19 @@
 // Runs micro-batches of one pipeline version, one at a time:
 //   plan (offset log) → read (exact ranges) → process (decode, contract, expectations, filter, late,
-//   dedup) → window / CDC / webhook (operator/) → commit (one fenced transaction).
+//   dedup) → the result step (a ledger, one operator, or a join and several outputs: result-step.ts)
+//   → commit (one fenced transaction).
 // Every step that can be interrupted is safe to interrupt: a batch planned but not committed is
 // re-run over the same offsets, and a commit either happens entirely or not at all.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
-import { processBatch, type ProcessedBatch } from "../batch/process-batch";
+import { processBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
-import { advanceTime, type TimedBatch } from "./advance-time";
-import { ExpectationFailedError } from "../errors";
-import { openResult, type OpenedResult, type WebhookTuning } from "../operator/open-result";
-import { applyPrepared } from "../operator/result-operator";
+import { advanceTime, NO_INPUT, unchangedTime, type TimedBatch } from "./advance-time";
+import type { WebhookTuning } from "../operator/open-result";
+import { openResultStep, type ResultStep } from "./result-step";
+import { prepareReplayBatch } from "./prepare-replay";
 import { planBatch, startingOffsets } from "../plan/plan-batch";
 import { KafkaSource } from "../source/kafka-source";
 import {
@@ -32,13 +33,7 @@ import {
   type Checkpoint,
 } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
-import {
-  loadReplayItems,
-  MAX_REPLAY_ROWS,
-  pendingReplayItems,
-  type ReplayItemResult,
-} from "../store/replay-store";
-import { lookupSeenKeys, recordBatchFailure } from "../store/state-store";
+import { lookupSeenKeys, stopForExpectations } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
 
@@ -71,18 +66,9 @@ export interface RunnerOptions {
   webhook?: WebhookTuning;
   /** Read and process the next batch while this one commits (when catching up on a backlog). Default true. */
   readAhead?: boolean;
+  /** Replace a join's changelog source (tests). */
+  dimensionSource?: RecordSource;
 }
-
-/** A batch that read nothing: what the watermark is advanced with when every partition is idle. */
-const NO_INPUT: Pick<
-  ProcessedBatch,
-  "maxEventTime" | "maxDedupTime" | "maxEventTimeByPartition" | "partitionsWithData"
-> = {
-  maxEventTime: null,
-  maxDedupTime: null,
-  maxEventTimeByPartition: new Map(),
-  partitionsWithData: new Set(),
-};
 
 /** `drift`: unknown fields rescued / type mismatches quarantined in the committed batch (batch/schema-drift.ts). */
 export type BatchResult =
@@ -97,21 +83,23 @@ export class PipelineRunner {
     private readonly res: EngineResources,
     private readonly opts: RunnerOptions,
     private readonly compiled: TCompiledSpec,
-    private readonly result: OpenedResult,
+    private readonly step: ResultStep,
     private readonly source: RecordSource,
     private readonly epoch: number,
   ) {}
 
-  /** Prepare the sink table (or the window / CDC / webhook operator) and checkpoint, and take the lease (fencing off any other runner). */
+  /** Prepare the sink tables (or the operators, the join) and checkpoint, and take the lease (fencing off any other runner). */
   static async open(res: EngineResources, opts: RunnerOptions): Promise<PipelineRunner> {
     const { spec } = opts;
     const compiled = compileSpec(spec);
-    const result = await openResult(
+    const step = await openResultStep(
       {
         pool: res.pool,
+        kafka: res.kafka,
         pipelineVersionId: opts.pipelineVersionId,
         ...(opts.env ? { env: opts.env } : {}),
         ...(opts.webhook ? { webhook: opts.webhook } : {}),
+        ...(opts.dimensionSource ? { dimensionSource: opts.dimensionSource } : {}),
       },
       compiled,
     );
@@ -124,7 +112,7 @@ export class PipelineRunner {
         topic: spec.source.kafka.topic,
         groupPrefix: opts.pipelineVersionId,
       });
-    return new PipelineRunner(res, opts, compiled, result, source, epoch);
+    return new PipelineRunner(res, opts, compiled, step, source, epoch);
   }
 
   get leaseEpoch(): number {
@@ -134,6 +122,7 @@ export class PipelineRunner {
   async close(): Promise<void> {
     await this.dropAhead();
     await this.source.close();
+    await this.step.close();
   }
 
   /** Run the next micro-batch. Throws FencedError if another runner took over. */
@@ -152,28 +141,26 @@ export class PipelineRunner {
       (await this.prepareReplay(cp)) ?? (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
     if (!batch) return { kind: "empty", backlog: 0 };
     const { batchId, ranges, records, processed } = batch;
-    if (processed.failures.length > 0) {
-      for (const f of processed.failures) await recordBatchFailure(pool, pipelineVersionId, batchId, f);
-      const f = processed.failures[0]!;
-      throw new ExpectationFailedError(
-        `batch ${batchId} stopped by expectation "${f.rule}" (action: fail): ${f.rowCount} row(s) violate it; nothing was committed. ` +
-          `Fix the data or the spec, then run again: the batch re-runs over the same offsets.`,
-        f.rule,
-        f.rowCount,
-      );
-    }
+    if (processed.failures.length > 0)
+      await stopForExpectations(pool, pipelineVersionId, batchId, processed.failures);
     let t = Date.now();
     // A replay batch moves no time: its rows are old, and the watermark follows the source's partitions,
     // so it keeps the checkpoint's watermark, event-time clocks and dedup horizon exactly.
-    const { watermark, eventTimeMax, evictBefore, partitionEventTime } = batch.deadLetterReplay
-      ? { watermark: cp.watermark, eventTimeMax: cp.eventTimeMax, evictBefore: null, partitionEventTime: [] }
-      : this.advanceTime(cp, processed, now());
-    // Windows, CDC or a webhook: prepared before the transaction, written inside it.
-    const { operator } = this.result;
-    const prepared = operator
-      ? await operator.prepare({ batchId, epoch: this.epoch, rows: processed.sinkRows, watermark })
-      : undefined;
-    const outcome = prepared ? applyPrepared(processed, prepared) : processed;
+    const time = batch.deadLetterReplay ? unchangedTime(cp) : this.advanceTime(cp, processed, now());
+    const { eventTimeMax, partitionEventTime } = time;
+    // Where the rows go — a ledger, one operator, or a join and several outputs: prepared before the
+    // transaction, written inside it.
+    const step = await this.step.prepare({
+      batchId,
+      epoch: this.epoch,
+      processed,
+      cp,
+      time,
+      replay: batch.deadLetterReplay !== undefined,
+      now: now(),
+    });
+    if (step.failures.length > 0) await stopForExpectations(pool, pipelineVersionId, batchId, step.failures);
+    const { watermark, evictBefore } = step;
     const processMs = batch.phases.process + (Date.now() - t);
 
     // 5. one fenced transaction.
@@ -186,11 +173,10 @@ export class PipelineRunner {
       batchId,
       epoch: this.epoch,
       topic: spec.source.kafka.topic,
-      ...(this.result.sink ? { sink: this.result.sink } : {}),
-      ...(prepared ? { operatorWrite: (client: pg.PoolClient) => prepared.write(client) } : {}),
+      ...step.commit,
       ranges,
       inputRows: records.length,
-      processed: outcome,
+      processed: step.processed,
       watermark,
       eventTimeMax,
       evictBefore,
@@ -222,20 +208,20 @@ export class PipelineRunner {
             : {}),
           preparedAhead: batch.preparedAhead,
           now: now(),
-          lateAccepted: processed.lateAccepted,
           partitionEventTime,
           sortedIngest,
-          ...(prepared ? { operator: prepared.report } : {}),
+          ...step.progress(),
         }) as unknown as Record<string, unknown>,
     });
     // While Postgres commits this batch, read and process the next one (when a full batch is waiting).
-    // Its operator step (windows, CDC, webhook) waits for its turn: that reads the committed state.
+    // Its operator step (windows, CDC, webhook, a join and outputs) waits for its turn: that reads the committed state.
     if (this.opts.readAhead !== false)
       this.ahead = readAhead(
         this.aheadInput(batch, {
           endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) },
           watermark,
           evictBefore,
+          ...(step.lateBefore !== undefined ? { lateBefore: step.lateBefore } : {}),
         }),
       );
     let committed;
@@ -245,7 +231,7 @@ export class PipelineRunner {
       await this.dropAhead();
       throw err;
     }
-    prepared?.onCommitted?.();
+    step.onCommitted();
     this.lastTriggerAt = triggerAt;
     return {
       kind: "committed",
@@ -275,7 +261,11 @@ export class PipelineRunner {
         partitions,
         maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
       });
-      if (plan.ranges.every((r) => r.to === r.from) && !(await this.idleReleasesWatermark(cp)))
+      if (
+        plan.ranges.every((r) => r.to === r.from) &&
+        !(await this.idleReleasesWatermark(cp)) &&
+        !(await this.step.hasOtherInput(cp))
+      )
         return undefined;
       skipped = plan.skipped;
       const recorded = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
@@ -289,10 +279,12 @@ export class PipelineRunner {
     const read = Date.now() - t;
 
     t = Date.now();
+    const lateBefore = this.step.lateBefore(cp);
     const processed = await processBatch(records, {
       compiled: this.compiled,
       columns: contractColumns(spec),
       watermark: cp.watermark,
+      ...(lateBefore !== undefined ? { lateBefore } : {}),
       lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
     });
     return {
@@ -308,82 +300,19 @@ export class PipelineRunner {
     };
   }
 
-  /**
-   * A dead-letter replay batch, when items are pending for this version: the next batch id, no Kafka
-   * range. Its plan (the item ids) is recorded like any plan, so a crash re-runs exactly those items;
-   * a Kafka range planned but not committed re-runs first. The records are the dead letters' raw bytes
-   * with their original partition, offset, key and timestamp, processed like any input against the
-   * committed watermark and dedup state — a row behind the late horizon is late again, a key already
-   * seen a duplicate — so a replay never double counts and never moves time.
-   */
+  /** A dead-letter replay batch, when items are pending for this version (runner/prepare-replay.ts). */
   private async prepareReplay(cp: Checkpoint): Promise<PreparedBatch | undefined> {
-    const { pool } = this.res;
-    const { pipelineVersionId } = this.opts;
-    const t = Date.now();
-    const limit = Math.min(MAX_REPLAY_ROWS, this.compiled.spec.source.kafka.maxOffsetsPerTrigger);
-    const pending = await pendingReplayItems(pool, pipelineVersionId, limit);
-    if (!pending) return undefined;
-    const batchId = cp.lastBatchId + 1;
-    const found = await findPlannedBatch(pool, pipelineVersionId, batchId);
-    const planned = found ?? (await recordPlan(pool, pipelineVersionId, batchId, this.epoch, [], pending));
-    if (!planned.replay) return undefined;
-    await this.dropAhead();
-    const plan = Date.now() - t;
-    const read0 = Date.now();
-    const items = await loadReplayItems(pool, pipelineVersionId, planned.replay);
-    const read = Date.now() - read0;
-    const process0 = Date.now();
-    const verdicts = new Map<number, { outcome: ReplayItemResult["outcome"]; detail: string | null }>();
-    const run = (batchItems: typeof items) => {
-      const itemOf = new Map(batchItems.map((i) => [i.record, i]));
-      verdicts.clear();
-      const failing: ReplayItemResult[] = [];
-      const promise = processBatch(
-        batchItems.map((i) => i.record),
-        {
-          compiled: this.compiled,
-          columns: contractColumns(this.compiled.spec),
-          watermark: cp.watermark,
-          lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
-          trace: (record, verdict) => {
-            const item = itemOf.get(record)!;
-            verdicts.set(item.itemId, { outcome: verdict.outcome, detail: verdict.reason ?? null });
-            const stop = verdict.expectations?.find((e) => e.action === "fail" && !e.passed);
-            if (stop)
-              failing.push({
-                itemId: item.itemId,
-                outcome: "refused",
-                detail: `violates expectation "${stop.name}" (action: fail): not replayed`,
-                againDeadLetterId: null,
-              });
-          },
-        },
-      );
-      return promise.then((processed) => ({ processed, failing }));
-    };
-    // A replayed row that violates a `fail` expectation would stop the pipeline on every re-run of
-    // this plan: it is left out (its dead letter stays, the item says why) and the rest is processed again.
-    const first = await run(items);
-    const failing = first.failing;
-    let { processed } = first;
-    let applied = items;
-    if (failing.length > 0) {
-      const left = new Set(failing.map((f) => f.itemId));
-      applied = items.filter((i) => !left.has(i.itemId));
-      ({ processed } = await run(applied));
-    }
-    return {
-      batchId,
-      ranges: [],
-      skipped: {},
-      partitions: [],
-      records: applied.map((i) => i.record),
-      processed,
-      replayed: found !== undefined,
-      preparedAhead: false,
-      phases: { plan, read, process: Date.now() - process0 },
-      deadLetterReplay: { plan: planned.replay, items: applied, verdicts, refused: failing },
-    };
+    return prepareReplayBatch(
+      {
+        pool: this.res.pool,
+        pipelineVersionId: this.opts.pipelineVersionId,
+        compiled: this.compiled,
+        epoch: this.epoch,
+        lateBefore: this.step.lateBefore(cp),
+        dropAhead: () => this.dropAhead(),
+      },
+      cp,
+    );
   }
 
   private aheadInput(batch: PreparedBatch, after: AheadInput["after"]): AheadInput {

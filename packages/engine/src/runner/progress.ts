@@ -5,6 +5,8 @@ import type { PartitionEventTime } from "../batch/partition-watermark";
 import type { OperatorReport } from "../operator/result-operator";
 import type { OffsetRange, PartitionOffsets } from "../source/source";
 import { latencyPercentiles, type LatencyPercentiles } from "./latency";
+import type { JoinReport } from "../join/join-operator";
+import type { OutputProgress } from "./staged-result";
 
 export interface PhaseDurations {
   plan: number;
@@ -46,6 +48,10 @@ export interface BatchProgress {
   latencyMs?: LatencyPercentiles;
   /** The newest Kafka append time among the batch's rows: how fresh the data it committed is. */
   ingestTimeMax?: string;
+  /** A pipeline with several outputs or a join: each output's outcomes, watermark, state and operator. */
+  outputs?: OutputProgress[];
+  /** A join: rows joined, at the bound, missing, waiting; the dimension's changes and watermark. */
+  join?: JoinReport;
 }
 
 export interface ProgressInput {
@@ -77,6 +83,8 @@ export interface ProgressInput {
   operator?: OperatorReport;
   /** The batch's rows' Kafka timestamps, sorted (latency.ts `sortedIngestTimes`), for latency and freshness. */
   sortedIngest?: Float64Array;
+  outputs?: OutputProgress[];
+  join?: JoinReport;
 }
 
 const perSecond = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
@@ -118,6 +126,8 @@ export function buildProgress(p: ProgressInput): BatchProgress {
       ? { partitionEventTime: p.partitionEventTime }
       : {}),
     ...(p.operator ? { operator: p.operator } : {}),
+    ...(p.outputs ? { outputs: p.outputs } : {}),
+    ...(p.join ? { join: p.join } : {}),
     ...(latency
       ? {
           latencyMs: latency,
@@ -136,6 +146,14 @@ export function formatProgressLine(p: BatchProgress): string {
     `(${p.processedRowsPerSecond}/s) → sink ${o.sink}, duplicate ${o.duplicate}, dropped ${dropped}, filtered ${o.filtered}, ` +
     `quarantined ${o.quarantined}, dead letter ${o.deadLetter}, late ${o.late}${p.lateAccepted ? ` (+${p.lateAccepted} late accepted)` : ""}` +
     `${o.stale ? `, stale ${o.stale}` : ""} | backlog ${p.backlog} | ` +
-    `watermark ${p.watermark ?? "-"} | state ${p.stateRows} rows`
+    `watermark ${p.watermark ?? "-"} | state ${p.stateRows} rows` +
+    (p.join
+      ? ` | join: ${p.join.joined} joined, ${p.join.joinedAtBound} at bound, ${p.join.missing} missing, ${p.join.deadLettered} dimension_missing, ${p.join.waiting} waiting`
+      : "") +
+    (p.outputs && (p.outputs.length > 1 || p.outputs[0]?.name)
+      ? (p.outputs ?? [])
+          .map((out) => ` | ${out.name}: sink ${out.outcomes.sink}, late ${out.outcomes.late}`)
+          .join("")
+      : "")
   );
 }

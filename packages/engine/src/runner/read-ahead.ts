@@ -37,7 +37,13 @@ export interface PreparedBatch {
 export interface AheadInput {
   batchId: number;
   /** The checkpoint the commit in flight writes. */
-  after: { endOffsets: Record<string, number>; watermark: Date | null; evictBefore: Date | null };
+  after: {
+    endOffsets: Record<string, number>;
+    watermark: Date | null;
+    evictBefore: Date | null;
+    /** Several outputs or a join: rows before this are late for every output (runner/result-step.ts). */
+    lateBefore?: Date | null;
+  };
   source: RecordSource;
   compiled: TCompiledSpec;
   /** Keys the commit in flight adds to dedup state. */
@@ -83,6 +89,7 @@ export async function readAhead(input: AheadInput): Promise<ReadAhead | undefine
       compiled: input.compiled,
       columns: contractColumns(spec),
       watermark: input.after.watermark,
+      ...(input.after.lateBefore !== undefined ? { lateBefore: input.after.lateBefore } : {}),
       lookupSeenKeys: async (keys) => {
         const seen = await input.lookupCommitted(keys, evictBefore);
         for (const k of keys) if (pending.has(k)) seen.add(k);

@@ -4,6 +4,8 @@ import type { OffsetRange } from "../source/source";
 import type { PartitionClocks } from "../batch/partition-watermark";
 import { FencedError, SupersededError } from "../errors";
 import type { ReplayPlan } from "./replay-store";
+import type { OutputCheckpoints } from "../output/output-time";
+import type { DimensionCheckpoint } from "../join/dimension-reader";
 
 /** A recorded plan: Kafka ranges, or (a dead-letter replay batch) no range and the replay items. */
 export interface RecordedPlan {
@@ -20,6 +22,10 @@ export interface Checkpoint {
   stateRows: number;
   stateBytes: number;
   leaseEpoch: number;
+  /** Several outputs or a join: each output's watermark and state size (output/output-time.ts). */
+  outputs: OutputCheckpoints;
+  /** A join: its changelog offsets, clocks, watermark and state (join/dimension-reader.ts). */
+  dimension: DimensionCheckpoint;
 }
 
 export async function ensureCheckpoint(db: pg.Pool, pipelineVersionId: string): Promise<void> {
@@ -61,7 +67,7 @@ export async function loadCheckpoint(
   forUpdate = false,
 ): Promise<Checkpoint> {
   const res = await db.query(
-    `SELECT last_batch_id, end_offsets, watermark, event_time_max, state_rows, state_bytes, lease_epoch, lease_owner
+    `SELECT last_batch_id, end_offsets, watermark, event_time_max, state_rows, state_bytes, lease_epoch, lease_owner, outputs, dimension
        FROM checkpoints WHERE pipeline_version_id = $1${forUpdate ? " FOR UPDATE" : ""}`,
     [pipelineVersionId],
   );
@@ -75,6 +81,8 @@ export async function loadCheckpoint(
     stateRows: Number(r.state_rows),
     stateBytes: Number(r.state_bytes),
     leaseEpoch: Number(r.lease_epoch),
+    outputs: r.outputs,
+    dimension: r.dimension,
   };
 }
 

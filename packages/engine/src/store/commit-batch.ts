@@ -33,6 +33,11 @@ export interface CommitInput {
   sink?: SinkTable;
   /** A stateful operator (windows, CDC, webhook) writes its state and result instead; returns the change in state size. */
   operatorWrite?: (client: pg.PoolClient) => Promise<{ rows: number; bytes: number }>;
+  /**
+   * A pipeline with several outputs or a join (runner/staged-result.ts): the join's and every output's
+   * writes, in order, instead of `sink` / `operatorWrite`; then what the checkpoint keeps of them.
+   */
+  staged?: StagedWrites;
   ranges: OffsetRange[];
   inputRows: number;
   processed: ProcessedBatch;
@@ -44,6 +49,12 @@ export interface CommitInput {
   replay?: CommitReplay;
   /** Builds the progress record from the final outcome counts (sink conflicts are known only here). */
   progress(outcomes: OutcomeCounts, state: { rows: number; bytes: number }): Record<string, unknown>;
+}
+
+export interface StagedWrites {
+  writes: ((client: pg.PoolClient) => Promise<{ rows: number; bytes: number }>)[];
+  /** Called after the writes: per output watermark and state size (checkpoints.outputs), the join's (checkpoints.dimension). */
+  checkpoint(): { outputs: unknown; dimension: unknown };
 }
 
 export interface CommitResult {
@@ -81,7 +92,12 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     const outcomes = structuredClone(input.processed.outcomes);
     const writtenRows = input.replay ? new Set<string>() : undefined;
     let operatorState = { rows: 0, bytes: 0 };
-    if (input.operatorWrite) operatorState = await input.operatorWrite(client);
+    if (input.staged)
+      for (const write of input.staged.writes) {
+        const delta = await write(client);
+        operatorState = { rows: operatorState.rows + delta.rows, bytes: operatorState.bytes + delta.bytes };
+      }
+    else if (input.operatorWrite) operatorState = await input.operatorWrite(client);
     else {
       if (!input.sink)
         throw new InvariantError(
@@ -129,9 +145,11 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       ],
     );
     const endOffsets = endOffsetsOf(input.ranges);
+    const staged = input.staged?.checkpoint();
     await client.query(
       `UPDATE checkpoints SET last_batch_id = $2, end_offsets = end_offsets || $3::jsonb, watermark = $4, event_time_max = $5,
-              state_rows = $6, state_bytes = $7, updated_at = now()
+              state_rows = $6, state_bytes = $7, outputs = coalesce($8::jsonb, outputs), dimension = coalesce($9::jsonb, dimension),
+              updated_at = now()
         WHERE pipeline_version_id = $1`,
       [
         input.pipelineVersionId,
@@ -141,6 +159,8 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         JSON.stringify(input.eventTimeMax),
         state.rows,
         state.bytes,
+        staged ? JSON.stringify(staged.outputs) : null,
+        staged ? JSON.stringify(staged.dimension) : null,
       ],
     );
     await client.query("COMMIT");
@@ -247,6 +267,7 @@ async function insertDeadLetters(
   const raw = rows.map((r) => r.record.value ?? Buffer.alloc(0));
   const { sql, params } = bulkSelect(
     [
+      { name: "topic", sqlType: "text", values: rows.map((r) => r.topic ?? input.topic) },
       { name: "outcome", sqlType: "text", values: rows.map((r) => r.outcome) },
       { name: "reason", sqlType: "text", values: rows.map((r) => pgText(r.reason)) },
       { name: "partition", sqlType: "integer", values: rows.map((r) => r.record.partition) },
@@ -261,18 +282,23 @@ async function insertDeadLetters(
       { name: "payload", sqlType: "jsonb", values: rows.map((r) => r.payload) },
       { name: "ingest_time", sqlType: "timestamptz", values: rows.map((r) => new Date(r.record.timestamp)) },
     ],
-    4,
+    3,
   );
   await client.query(
     `INSERT INTO dead_letters (pipeline_version_id, batch_id, topic, outcome, reason, partition, "offset", key, raw, truncated, payload, ingest_time)
-     SELECT $1, $2, $3, * FROM (${sql}) AS u ON CONFLICT DO NOTHING`,
-    [input.pipelineVersionId, input.batchId, input.topic, ...params],
+     SELECT $1, $2, * FROM (${sql}) AS u ON CONFLICT DO NOTHING`,
+    [input.pipelineVersionId, input.batchId, ...params],
   );
   if (!input.replay) return ids;
   // A row failing again in the version that dead-lettered it meets its own row: the original stays, the item records the repeat.
   const found = await client.query<{ id: string; partition: number; offset: string }>(
-    `SELECT id, partition, "offset" FROM dead_letters WHERE pipeline_version_id = $1 AND (partition, "offset") IN (SELECT p, o FROM unnest($2::int[], $3::bigint[]) AS x(p, o))`,
-    [input.pipelineVersionId, rows.map((r) => r.record.partition), rows.map((r) => r.record.offset)],
+    `SELECT id, partition, "offset" FROM dead_letters WHERE pipeline_version_id = $1 AND topic = $4 AND (partition, "offset") IN (SELECT p, o FROM unnest($2::int[], $3::bigint[]) AS x(p, o))`,
+    [
+      input.pipelineVersionId,
+      rows.map((r) => r.record.partition),
+      rows.map((r) => r.record.offset),
+      input.topic,
+    ],
   );
   for (const r of found.rows) ids.set(`${r.partition}:${r.offset}`, Number(r.id));
   return ids;

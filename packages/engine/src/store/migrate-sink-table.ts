@@ -8,6 +8,7 @@
 // guessed. Identifiers are validated names (@sluice/pipeline-spec), quoted.
 import {
   outputColumns,
+  outputPairs,
   postgresTypeFor,
   quoteIdentifier,
   quoteQualifiedName,
@@ -30,9 +31,10 @@ export interface SinkTableChanges {
   refusals: string[];
 }
 
+/** The changes one output's table needs (a spec with one sink, or one output's view). */
 export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): SinkTableChanges | undefined {
-  const table = after.sink.postgres?.table;
-  if (!table || table !== before.sink.postgres?.table) return undefined;
+  const table = after.sink?.postgres?.table;
+  if (!table || table !== before.sink?.postgres?.table) return undefined;
   const quoted = quoteQualifiedName(table);
   const old = new Map(outputColumns(before).map((c) => [c.name, c]));
   const next = outputColumns(after);
@@ -74,20 +76,28 @@ export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): S
 }
 
 /** Apply the changes inside the caller's transaction; a table not created yet is left to the runner. */
+/** Every output's table (the one sink's, or each output's), inside the caller's transaction. */
 export async function migrateSinkTable(
   client: SqlClient,
   before: TPipelineSpec,
   after: TPipelineSpec,
 ): Promise<string[]> {
-  const plan = sinkTableChanges(before, after);
-  if (!plan || plan.statements.length + plan.refusals.length === 0) return [];
-  // No table yet: nothing is stored, and the runner creates it with the new columns.
-  const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [
-    quoteQualifiedName(plan.table),
-  ]);
-  if (!exists.rows[0]?.found) return [];
-  if (plan.refusals.length > 0)
-    throw new ConfigurationError(`the sink table cannot follow the new version: ${plan.refusals.join("; ")}`);
-  for (const sql of plan.statements) await client.query(sql);
-  return plan.changes;
+  const changes: string[] = [];
+  for (const pair of outputPairs(before, after)) {
+    if (!pair.from || !pair.to) continue;
+    const plan = sinkTableChanges(pair.from.spec, pair.to.spec);
+    if (!plan || plan.statements.length + plan.refusals.length === 0) continue;
+    // No table yet: nothing is stored, and the runner creates it with the new columns.
+    const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [
+      quoteQualifiedName(plan.table),
+    ]);
+    if (!exists.rows[0]?.found) continue;
+    if (plan.refusals.length > 0)
+      throw new ConfigurationError(
+        `the sink table ${plan.table} cannot follow the new version: ${plan.refusals.join("; ")}`,
+      );
+    for (const sql of plan.statements) await client.query(sql);
+    changes.push(...(pair.to.name ? plan.changes.map((c) => `${plan.table}: ${c}`) : plan.changes));
+  }
+  return changes;
 }

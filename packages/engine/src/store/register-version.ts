@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import {
   canonicalizeSpec,
+  outputContinuations,
   specHash,
   stateCompatibility,
   type TPipelineSpec,
@@ -20,6 +21,7 @@ import {
 import {
   continuationRefusal,
   freshStateRefusal,
+  sharedTables,
   IncompatibleStateError,
   latestVersion,
 } from "./version-compatibility";
@@ -140,18 +142,13 @@ export async function registerPipelineVersionIn(
   await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);
   let continuedFrom: RegisteredVersion["continuedFrom"];
   let replaced: RegisteredVersion["replaced"];
-  if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, spec))) {
+  if (previous && !fresh && (await continueCheckpoint(client, previous.id, id, previous.spec, spec))) {
     continuedFrom = replaced = { pipelineVersionId: previous.id, version: previous.version };
     await client.query(`UPDATE pipeline_versions SET continued_from_id = $2 WHERE id = $1`, [
       id,
       previous.id,
     ]);
-  } else if (
-    previous &&
-    fresh &&
-    spec.sink.postgres &&
-    spec.sink.postgres.table === previous.spec.sink.postgres?.table
-  ) {
+  } else if (previous && fresh && sharedTables(previous.spec, spec).length > 0) {
     // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
     if (await fence(client, previous.id, id))
       replaced = { pipelineVersionId: previous.id, version: previous.version };
@@ -196,13 +193,14 @@ async function continueCheckpoint(
   client: SqlClient,
   from: string,
   to: string,
+  previousSpec: TPipelineSpec,
   spec: TPipelineSpec,
 ): Promise<boolean> {
   // Fence the old version first.
   if (!(await fence(client, from, to))) return false;
   await client.query(
     `UPDATE checkpoints n SET last_batch_id = o.last_batch_id, end_offsets = o.end_offsets, event_time_max = o.event_time_max,
-            watermark = o.watermark, state_rows = o.state_rows, state_bytes = o.state_bytes
+            watermark = o.watermark, state_rows = o.state_rows, state_bytes = o.state_bytes, dimension = o.dimension
        FROM checkpoints o WHERE o.pipeline_version_id = $1 AND n.pipeline_version_id = $2`,
     [from, to],
   );
@@ -220,18 +218,11 @@ async function continueCheckpoint(
       [from, to],
     );
   }
-  // Window and CDC state continue too (state_rows above counts them); stateCompatibility has checked
-  // that the new spec's windows, measures and CDC key and sequence mean what the stored state means.
-  await client.query(
-    `INSERT INTO window_state (pipeline_version_id, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id)
-     SELECT $2, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id FROM window_state WHERE pipeline_version_id = $1`,
-    [from, to],
-  );
-  await client.query(
-    `INSERT INTO cdc_state (pipeline_version_id, entity_key, sequence, deleted, event_time, evict_after)
-     SELECT $2, entity_key, sequence, deleted, event_time, evict_after FROM cdc_state WHERE pipeline_version_id = $1`,
-    [from, to],
-  );
+  // Window and CDC state continue too, per output (state_rows above counts them); stateCompatibility
+  // has checked that the new spec's windows, measures and CDC key and sequence mean what the stored
+  // state means. An output continues the one of the same name (a one-sink pipeline's, "", the output
+  // writing its table); a removed output's state stays behind, an added one starts empty.
+  await continueOutputState(client, from, to, previousSpec, spec);
   // A planned but uncommitted batch keeps its exact range in the new version.
   await client.query(
     `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
@@ -246,4 +237,71 @@ async function continueCheckpoint(
     [from, to],
   );
   return true;
+}
+
+/** A one-sink pipeline keeps no per-output record: its output's is the checkpoint's watermark and its operator's state. */
+const ONE_SINK_OUTPUT = `jsonb_build_object('watermark', o.watermark,
+  'stateRows', (SELECT count(*) FROM window_state w WHERE w.pipeline_version_id = $1 AND w.output = '')
+             + (SELECT count(*) FROM cdc_state c WHERE c.pipeline_version_id = $1 AND c.output = ''),
+  'stateBytes', (SELECT coalesce(sum(bytes), 0) FROM window_state w WHERE w.pipeline_version_id = $1 AND w.output = '')
+             + (SELECT coalesce(sum(octet_length(entity_key) + octet_length(sequence) + 1), 0) FROM cdc_state c WHERE c.pipeline_version_id = $1 AND c.output = ''))`;
+
+/**
+ * Copies each continuing output's window and CDC state (renamed when a one-sink pipeline became
+ * outputs) and its part of checkpoints.outputs; a join's versions and waiting rows; and takes the
+ * state of outputs that do not continue out of the checkpoint's state size.
+ */
+async function continueOutputState(
+  client: SqlClient,
+  from: string,
+  to: string,
+  before: TPipelineSpec,
+  after: TPipelineSpec,
+): Promise<void> {
+  // As JSON: the console's Prisma transaction (prisma-sql-client.ts) passes no Postgres arrays.
+  const pairs = JSON.stringify(outputContinuations(before, after).map((p) => ({ f: p.from, t: p.to })));
+  const renamed = `(SELECT f, t FROM jsonb_to_recordset($3::jsonb) AS m(f text, t text))`;
+  await client.query(
+    `INSERT INTO window_state (pipeline_version_id, output, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id)
+     SELECT $2, m.t, group_key, window_start, window_end, group_values, accumulators, bytes, updated_batch_id
+       FROM window_state s JOIN ${renamed} m ON m.f = s.output WHERE s.pipeline_version_id = $1`,
+    [from, to, pairs],
+  );
+  await client.query(
+    `INSERT INTO cdc_state (pipeline_version_id, output, entity_key, sequence, deleted, event_time, evict_after)
+     SELECT $2, m.t, entity_key, sequence, deleted, event_time, evict_after
+       FROM cdc_state s JOIN ${renamed} m ON m.f = s.output WHERE s.pipeline_version_id = $1`,
+    [from, to, pairs],
+  );
+  // Per output: its watermark and state size; an output that does not continue leaves the total.
+  await client.query(
+    `UPDATE checkpoints n SET
+        outputs = coalesce((SELECT jsonb_object_agg(m.t, coalesce(o.outputs -> m.f, ${ONE_SINK_OUTPUT})) FROM ${renamed} m
+                             WHERE o.outputs ? m.f OR m.f = ''), '{}'::jsonb),
+        state_rows = n.state_rows - coalesce((SELECT sum((v ->> 'stateRows')::bigint) FROM jsonb_each(o.outputs) AS e(k, v) WHERE k NOT IN (SELECT f FROM ${renamed} m)), 0),
+        state_bytes = n.state_bytes - coalesce((SELECT sum((v ->> 'stateBytes')::bigint) FROM jsonb_each(o.outputs) AS e(k, v) WHERE k NOT IN (SELECT f FROM ${renamed} m)), 0)
+       FROM checkpoints o WHERE o.pipeline_version_id = $1 AND n.pipeline_version_id = $2`,
+    [from, to, pairs],
+  );
+  if (before.join && after.join) {
+    await client.query(
+      `INSERT INTO join_versions (pipeline_version_id, entity_key, valid_from, sequence, deleted, "values", bytes)
+       SELECT $2, entity_key, valid_from, sequence, deleted, "values", bytes FROM join_versions WHERE pipeline_version_id = $1`,
+      [from, to],
+    );
+    await client.query(
+      `INSERT INTO join_held (pipeline_version_id, partition, "offset", entity_key, event_time, row, raw, bytes, held_batch_id)
+       SELECT $2, partition, "offset", entity_key, event_time, row, raw, bytes, held_batch_id FROM join_held WHERE pipeline_version_id = $1`,
+      [from, to],
+    );
+  } else if (before.join) {
+    // The join was removed: its state stays behind, and out of the state size.
+    await client.query(
+      `UPDATE checkpoints n SET dimension = '{}'::jsonb,
+              state_rows = n.state_rows - coalesce((o.dimension #>> '{versions,rows}')::bigint, 0) - coalesce((o.dimension #>> '{held,rows}')::bigint, 0),
+              state_bytes = n.state_bytes - coalesce((o.dimension #>> '{versions,bytes}')::bigint, 0) - coalesce((o.dimension #>> '{held,bytes}')::bigint, 0)
+         FROM checkpoints o WHERE o.pipeline_version_id = $1 AND n.pipeline_version_id = $2`,
+      [from, to],
+    );
+  }
 }

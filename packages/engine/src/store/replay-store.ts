@@ -8,6 +8,7 @@ import type pg from "pg";
 import type { SourceRecord } from "../source/source";
 import { InvariantError } from "../errors";
 import { bulkSelect } from "./bulk";
+import { DIMENSION_MISSING } from "../join/decide-join";
 
 /** At most this many dead letters per replay batch (and never more than the spec's batch size). */
 export const MAX_REPLAY_ROWS = 10_000;
@@ -24,6 +25,11 @@ export interface ReplayItem {
   deadLetterId: number;
   /** The dead letter's source record, rebuilt from its raw bytes (original partition, offset, key, timestamp). */
   record: SourceRecord;
+  /**
+   * A join's `dimension_missing` dead letter: the row passed the late check and dedup when it was
+   * read (the join refused it afterwards), so the replay does not check them again.
+   */
+  admitted: boolean;
 }
 
 /** The outcome an item's row reached in its replay batch, written in the batch's transaction. */
@@ -69,8 +75,9 @@ export async function loadReplayItems(
     raw: Buffer;
     ingest_time: Date | null;
     created_at: Date;
+    reason: string;
   }>(
-    `SELECT i.id, i.replay_id, i.dead_letter_id, d.partition, d."offset", d.key, d.raw, d.ingest_time, d.created_at
+    `SELECT i.id, i.replay_id, i.dead_letter_id, d.partition, d."offset", d.key, d.raw, d.ingest_time, d.created_at, d.reason
        FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id
       WHERE i.id = ANY($2::bigint[]) AND i.pipeline_version_id = $1 AND i.status = 'pending'
       ORDER BY d.partition, d."offset", i.id`,
@@ -87,6 +94,7 @@ export async function loadReplayItems(
       value: r.raw,
       timestamp: (r.ingest_time ?? r.created_at).getTime(),
     },
+    admitted: r.reason.startsWith(`${DIMENSION_MISSING}:`),
   }));
 }
 

@@ -1,6 +1,7 @@
 // Reads of dedup state, and the record of a batch that stopped the pipeline.
 import type pg from "pg";
 import type { ExpectationFailure } from "../batch/process-batch";
+import { ExpectationFailedError } from "../errors";
 
 /** Which of these keys dedup state holds; with `notBefore`, only keys whose time is not before it (the rest are about to be evicted). */
 export async function lookupSeenKeys(
@@ -37,5 +38,22 @@ export async function recordBatchFailure(
       `expectation "${f.rule}" failed for ${f.rowCount} row(s)`,
       JSON.stringify(f.samples),
     ],
+  );
+}
+
+/** A `fail` expectation: the failures are recorded, and the batch stops without committing. */
+export async function stopForExpectations(
+  db: pg.Pool,
+  pipelineVersionId: string,
+  batchId: number,
+  failures: ExpectationFailure[],
+): Promise<never> {
+  for (const f of failures) await recordBatchFailure(db, pipelineVersionId, batchId, f);
+  const f = failures[0]!;
+  throw new ExpectationFailedError(
+    `batch ${batchId} stopped by expectation "${f.rule}" (action: fail): ${f.rowCount} row(s) violate it; nothing was committed. ` +
+      `Fix the data or the spec, then run again: the batch re-runs over the same offsets.`,
+    f.rule,
+    f.rowCount,
   );
 }

@@ -5,6 +5,7 @@
 import type pg from "pg";
 import {
   quoteQualifiedName,
+  sinkTables,
   specHash,
   stateCompatibility,
   validateSpec,
@@ -78,6 +79,7 @@ const STATE_NAMES: Record<TStateKind, string> = {
   dedup: "dedup state",
   window: "window state",
   cdc: "CDC state",
+  join: "join state (the dimension's versions, changelog offsets and waiting rows)",
   webhookLedger: "webhook delivery ledger",
 };
 
@@ -96,7 +98,9 @@ export function continuationRefusal(
   compatibility: TStateCompatibility,
 ): string {
   const onlyLedger = compatibility.problems.every((p) => p.state === "webhookLedger");
-  const table = next.sink.postgres?.table;
+  const table = sinkTables(next)
+    .map((t) => t.table)
+    .join(", ");
   const fresh =
     `or register the spec with fresh state (sluice run|start <spec> --fresh-state): the new version starts from source.kafka.startingOffsets (${next.source.kafka.startingOffsets}) with empty state` +
     (table
@@ -112,6 +116,12 @@ export function continuationRefusal(
       ? [LEDGER_ADVICE]
       : []),
   ].join("\n");
+}
+
+/** The postgres tables both specs write (any output of each). */
+export function sharedTables(a: TPipelineSpec, b: TPipelineSpec): string[] {
+  const tables = new Set(sinkTables(a).map((t) => t.table));
+  return sinkTables(b).flatMap((t) => (tables.has(t.table) ? [t.table] : []));
 }
 
 /** Problems whose meaning is in the sink table's rows: a version with fresh state must not write them into the same table. */
@@ -131,10 +141,12 @@ export async function freshStateRefusal(
   const ledger = compatibility.problems.filter((p) => p.state === "webhookLedger");
   if (ledger.length > 0)
     return `${next.name}: not registered, even with fresh state:\n${formatStateFindings(ledger)}\n${LEDGER_ADVICE}`;
-  const table = next.sink.postgres?.table;
-  if (!table || table !== previous.spec.sink.postgres?.table) return undefined;
   const result = compatibility.problems.filter((p) => RESULT_STATES.has(p.state));
-  if (result.length === 0 || !(await tableHasRows(db, table))) return undefined;
+  if (result.length === 0) return undefined;
+  const filled: string[] = [];
+  for (const t of sharedTables(previous.spec, next)) if (await tableHasRows(db, t)) filled.push(t);
+  if (filled.length === 0) return undefined;
+  const table = filled.join(", ");
   return [
     `${next.name}: not registered: with fresh state the new version would write ${table}, which holds version ${previous.version}'s results of another shape:`,
     formatStateFindings(result),

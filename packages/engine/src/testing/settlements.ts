@@ -2,7 +2,7 @@
 // through outages: the spec (a ledger topic folded into per-merchant windows with every kind of
 // measure) and the SQL that recomputes its expected result from the raw events (reference-events.ts).
 import { simulatedClock } from "@sluice/producer";
-import type { TPipelineSpec } from "@sluice/pipeline-spec";
+import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { ledgerSpec } from "./engine-fixture";
 import { judgedEventsSql } from "./reference-events";
 
@@ -72,4 +72,59 @@ export function settlementsWorkload(seed = 4242) {
     lateMinMs: 30_000,
     lateMaxMs: 8 * 60_000,
   };
+}
+
+/**
+ * The settlements split into two outputs from one read: a fraud view (5-minute windows upserted as
+ * they change, the pipeline's watermark delay) and a finance output (its own delay, each window
+ * written once when final), each with its own lateness (minutes).
+ */
+export function settlementViewsSpec(
+  topic: string,
+  name: string,
+  o: {
+    fraudTable: string;
+    financeTable: string;
+    fraud: { delay: number; lateness: number };
+    finance: { delay: number; lateness: number };
+  },
+): TPipelineSpec {
+  const window = { tumbling: "5m" };
+  const {
+    sink: _sink,
+    aggregate: _aggregate,
+    ...shared
+  } = settlementsSpec(
+    topic,
+    name,
+    o.fraudTable,
+    { window },
+    {
+      source: { kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 500 } },
+      eventTime: { column: "event_time", watermarkDelay: `${o.fraud.delay}m`, idleTimeout: "1h" },
+    },
+  );
+  const measures = settlementsSpec(topic, name, o.fraudTable, { window }).aggregate!.measures;
+  const result = validateSpec({
+    ...shared,
+    outputs: {
+      fraud: {
+        aggregate: { window, groupBy: ["merchant_id"], measures, allowedLateness: `${o.fraud.lateness}m` },
+        sink: { postgres: { table: o.fraudTable } },
+      },
+      finance: {
+        watermarkDelay: `${o.finance.delay}m`,
+        aggregate: {
+          window,
+          groupBy: ["merchant_id"],
+          measures,
+          outputMode: "append",
+          allowedLateness: `${o.finance.lateness}m`,
+        },
+        sink: { postgres: { table: o.financeTable } },
+      },
+    },
+  });
+  if (!result.ok) throw new Error(`bad test spec: ${JSON.stringify(result.errors)}`);
+  return result.spec;
 }

@@ -11,7 +11,7 @@
 //
 // Why not inside a batch? A batch's outcomes account for its input rows, and a resend has none; and a
 // caught-up runner does not reach its operator at all, so a quiet pipeline would never resend.
-import { compileSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
+import { compileSpec, outputViews, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { openWebhook, type ResultContext } from "../operator/open-result";
 
 /** At most this many re-queued deliveries per call (a batch turn): the rest go in the next ones. */
@@ -38,9 +38,11 @@ export async function openRequeuedDeliveries(
   ctx: ResultContext,
   spec: TPipelineSpec,
 ): Promise<RequeuedDeliveries | undefined> {
-  const compiled = compileSpec(spec);
-  const hook = compiled.spec.sink.webhook;
-  if (!hook) return undefined;
+  // The webhook output (a pipeline has at most one: the delivery ledger is kept per pipeline).
+  const view = outputViews(spec).find((v) => v.spec.sink.webhook);
+  if (!view) return undefined;
+  const compiled = compileSpec(view.spec);
+  const hook = view.spec.sink.webhook!;
   const operator = await openWebhook(ctx, compiled, hook);
   return {
     async send(epoch) {

@@ -68,7 +68,7 @@ export class WebhookOperator implements ResultOperator {
   }
 
   private keyFor(values: ResultRow): string {
-    const hook = this.compiled.spec.sink.webhook!;
+    const hook = this.compiled.spec.sink!.webhook!;
     return idempotencyKey(
       this.compiled.spec.name,
       hook.idempotencyKey.map((c) => values[c]),

@@ -45,6 +45,8 @@ export class WindowOperator implements ResultOperator {
     private readonly pipelineVersionId: string,
     private readonly compiled: TCompiledSpec,
     private readonly output: WindowOutput,
+    /** Which output of the pipeline the windows belong to ("" for a pipeline with one sink). */
+    private readonly outputName = "",
   ) {
     this.measures = measureSet(compiled.measures, compiled.spec.contract);
   }
@@ -109,7 +111,7 @@ export class WindowOperator implements ResultOperator {
     const state = await this.committedState(input.batchId);
     const stored = state
       ? new Map([...touched.keys()].flatMap((id) => (state.has(id) ? [[id, state.get(id)!] as const] : [])))
-      : await loadWindows(pool, pv, [...touched.values()]);
+      : await loadWindows(pool, pv, this.outputName, [...touched.values()]);
     const merged: StoredWindow[] = [...touched.entries()].map(([id, w]) => {
       const before = stored.get(id);
       const next = {
@@ -145,6 +147,7 @@ export class WindowOperator implements ResultOperator {
     const delivered = this.output.kind === "webhook" ? await this.output.deliver(resultRows, input) : {};
 
     const output = this.output;
+    const outputName = this.outputName;
     const growth = open.reduce(
       (d, w) => {
         const before = stored.get(windowId(w.groupKey, w.windowStart));
@@ -160,8 +163,8 @@ export class WindowOperator implements ResultOperator {
       failed: [],
       async write(client) {
         const writeStarted = performance.now();
-        await upsertWindows(client, pv, input.batchId, open);
-        if (finalBy) evicted = await evictWindows(client, pv, finalBy);
+        await upsertWindows(client, pv, outputName, input.batchId, open);
+        if (finalBy) evicted = await evictWindows(client, pv, outputName, finalBy);
         if (output.kind === "table") {
           if (mode === "update") await upsertResultRows(client, output.table, resultRows);
           else if (mode === "append") await insertResultRows(client, output.table, resultRows);
@@ -197,11 +200,11 @@ export class WindowOperator implements ResultOperator {
     if (this.cache?.batchId === batchId - 1) return this.cache.windows;
     this.cache = undefined;
     const count = await this.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1`,
-      [this.pipelineVersionId],
+      `SELECT count(*)::int AS n FROM window_state WHERE pipeline_version_id = $1 AND output = $2`,
+      [this.pipelineVersionId, this.outputName],
     );
     if (count.rows[0]!.n > MAX_CACHED_WINDOWS) return undefined;
-    const all = await loadWindowsEndingBy(this.pool, this.pipelineVersionId, null);
+    const all = await loadWindowsEndingBy(this.pool, this.pipelineVersionId, this.outputName, null);
     return new Map(all.map((w) => [windowId(w.groupKey, w.windowStart), w]));
   }
 
@@ -209,7 +212,7 @@ export class WindowOperator implements ResultOperator {
     state: Map<string, StoredWindow> | undefined,
     before: Date | null,
   ): Promise<StoredWindow[]> {
-    if (!state) return loadWindowsEndingBy(this.pool, this.pipelineVersionId, before);
+    if (!state) return loadWindowsEndingBy(this.pool, this.pipelineVersionId, this.outputName, before);
     return [...state.values()].filter((w) => before === null || w.windowEnd <= before);
   }
 

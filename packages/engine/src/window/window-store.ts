@@ -1,4 +1,5 @@
-// Window state in Postgres (window_state), keyed by pipeline version, group key and window start.
+// Window state in Postgres (window_state), keyed by pipeline version, output ("" for a pipeline with
+// one sink), group key and window start.
 // Reads happen before the commit; writes and eviction inside the batch transaction.
 import type pg from "pg";
 import { bulkSelect } from "../store/bulk";
@@ -50,6 +51,7 @@ const COLUMNS = `group_key, group_values, window_start, window_end, accumulators
 export async function loadWindows(
   db: pg.Pool,
   pv: string,
+  output: string,
   keys: { groupKey: string; windowStart: Date }[],
 ): Promise<Map<string, StoredWindow>> {
   if (keys.length === 0) return new Map();
@@ -58,11 +60,11 @@ export async function loadWindows(
       { name: "group_key", sqlType: "text", values: keys.map((k) => k.groupKey) },
       { name: "window_start", sqlType: "timestamptz", values: keys.map((k) => k.windowStart) },
     ],
-    2,
+    3,
   );
   const res = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM window_state s JOIN (${sql}) AS k (group_key, window_start) USING (group_key, window_start) WHERE s.pipeline_version_id = $1`,
-    [pv, ...params],
+    `SELECT ${COLUMNS} FROM window_state s JOIN (${sql}) AS k (group_key, window_start) USING (group_key, window_start) WHERE s.pipeline_version_id = $1 AND s.output = $2`,
+    [pv, output, ...params],
   );
   return new Map(res.rows.map((r) => [windowId(r.group_key, r.window_start), fromRow(r)]));
 }
@@ -71,11 +73,12 @@ export async function loadWindows(
 export async function loadWindowsEndingBy(
   db: pg.Pool,
   pv: string,
+  output: string,
   before: Date | null,
 ): Promise<StoredWindow[]> {
   const res = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM window_state WHERE pipeline_version_id = $1${before ? " AND window_end <= $2" : ""} ORDER BY window_start, group_key`,
-    before ? [pv, before] : [pv],
+    `SELECT ${COLUMNS} FROM window_state WHERE pipeline_version_id = $1 AND output = $2${before ? " AND window_end <= $3" : ""} ORDER BY window_start, group_key`,
+    before ? [pv, output, before] : [pv, output],
   );
   return res.rows.map(fromRow);
 }
@@ -83,6 +86,7 @@ export async function loadWindowsEndingBy(
 export async function upsertWindows(
   client: pg.PoolClient,
   pv: string,
+  output: string,
   batchId: number,
   windows: StoredWindow[],
 ): Promise<void> {
@@ -96,23 +100,28 @@ export async function upsertWindows(
       { name: "accumulators", sqlType: "jsonb", values: windows.map((w) => w.accumulators) },
       { name: "bytes", sqlType: "integer", values: windows.map((w) => w.bytes) },
     ],
-    3,
+    4,
   );
   await client.query(
-    `INSERT INTO window_state (pipeline_version_id, updated_batch_id, group_key, window_start, window_end, group_values, accumulators, bytes)
-     SELECT $1, $2, * FROM (${sql}) AS u
-     ON CONFLICT (pipeline_version_id, group_key, window_start) DO UPDATE
+    `INSERT INTO window_state (pipeline_version_id, output, updated_batch_id, group_key, window_start, window_end, group_values, accumulators, bytes)
+     SELECT $1, $2, $3, * FROM (${sql}) AS u
+     ON CONFLICT (pipeline_version_id, output, group_key, window_start) DO UPDATE
        SET accumulators = EXCLUDED.accumulators, bytes = EXCLUDED.bytes, updated_batch_id = EXCLUDED.updated_batch_id`,
-    [pv, batchId, ...params],
+    [pv, output, batchId, ...params],
   );
 }
 
 /** Evicts final windows: their end is at or before `before` (watermark − allowedLateness). */
-export async function evictWindows(client: pg.PoolClient, pv: string, before: Date): Promise<StateDelta> {
+export async function evictWindows(
+  client: pg.PoolClient,
+  pv: string,
+  output: string,
+  before: Date,
+): Promise<StateDelta> {
   const res = await client.query<{ n: string; bytes: string }>(
-    `WITH del AS (DELETE FROM window_state WHERE pipeline_version_id = $1 AND window_end <= $2 RETURNING bytes)
+    `WITH del AS (DELETE FROM window_state WHERE pipeline_version_id = $1 AND output = $2 AND window_end <= $3 RETURNING bytes)
      SELECT count(*) AS n, coalesce(sum(bytes), 0) AS bytes FROM del`,
-    [pv, before],
+    [pv, output, before],
   );
   return { rows: Number(res.rows[0]!.n), bytes: Number(res.rows[0]!.bytes) };
 }

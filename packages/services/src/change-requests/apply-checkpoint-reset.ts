@@ -60,6 +60,11 @@ export async function applyCheckpointReset(
       await tx.$executeRaw`DELETE FROM window_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
     stateRowsCleared +=
       await tx.$executeRaw`DELETE FROM cdc_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    // A join's dimension versions and waiting rows: a rebuild reads its changelog from the start too.
+    stateRowsCleared +=
+      await tx.$executeRaw`DELETE FROM join_versions WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    stateRowsCleared +=
+      await tx.$executeRaw`DELETE FROM join_held WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
   }
   await tx.$executeRaw`
     UPDATE checkpoints
@@ -68,7 +73,9 @@ export async function applyCheckpointReset(
            state_rows = CASE WHEN ${clear} THEN 0 ELSE state_rows END,
            state_bytes = CASE WHEN ${clear} THEN 0 ELSE state_bytes END,
            watermark = CASE WHEN ${clear} THEN NULL ELSE watermark END,
-           event_time_max = CASE WHEN ${clear} THEN '{}'::jsonb ELSE event_time_max END
+           event_time_max = CASE WHEN ${clear} THEN '{}'::jsonb ELSE event_time_max END,
+           outputs = CASE WHEN ${clear} THEN '{}'::jsonb ELSE outputs END,
+           dimension = CASE WHEN ${clear} THEN '{}'::jsonb ELSE dimension END
      WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
   await tx.$executeRaw`DELETE FROM offset_log WHERE pipeline_version_id = ${cr.pipelineVersionId} AND batch_id > ${cp.last_batch_id}`;
   await tx.checkpointReset.create({

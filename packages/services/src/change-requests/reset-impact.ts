@@ -63,18 +63,16 @@ export interface TResetImpact {
   refusals: string[];
 }
 
+/** A reset acts on the whole pipeline: with several outputs, on what any of them keeps. */
 export function shapeOfSpec(spec: unknown): TResetShape {
-  const s = (spec ?? {}) as {
-    aggregate?: unknown;
-    cdc?: unknown;
-    dedupe?: unknown;
-    sink?: { webhook?: unknown };
-  };
+  type TResult = { aggregate?: unknown; cdc?: unknown; sink?: { webhook?: unknown } };
+  const s = (spec ?? {}) as TResult & { dedupe?: unknown; outputs?: Record<string, TResult>; join?: unknown };
+  const results: TResult[] = s.outputs ? Object.values(s.outputs) : [s];
   return {
-    aggregate: s.aggregate != null,
-    cdc: s.cdc != null,
+    aggregate: results.some((r) => r.aggregate != null),
+    cdc: results.some((r) => r.cdc != null),
     dedupe: s.dedupe != null,
-    webhook: s.sink?.webhook != null,
+    webhook: results.some((r) => r.sink?.webhook != null),
   };
 }
 

@@ -63,6 +63,7 @@ interface TCandidate {
   offset: bigint;
   truncated: boolean;
   payload: unknown;
+  reason: string;
   discarded_by: string | null;
   discarded_at: Date | null;
   discard_reason: string | null;
@@ -108,8 +109,8 @@ export async function requestDeadLetterReplay(
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
     const cp = await tx.$queryRaw<
-      { watermark: Date | null }[]
-    >`SELECT watermark FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
+      { watermark: Date | null; outputs: TOutputCheckpoints }[]
+    >`SELECT watermark, outputs FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
     // The versions whose checkpoint the serving one continues (itself included): their dead letters
     // are rows it skipped. Another version's (fresh state: blue/green, a rebuild) it reads on its own.
     const lineage = await tx.$queryRaw<{ id: string }[]>`
@@ -119,7 +120,7 @@ export async function requestDeadLetterReplay(
       SELECT id FROM chain`;
     const continued = new Set(lineage.map((l) => l.id));
     const rows = await tx.$queryRaw<TCandidate[]>`
-      SELECT d.id, d.pipeline_version_id, v.version, d.topic, d.partition, d."offset", d.truncated, d.payload,
+      SELECT d.id, d.pipeline_version_id, v.version, d.topic, d.partition, d."offset", d.truncated, d.payload, d.reason,
              r.actor AS discarded_by, r.created_at AS discarded_at, r.reason AS discard_reason,
              i.status AS item_status, i.outcome AS item_outcome, i.detail AS item_detail, i.batch_id AS item_batch,
              i.again_dead_letter_id AS item_again, coalesce(i.applied_at, i.created_at) AS item_at, i.replay_id AS item_replay,
@@ -141,7 +142,7 @@ export async function requestDeadLetterReplay(
        WHERE v.pipeline_id = ${pipeline.id} AND ${deadLetterCondition(filter)}
        ORDER BY d.id LIMIT ${MAX_REPLAY + 1}`;
     const taken = rows.slice(0, MAX_REPLAY);
-    const refusal = refusalFor(spec, serving.version, cp[0]?.watermark ?? null, continued);
+    const refusal = refusalFor(spec, serving.version, cp[0] ?? { watermark: null, outputs: {} }, continued);
     const refused: TDeadLetterReplayRefusal[] = [];
     const accepted: bigint[] = [];
     const records = new Map<string, bigint>();
@@ -223,21 +224,50 @@ export async function requestDeadLetterReplay(
 interface TReplaySpec {
   source?: { kafka?: { topic?: string } };
   eventTime?: { column?: string };
-  aggregate?: { window?: unknown; allowedLateness?: string | number };
+  aggregate?: TReplayAggregate;
+  outputs?: Record<string, { aggregate?: TReplayAggregate }>;
+}
+type TReplayAggregate = { window?: unknown; allowedLateness?: string | number };
+type TOutputCheckpoints = Record<string, { watermark?: string | null }>;
+
+const latenessOf = (a: TReplayAggregate | undefined) =>
+  a?.allowedLateness === undefined ? 0 : parseDuration(a.allowedLateness);
+
+/**
+ * The late horizon of the serving version: its watermark minus allowedLateness, or with several
+ * outputs the earliest of the outputs' (a row counts wherever it is still on time).
+ */
+function lateHorizonOf(
+  spec: TReplaySpec,
+  cp: { watermark: Date | null; outputs: TOutputCheckpoints },
+): { horizon: Date | null; latenessMs: number; windowed: boolean } {
+  if (!spec.outputs) {
+    const latenessMs = latenessOf(spec.aggregate);
+    const horizon = cp.watermark ? new Date(cp.watermark.getTime() - latenessMs) : null;
+    return { horizon, latenessMs, windowed: spec.aggregate?.window !== undefined };
+  }
+  let min: number | null = null;
+  for (const [name, o] of Object.entries(spec.outputs)) {
+    const w = cp.outputs[name]?.watermark;
+    if (!w) return { horizon: null, latenessMs: 0, windowed: false };
+    const h = Date.parse(w) - latenessOf(o.aggregate);
+    if (min === null || h < min) min = h;
+  }
+  const windowed = Object.values(spec.outputs).some((o) => o.aggregate?.window !== undefined);
+  return { horizon: min === null ? null : new Date(min), latenessMs: 1, windowed };
 }
 
 function refusalFor(
   spec: TReplaySpec,
   version: number,
-  watermark: Date | null,
+  cp: { watermark: Date | null; outputs: TOutputCheckpoints },
   continued: ReadonlySet<string>,
 ) {
   const topic = spec.source?.kafka?.topic;
   const column = spec.eventTime?.column;
-  const latenessMs =
-    spec.aggregate?.allowedLateness === undefined ? 0 : parseDuration(spec.aggregate.allowedLateness);
-  const horizon = watermark && column ? new Date(watermark.getTime() - latenessMs) : null;
-  const windowed = spec.aggregate?.window !== undefined;
+  const { horizon: late, latenessMs, windowed } = lateHorizonOf(spec, cp);
+  const watermark = cp.watermark;
+  const horizon = column ? late : null;
   return (row: TCandidate): string | null => {
     if (row.discarded_by)
       return `discarded by ${row.discarded_by} at ${row.discarded_at!.toISOString()}: ${row.discard_reason}`;
@@ -261,10 +291,13 @@ function refusalFor(
       return "only the first 64 KiB of its raw value were kept: replaying it would apply a different row";
     if (topic && row.topic !== topic)
       return `it was read from topic "${row.topic}", and version ${version} reads "${topic}"`;
-    if (horizon && column) {
+    // A join's dimension_missing row passed the late check when it was read: a replay joins it again.
+    if (horizon && column && !row.reason.startsWith("dimension_missing:")) {
       const t = eventTimeOf(row.payload, column);
       if (t !== null && t < horizon.getTime()) {
-        const at = `event time ${new Date(t).toISOString()} is behind the watermark ${watermark!.toISOString()}${latenessMs > 0 ? ` minus allowedLateness` : ""} of version ${version}`;
+        const at = spec.outputs
+          ? `event time ${new Date(t).toISOString()} is behind every output's late horizon (${horizon.toISOString()}) of version ${version}`
+          : `event time ${new Date(t).toISOString()} is behind the watermark ${watermark!.toISOString()}${latenessMs > 0 ? ` minus allowedLateness` : ""} of version ${version}`;
         return windowed
           ? `its window is already final and evicted (${at}): replayed, it would be dropped as late, or count in a window already emitted`
           : `${at}: replayed, it would be late again`;

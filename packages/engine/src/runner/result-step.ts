@@ -1,0 +1,157 @@
+// The step of a batch between the shared phases (decode → dedup) and the commit: where the rows go.
+// A pipeline with one sink and no join writes its ledger or runs its one operator (windows, CDC, a
+// webhook) — `direct`. A pipeline with several outputs or a join runs the join and every output
+// (runner/staged-result.ts) — `staged`. Either way the step prepares before the transaction and hands
+// commit-batch what it writes inside it, with the watermark and dedup horizon the batch commits.
+import type pg from "pg";
+import type { Kafka } from "kafkajs";
+import type { TCompiledSpec } from "@sluice/pipeline-spec";
+import type { ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
+import { ConfigurationError } from "../errors";
+import { JoinOperator } from "../join/join-operator";
+import { openResult, type ResultContext } from "../operator/open-result";
+import { applyPrepared } from "../operator/result-operator";
+import { openOutputs } from "../output/open-outputs";
+import { KafkaSource } from "../source/kafka-source";
+import type { RecordSource } from "../source/source";
+import type { Checkpoint } from "../store/checkpoint-store";
+import type { CommitInput } from "../store/commit-batch";
+import type { ProgressInput } from "./progress";
+import { prepareStaged, stagedLateBefore, type Staging } from "./staged-result";
+
+export interface StepInput {
+  batchId: number;
+  epoch: number;
+  processed: ProcessedBatch;
+  cp: Checkpoint;
+  /** From advance-time (a replay batch: the checkpoint's, unchanged). */
+  time: { watermark: Date | null; evictBefore: Date | null; eventTime: Date | null; maxDedup: Date | null };
+  replay: boolean;
+  now: Date;
+}
+
+export interface PreparedStep {
+  processed: ProcessedBatch;
+  watermark: Date | null;
+  evictBefore: Date | null;
+  /** What the next batch judges lateness by (undefined: its watermark minus allowedLateness). */
+  lateBefore: Date | null | undefined;
+  /** An output's `fail` expectation: the batch must not commit. */
+  failures: ExpectationFailure[];
+  commit: Pick<CommitInput, "sink" | "operatorWrite" | "staged">;
+  /** The step's part of the progress record (complete once the commit's writes ran). */
+  progress(): Pick<ProgressInput, "operator" | "outputs" | "join" | "lateAccepted">;
+  onCommitted(): void;
+}
+
+export interface ResultStep {
+  /** Rows before this are late in the batch after `cp` (undefined: watermark minus allowedLateness). */
+  lateBefore(cp: Checkpoint): Date | null | undefined;
+  prepare(input: StepInput): Promise<PreparedStep>;
+  /** Input besides the source's that a batch should be run for (a join's unread changelog). */
+  hasOtherInput(cp: Checkpoint): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface StepContext extends ResultContext {
+  kafka: Kafka;
+  /** Replace the join's changelog source (tests). */
+  dimensionSource?: RecordSource;
+}
+
+export async function openResultStep(ctx: StepContext, compiled: TCompiledSpec): Promise<ResultStep> {
+  const { spec } = compiled;
+  refuseJoinForNow(spec);
+  if (spec.outputs || spec.join) {
+    const dimSource =
+      spec.join &&
+      (ctx.dimensionSource ??
+        new KafkaSource({
+          kafka: ctx.kafka,
+          topic: spec.join.dimension.kafka.topic,
+          groupPrefix: `${ctx.pipelineVersionId}.dimension`,
+        }));
+    const staging: Staging = {
+      compiled,
+      outputs: await openOutputs(ctx, spec),
+      ...(dimSource ? { join: new JoinOperator(ctx.pool, ctx.pipelineVersionId, compiled, dimSource) } : {}),
+    };
+    return stagedStep(staging, ctx, dimSource || undefined);
+  }
+  return directStep(await openResult(ctx, compiled));
+}
+
+function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep {
+  return {
+    lateBefore: () => undefined,
+    hasOtherInput: async () => false,
+    close: async () => undefined,
+    async prepare(input) {
+      const { operator, sink } = result;
+      const { watermark, evictBefore } = input.time;
+      const prepared = operator
+        ? await operator.prepare({
+            batchId: input.batchId,
+            epoch: input.epoch,
+            rows: input.processed.sinkRows,
+            watermark,
+          })
+        : undefined;
+      return {
+        processed: prepared ? applyPrepared(input.processed, prepared) : input.processed,
+        watermark,
+        evictBefore,
+        lateBefore: undefined,
+        failures: [],
+        commit: {
+          ...(sink ? { sink } : {}),
+          ...(prepared ? { operatorWrite: (client: pg.PoolClient) => prepared.write(client) } : {}),
+        },
+        progress: () => ({
+          lateAccepted: input.processed.lateAccepted,
+          ...(prepared ? { operator: prepared.report } : {}),
+        }),
+        onCommitted: () => prepared?.onCommitted?.(),
+      };
+    },
+  };
+}
+
+function stagedStep(staging: Staging, ctx: StepContext, dimSource: RecordSource | undefined): ResultStep {
+  return {
+    lateBefore: (cp) => stagedLateBefore(staging, cp),
+    hasOtherInput: async (cp) => (staging.join ? staging.join.hasUnread(cp.dimension) : false),
+    close: async () => dimSource?.close(),
+    async prepare(input) {
+      const r = await prepareStaged(staging, {
+        batchId: input.batchId,
+        epoch: input.epoch,
+        topic: staging.compiled.spec.source.kafka.topic,
+        pipelineVersionId: ctx.pipelineVersionId,
+        processed: input.processed,
+        cp: input.cp,
+        eventTime: input.time.eventTime,
+        maxDedup: input.time.maxDedup,
+        replay: input.replay,
+        now: input.now,
+      });
+      return {
+        processed: r.processed,
+        watermark: r.watermark,
+        evictBefore: r.evictBefore,
+        lateBefore: r.lateBefore,
+        failures: r.failures,
+        commit: { staged: r.staged },
+        progress: () => r.progress(),
+        onCommitted: () => r.onCommitted(),
+      };
+    },
+  };
+}
+
+function refuseJoinForNow(spec: TCompiledSpec["spec"]): void {
+  if (spec.join)
+    throw new ConfigurationError(
+      `pipeline "${spec.name}": its join is validated, but this version of Sluice does not run joins yet (the join engine lands next, issue #23): remove join to run it`,
+    );
+}

@@ -1,0 +1,214 @@
+// The result of a batch for a pipeline with several outputs or a join: after the shared phases
+// (decode to dedup, batch/process-batch.ts) the join enriches the rows (join/join-operator.ts) and
+// every output screens and prepares its own result against its own watermark
+// (output/prepare-outputs.ts). What it returns is written in the batch's one transaction
+// (store/commit-batch.ts `staged`): the join's state, every output's rows and state, and per output
+// its watermark and state size in the checkpoint — all outputs see the batch, or none does.
+import type { DeadLetterRow, ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
+import type { OperatorReport } from "../operator/result-operator";
+import type { JoinOperator, JoinReport } from "../join/join-operator";
+import type { OpenedOutput } from "../output/open-outputs";
+import {
+  outputWatermarksOf,
+  sharedLateHorizon,
+  timeAfterBatch,
+  type OutputCheckpoints,
+} from "../output/output-time";
+import { prepareOutputs, type PreparedOutput } from "../output/prepare-outputs";
+import type { OutputOutcomes } from "../output/screen-output";
+import type { StagedWrites } from "../store/commit-batch";
+import type { Checkpoint } from "../store/checkpoint-store";
+import type { TCompiledSpec } from "@sluice/pipeline-spec";
+
+/** One output in the progress record. */
+export interface OutputProgress {
+  name: string;
+  /** The table it writes, or "webhook". */
+  sink: string;
+  watermark: string | null;
+  outcomes: OutputOutcomes;
+  lateAccepted: number;
+  /** Violations of this output's own expectations (warn: kept; drop: dropped from this output). */
+  expectations: Record<string, number>;
+  stateRows: number;
+  stateBytes: number;
+  operator?: OperatorReport;
+}
+
+export interface Staging {
+  compiled: TCompiledSpec;
+  outputs: readonly OpenedOutput[];
+  join?: JoinOperator;
+}
+
+/** Rows before this are late for every output: what the shared phases judge lateness by. */
+export function stagedLateBefore(staging: Staging, cp: Pick<Checkpoint, "outputs">): Date | null {
+  return sharedLateHorizon(
+    staging.outputs.map((o) => o.timing),
+    outputWatermarksOf(cp.outputs),
+  );
+}
+
+export interface StagedInput {
+  batchId: number;
+  epoch: number;
+  topic: string;
+  pipelineVersionId: string;
+  processed: ProcessedBatch;
+  cp: Checkpoint;
+  /** From runner/advance-time.ts: the source's event time after this batch, and the newest dedup time. */
+  eventTime: Date | null;
+  maxDedup: Date | null;
+  /** A dead-letter replay batch: no time moves. */
+  replay: boolean;
+  now: Date;
+}
+
+export interface StagedResult {
+  /** The batch's outcomes with the join's in-batch dead letters, and every dead letter of the batch. */
+  processed: ProcessedBatch;
+  watermark: Date | null;
+  evictBefore: Date | null;
+  /** What the next batch judges lateness by (read ahead, it is processed before this one commits). */
+  lateBefore: Date | null;
+  /** A `fail` expectation of an output: the batch must not commit. */
+  failures: ExpectationFailure[];
+  staged: StagedWrites;
+  /** Complete once the writes have run (an append table's conflicts, state sizes). */
+  progress(): { outputs: OutputProgress[]; join?: JoinReport };
+  onCommitted(): void;
+}
+
+export async function prepareStaged(staging: Staging, input: StagedInput): Promise<StagedResult> {
+  const { cp, processed } = input;
+  const join = staging.join
+    ? await staging.join.prepare(cp.dimension, {
+        batchId: input.batchId,
+        rows: processed.sinkRows,
+        sourceTime: input.replay ? latestSourceTime(cp) : input.eventTime,
+        replay: input.replay,
+        now: input.now,
+      })
+    : undefined;
+  const timings = staging.outputs.map((o) => o.timing);
+  const before = outputWatermarksOf(cp.outputs);
+  const time = input.replay
+    ? {
+        watermark: cp.watermark,
+        outputs: before,
+        lateHorizon: sharedLateHorizon(timings, before),
+        evictBefore: null,
+      }
+    : timeAfterBatch({
+        compiled: staging.compiled,
+        timings,
+        previous: { watermark: cp.watermark, outputs: before },
+        eventTime: input.eventTime,
+        heldMinMs: join?.heldMinMs ?? null,
+        maxDedupTime: input.maxDedup,
+      });
+  const prepared = await prepareOutputs(staging.outputs, {
+    batchId: input.batchId,
+    epoch: input.epoch,
+    rows: join ? join.rows : processed.sinkRows,
+    before,
+    after: time.outputs,
+    meta: { topic: input.topic, batchId: input.batchId, pipelineVersionId: input.pipelineVersionId },
+  });
+
+  const outcomes = structuredClone(processed.outcomes);
+  const failed = join?.failed ?? [];
+  outcomes.sink -= failed.length;
+  outcomes.deadLetter += failed.length;
+  const deadLetters: DeadLetterRow[] = [
+    ...processed.deadLetters,
+    ...failed,
+    ...(join?.deadLetters ?? []),
+    ...prepared.outputs.flatMap((o) => o.deadLetters),
+  ];
+
+  const deltas = new Map<string, { rows: number; bytes: number }>();
+  const evictJoinBefore = earliest(time.lateHorizon, join?.heldMinMs ?? null);
+  const writes: StagedWrites["writes"] = [
+    ...(join
+      ? [(client: Parameters<StagedWrites["writes"][number]>[0]) => join.write(client, evictJoinBefore)]
+      : []),
+    ...prepared.outputs.map((o) => async (client: Parameters<StagedWrites["writes"][number]>[0]) => {
+      const delta = await o.write(client);
+      deltas.set(o.name, delta);
+      return delta;
+    }),
+  ];
+  const outputCheckpoints = (): OutputCheckpoints =>
+    Object.fromEntries(
+      prepared.outputs.map((o) => {
+        const prev = cp.outputs[o.name];
+        const d = deltas.get(o.name) ?? { rows: 0, bytes: 0 };
+        return [
+          o.name,
+          {
+            watermark: o.watermark?.toISOString() ?? null,
+            stateRows: (prev?.stateRows ?? 0) + d.rows,
+            stateBytes: (prev?.stateBytes ?? 0) + d.bytes,
+          },
+        ];
+      }),
+    );
+  return {
+    processed: { ...processed, outcomes, deadLetters },
+    watermark: time.watermark,
+    evictBefore: time.evictBefore,
+    lateBefore: time.lateHorizon,
+    failures: prepared.failures,
+    staged: {
+      writes,
+      checkpoint: () => ({
+        outputs: outputCheckpoints(),
+        dimension: join ? join.checkpoint() : cp.dimension,
+      }),
+    },
+    progress: () => {
+      const state = outputCheckpoints();
+      return {
+        outputs: prepared.outputs.map((o) => progressOf(o, staging, state)),
+        ...(join ? { join: join.report } : {}),
+      };
+    },
+    onCommitted: () => {
+      for (const o of prepared.outputs) o.onCommitted?.();
+    },
+  };
+}
+
+function progressOf(o: PreparedOutput, staging: Staging, state: OutputCheckpoints): OutputProgress {
+  const opened = staging.outputs.find((x) => x.name === o.name)!;
+  const sink = opened.compiled.spec.sink!;
+  const expectations: Record<string, number> = { ...o.warnings };
+  for (const [name, n] of Object.entries(o.outcomes.dropped))
+    expectations[name] = (expectations[name] ?? 0) + n;
+  const report = o.report;
+  return {
+    name: o.name,
+    sink: sink.postgres?.table ?? "webhook",
+    watermark: o.watermark?.toISOString() ?? null,
+    outcomes: o.outcomes,
+    lateAccepted: o.lateAccepted,
+    expectations,
+    stateRows: state[o.name]!.stateRows,
+    stateBytes: state[o.name]!.stateBytes,
+    ...(report ? { operator: report } : {}),
+  };
+}
+
+/** A replay batch moves no time: the join decides against the source time the checkpoint has. */
+function latestSourceTime(cp: Checkpoint): Date | null {
+  const clocks = Object.values(cp.eventTimeMax.partitions ?? {});
+  if (clocks.length === 0) return null;
+  return new Date(Math.min(...clocks.map((c) => Date.parse(c.max))));
+}
+
+function earliest(a: Date | null, bMs: number | null): Date | null {
+  if (bMs === null) return a;
+  if (!a) return null;
+  return a.getTime() <= bMs ? a : new Date(bMs);
+}
