@@ -28,3 +28,5 @@ export {
   judgedEventsSql,
   expectBatchesCoverTopic,
 } from "./reference-events";
+// The engine's bulk insert, for the benchmark that compares it with COPY (bench/src/ledger-writes.ts).
+export { bulkSelect, type BulkColumn } from "../store/bulk";
