@@ -54,3 +54,4 @@ export {
   type SchemaDrift,
 } from "./batch/schema-drift";
 export { contractChecker } from "./batch/contract";
+export { sumOutcomesWithin, type OutcomeTotals } from "./store/outcome-totals";

@@ -391,3 +391,20 @@ export {
   type TRequestDeadLetterReplayResult,
   type TDeadLetterReplayRefusal,
 } from "./dead-letters/request-dead-letter-replay";
+export { reconcileSinks } from "./rollouts/reconcile-sinks";
+export {
+  runReconciliation,
+  type TStoredReconciliation,
+  type TReconciliationRequester,
+} from "./rollouts/run-reconciliation";
+export { findLatestReconciliation } from "./rollouts/find-latest-reconciliation";
+export type {
+  TReconcileInput,
+  TReconcileSide,
+  TReconcileRange,
+  TReconciliationReport,
+  TReconciliationStatus,
+  TOutcomeComparison,
+  TValueDifference,
+  TRowValues,
+} from "./rollouts/reconciliation-report";
