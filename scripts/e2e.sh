@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the console, starts it on its own port and database with a real stack behind it — two worker
 # processes on a queue of their own, the demo producer on a topic of its own, and a running ledger
-# pipeline (e2e-ledger) on that topic — runs the Playwright tests, and stops all of it.
+# pipeline (e2e-ledger) on that topic — runs the Playwright tests (e2e/playwright.config.ts), and stops all of it.
 # Expects the services to be up (scripts/setup.sh); the test database never touches the demo's.
 # Two checkouts can run it at once: SLUICE_E2E_PORT (console), SLUICE_E2E_DB (database), and the
 # topic and queue are unique per run; worker metrics ports are free ones unless SLUICE_E2E_METRICS_PORT is set.
@@ -82,9 +82,6 @@ DATABASE_URL="$e2e_url" node --import tsx packages/cli/src/main.ts start "$spec"
 for _ in $(seq 1 60); do curl -fsS -o /dev/null "http://127.0.0.1:$port/sign-in" && break; sleep 1; done
 
 # SLUICE_E2E_ONLY=<file in e2e/src> runs one test file against the same stack (the others take minutes).
+# Results: .data/test-results/e2e.json, the HTML report (traces of failures) in .data/test-results/e2e-report/.
 export SLUICE_URL="http://127.0.0.1:$port" SLUICE_E2E_DATABASE_URL="$e2e_url" SLUICE_E2E_RECEIVER_URL="$receiver_url" SLUICE_E2E_PIPELINE=e2e-ledger SLUICE_E2E_TOPIC="$topic"
-if [ -n "${SLUICE_E2E_ONLY:-}" ]; then
-  (cd e2e && node --import tsx --test --test-reporter=spec "src/$SLUICE_E2E_ONLY")
-else
-  npm run test --workspace e2e
-fi
+(cd e2e && npx playwright test ${SLUICE_E2E_ONLY:+"src/$SLUICE_E2E_ONLY"})

@@ -23,7 +23,7 @@ results="$sluice_root/.data/test-results"
 rm -rf "$results" && mkdir -p "$results"
 step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json="$results/unit.json"
 step "integration tests" npx vitest run --project integration --reporter=default --reporter=json --outputFile.json="$results/integration.json"
-step "end-to-end tests" bash -o pipefail -c "bash scripts/e2e.sh | tee '$results/e2e.log'"
+step "end-to-end tests" bash scripts/e2e.sh
 
 if [ "${#failed[@]}" -gt 0 ]; then
   sluice_log "failed steps: ${failed[*]}"

@@ -1,6 +1,6 @@
-// Debian's Chromium driven by playwright-core (Playwright's own browser download is not reachable
-// from CI machines). `launch` gives every run a fresh temporary profile and removes it afterwards.
-import { chromium, type Browser } from "playwright-core";
+// Debian's Chromium (Playwright's own browser download is not reachable from CI machines): its path and
+// flags, used by playwright.config.ts for every test.
+import { existsSync } from "node:fs";
 
 export const CHROMIUM_ARGS = [
   "--headless",
@@ -17,13 +17,11 @@ export function chromiumPath(): string {
   return process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 }
 
-export async function launchBrowser(): Promise<Browser> {
-  try {
-    return await chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS });
-  } catch (err) {
+/** Fail before the first test with the fix, instead of Playwright's "browser not installed" advice. */
+export function assertChromiumInstalled(): void {
+  if (!existsSync(chromiumPath()))
     throw new Error(
-      `Could not start Chromium at ${chromiumPath()}: install it with \`apt-get install -y chromium\` ` +
-        `or point CHROMIUM_PATH at a Chromium binary.\n${(err as Error).message}`,
+      `No Chromium at ${chromiumPath()}: install it with \`apt-get install -y chromium\` ` +
+        `or point CHROMIUM_PATH at a Chromium binary.`,
     );
-  }
 }

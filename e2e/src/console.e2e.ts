@@ -1,26 +1,17 @@
 // The console end to end in a real browser against a running console and the seeded demo data:
 // sign-in (wrong and right password), the fleet page with data served by tRPC from Postgres, retrying
 // failed webhook deliveries, a pipeline's page, the navigation, sign-out, and the public health endpoint.
-import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import pg from "pg";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "./browser";
-import { assertConsoleReachable, baseUrl } from "./console-url";
-import { until } from "./until";
+// One page goes through them in order (signed out, refused, signed in, …, signed out): serial.
+import type { BrowserContext, Page } from "@playwright/test";
+import { baseUrl } from "./console-url";
+import { databaseUrl, expect, screenshot, test } from "./fixtures";
 
 const OPERATOR = { email: "operator@sluice.local", name: "Oona Operator", role: "operator" };
 const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 /** The auth library's session cookie (prefix "sluice"; "__Secure-" is added over https). */
 const SESSION_COOKIE = "sluice.session_token";
-/** The console's database (scripts/e2e.sh sets it), for the tests that set up data the UI then acts on. */
-const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
-const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
+const needsDatabase = "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)";
 
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
@@ -30,54 +21,54 @@ async function signIn(email: string, password: string): Promise<void> {
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
 
-describe("Sluice console", () => {
-  before(async () => {
-    await assertConsoleReachable();
-    browser = await launchBrowser();
-    context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(15_000);
+test.describe("Sluice console", () => {
+  test.describe.configure({ mode: "serial" });
+
+  test.beforeAll(async ({ browser }) => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
   });
 
-  after(async () => {
-    await browser?.close();
+  test.afterAll(async () => {
+    await context?.close();
   });
 
   test("GET /api/health answers JSON with a reachability check per service and no secrets", async () => {
     const res = await fetch(`${baseUrl}/api/health`);
-    assert.ok([200, 503].includes(res.status), `unexpected status ${res.status}`);
-    assert.match(res.headers.get("content-type") ?? "", /application\/json/);
+    expect([200, 503], `unexpected status ${res.status}`).toContain(res.status);
+    expect(res.headers.get("content-type") ?? "").toMatch(/application\/json/);
     const body = (await res.json()) as {
       status: string;
       checks: Record<string, { ok: boolean; latencyMs: number }>;
     };
-    assert.equal(res.status === 200, body.status === "ok");
-    assert.deepEqual(Object.keys(body.checks).sort(), ["kafka", "postgres", "redis"]);
+    expect(res.status === 200).toBe(body.status === "ok");
+    expect(Object.keys(body.checks).sort()).toEqual(["kafka", "postgres", "redis"]);
     for (const check of Object.values(body.checks)) {
-      assert.equal(typeof check.ok, "boolean");
-      assert.equal(typeof check.latencyMs, "number");
+      expect(typeof check.ok).toBe("boolean");
+      expect(typeof check.latencyMs).toBe("number");
     }
-    assert.doesNotMatch(
-      JSON.stringify(body),
+    expect(JSON.stringify(body), "health output must not contain URL credentials").not.toMatch(
       /:\/\/[^/\s]*@/,
-      "health output must not contain URL credentials",
     );
   });
 
   test("a signed-out visitor is sent to sign-in, keeping where they were going", async () => {
     await page.goto("/alerts");
     await page.waitForURL(/\/sign-in\?next=%2Falerts$/);
-    await page.getByRole("button", { name: "Sign in", exact: true }).waitFor();
+    await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeVisible();
   });
 
   test("a wrong password shows an error and does not sign in", async () => {
     await page.goto("/sign-in");
     await signIn(OPERATOR.email, "not-the-password");
     // (Next.js' route announcer is also role=alert, so look for ours by its text.)
-    await page.getByRole("alert").filter({ hasText: "Wrong email or password." }).waitFor();
-    assert.match(page.url(), /\/sign-in/);
+    await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password." })).toBeVisible();
+    expect(page.url()).toMatch(/\/sign-in/);
     const cookies = await context.cookies();
-    assert.ok(!cookies.some((c) => c.name === SESSION_COOKIE), "no session cookie after a failed sign-in");
+    expect(
+      cookies.map((c) => c.name),
+      "no session cookie after a failed sign-in",
+    ).not.toContain(SESSION_COOKIE);
   });
 
   test("the operator signs in and sees the Pipelines page with teams served through tRPC", async () => {
@@ -87,41 +78,36 @@ describe("Sluice console", () => {
     );
     await signIn(OPERATOR.email, DEMO_PASSWORD);
     await page.waitForURL(/\/pipelines$/);
-    assert.equal((await teamList).status(), 200);
+    expect((await teamList).status()).toBe(200);
 
-    await page.getByRole("heading", { level: 1, name: "Pipelines" }).waitFor();
+    await expect(page.getByRole("heading", { level: 1, name: "Pipelines" })).toBeVisible();
     const teams = page.getByTestId("teams-table");
-    await teams.getByText("Payments Data").waitFor();
-    await teams.getByText("Risk & Fraud").waitFor();
+    await expect(teams.getByText("Payments Data")).toBeVisible();
+    await expect(teams.getByText("Risk & Fraud")).toBeVisible();
 
     // Either the seeded pipelines or the empty state that says how to register one.
     const fleet = page.getByTestId("fleet-table").or(page.getByRole("heading", { name: "No pipelines yet" }));
-    await fleet.first().waitFor();
+    await expect(fleet.first()).toBeVisible();
 
     const user = page.getByTestId("signed-in-user");
-    await user.getByText(OPERATOR.name).waitFor();
-    await user.getByText(OPERATOR.role, { exact: true }).waitFor();
-    await page.getByTestId("service-status").getByText("Postgres").waitFor();
+    await expect(user.getByText(OPERATOR.name)).toBeVisible();
+    await expect(user.getByText(OPERATOR.role, { exact: true })).toBeVisible();
+    await expect(page.getByTestId("service-status").getByText("Postgres")).toBeVisible();
 
     const session = (await context.cookies()).find((c) => c.name === SESSION_COOKIE);
-    assert.ok(session, "session cookie set");
-    assert.equal(session.httpOnly, true);
-    assert.equal(session.sameSite, "Lax");
+    expect(session, "session cookie set").toBeDefined();
+    expect(session!.httpOnly).toBe(true);
+    expect(session!.sameSite).toBe("Lax");
 
-    mkdirSync(resultsDir, { recursive: true });
-    await page.screenshot({ path: path.join(resultsDir, "pipelines.png"), fullPage: true });
+    await screenshot(page, "pipelines.png");
   });
 
-  test(
-    "the operator retries failed webhook deliveries from the Pipelines page: one key, then all; each re-queue is recorded",
-    {
-      skip: databaseUrl
-        ? false
-        : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)",
-    },
-    async () => {
-      const db = new pg.Client({ connectionString: databaseUrl });
-      await db.connect();
+  test.describe("with the console's database", () => {
+    test.skip(!databaseUrl, needsDatabase);
+
+    test("the operator retries failed webhook deliveries from the Pipelines page: one key, then all; each re-queue is recorded", async ({
+      db,
+    }) => {
       // Two deliveries of the demo's fraud-alerts pipeline as the engine leaves them after a receiver outage.
       const tag = `e2e-${Date.now()}`;
       const keys = [`fraud-alerts:${tag}-1`, `fraud-alerts:${tag}-2`] as const;
@@ -139,33 +125,31 @@ describe("Sluice console", () => {
         await page.goto("/pipelines");
         const section = page.getByTestId("webhook-fraud-alerts");
         const firstRow = section.getByRole("row").filter({ hasText: keys[0] });
-        await firstRow.getByText("HTTP 500: receiver says no").waitFor();
-        await section.getByRole("row").filter({ hasText: keys[1] }).waitFor();
-        mkdirSync(resultsDir, { recursive: true });
-        await page.screenshot({ path: path.join(resultsDir, "webhook-deliveries.png"), fullPage: true });
+        await expect(firstRow.getByText("HTTP 500: receiver says no")).toBeVisible();
+        await expect(section.getByRole("row").filter({ hasText: keys[1] })).toBeVisible();
+        await screenshot(page, "webhook-deliveries.png");
 
         await section.getByLabel(/Reason/).fill("receiver fixed (e2e)");
         // Each click waits for its own answer: the status line of the one before is still on the page.
         const requeued = () =>
           page.waitForResponse((r) => r.url().includes("/api/trpc/") && r.url().includes("webhook.requeue"));
         await Promise.all([requeued(), firstRow.getByRole("button", { name: "Retry" }).click()]);
-        await section
-          .getByRole("status")
-          .filter({ hasText: "Re-queued 1 delivery with its idempotency key" })
-          .waitFor();
-        await firstRow.waitFor({ state: "detached" });
-        assert.deepEqual(await status(keys[0]), { status: "pending", attempts: 0 });
-        assert.deepEqual(await status(keys[1]), { status: "failed", attempts: 8 });
+        await expect(
+          section.getByRole("status").filter({ hasText: "Re-queued 1 delivery with its idempotency key" }),
+        ).toBeVisible();
+        await expect(firstRow).toHaveCount(0);
+        expect(await status(keys[0])).toEqual({ status: "pending", attempts: 0 });
+        expect(await status(keys[1])).toEqual({ status: "failed", attempts: 8 });
 
         await Promise.all([requeued(), section.getByRole("button", { name: "Retry all 1 failed" }).click()]);
-        await section.getByTestId("count-failed").filter({ hasText: "0" }).waitFor();
-        assert.deepEqual(await status(keys[1]), { status: "pending", attempts: 0 });
-        await section.getByTestId("count-pending").filter({ hasText: "2" }).waitFor();
+        await expect(section.getByTestId("count-failed").filter({ hasText: "0" })).toBeVisible();
+        expect(await status(keys[1])).toEqual({ status: "pending", attempts: 0 });
+        await expect(section.getByTestId("count-pending").filter({ hasText: "2" })).toBeVisible();
 
         const audit = await db.query(
           `SELECT idempotency_key, deliveries, actor, reason FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)' ORDER BY id`,
         );
-        assert.deepEqual(audit.rows, [
+        expect(audit.rows).toEqual([
           {
             idempotency_key: keys[0],
             deliveries: 1,
@@ -182,21 +166,12 @@ describe("Sluice console", () => {
       } finally {
         await db.query(`DELETE FROM webhook_deliveries WHERE idempotency_key = ANY($1)`, [keys]);
         await db.query(`DELETE FROM webhook_requeues WHERE reason = 'receiver fixed (e2e)'`);
-        await db.end();
       }
-    },
-  );
+    });
 
-  test(
-    "a pipeline's page shows its latest batch with an idle partition, the recent batches and its dead letters by reason",
-    {
-      skip: databaseUrl
-        ? false
-        : "needs SLUICE_E2E_DATABASE_URL, the console's database (scripts/e2e.sh sets it)",
-    },
-    async () => {
-      const db = new pg.Client({ connectionString: databaseUrl });
-      await db.connect();
+    test("a pipeline's page shows its latest batch with an idle partition, the recent batches and its dead letters by reason", async ({
+      db,
+    }) => {
       // No workers run against the console's database: these are the only batches of the demo's
       // payments-ledger, as the engine records them (batch_log.progress, dead_letters).
       const version = (
@@ -277,30 +252,32 @@ describe("Sluice console", () => {
         await page.goto("/pipelines");
         await page.getByTestId("fleet-table").getByRole("link", { name: "payments-ledger" }).click();
         await page.waitForURL(/\/pipelines\/payments-ledger$/);
-        await page.getByRole("heading", { level: 1, name: "payments-ledger" }).waitFor();
+        await expect(page.getByRole("heading", { level: 1, name: "payments-ledger" })).toBeVisible();
 
         // Never started on the workers: the page says how.
-        await page.getByRole("heading", { name: "Not started on the workers" }).waitFor();
-        await page.getByText('npx sluice start payments-ledger "first deploy"').waitFor();
+        await expect(page.getByRole("heading", { name: "Not started on the workers" })).toBeVisible();
+        await expect(page.getByText('npx sluice start payments-ledger "first deploy"')).toBeVisible();
 
         const latest = page.getByTestId("latest-batch");
-        await latest.getByTestId("latest-batch-id").filter({ hasText: "Batch 42" }).waitFor();
-        await latest.getByTestId("latest-outcomes").getByText("sink 110").waitFor();
-        await latest.getByTestId("partition-1").getByText("idle", { exact: true }).waitFor();
-        await latest.getByTestId("partition-0").getByText("active", { exact: true }).waitFor();
-        await latest.getByText("no longer holds the watermark back", { exact: false }).waitFor();
+        await expect(latest.getByTestId("latest-batch-id").filter({ hasText: "Batch 42" })).toBeVisible();
+        await expect(latest.getByTestId("latest-outcomes").getByText("sink 110")).toBeVisible();
+        await expect(latest.getByTestId("partition-1").getByText("idle", { exact: true })).toBeVisible();
+        await expect(latest.getByTestId("partition-0").getByText("active", { exact: true })).toBeVisible();
+        await expect(latest.getByText("no longer holds the watermark back", { exact: false })).toBeVisible();
 
         const history = page.getByTestId("batch-history");
-        await history.getByTestId("batch-42").getByText("read ahead").waitFor();
-        await history.getByTestId("batch-41").waitFor();
+        await expect(history.getByTestId("batch-42").getByText("read ahead")).toBeVisible();
+        await expect(history.getByTestId("batch-41")).toBeVisible();
 
         const deadLetters = page.getByTestId("dead-letters");
-        await deadLetters.getByTestId("dead-letter-counts").filter({ hasText: "late 3" }).waitFor();
+        await expect(
+          deadLetters.getByTestId("dead-letter-counts").filter({ hasText: "late 3" }),
+        ).toBeVisible();
         const lateGroup = deadLetters
           .getByTestId("dead-letter-reasons")
           .getByRole("row")
           .filter({ hasText: "event time <time> is behind the watermark <time>" });
-        assert.equal((await lateGroup.getByRole("cell").nth(2).textContent())?.trim(), "3");
+        await expect(lateGroup.getByRole("cell").nth(2)).toHaveText("3");
         // Browse: inspect one row's bytes (this test wrote "e2e" as each row's raw value); filter to the late rows.
         const browser = deadLetters.getByTestId("dead-letter-browser");
         const tombstone = browser
@@ -309,35 +286,27 @@ describe("Sluice console", () => {
           .filter({ hasText: "empty payload (tombstone or null value)" });
         await tombstone.getByRole("button", { name: /^Inspect/ }).click();
         const inspector = browser.getByTestId("dead-letter-inspector");
-        await inspector.getByText("Raw bytes — 3 byte(s), valid UTF-8").waitFor();
-        assert.match(
-          (await inspector.getByTestId("inspector-hex").textContent()) ?? "",
+        await expect(inspector.getByText("Raw bytes — 3 byte(s), valid UTF-8")).toBeVisible();
+        expect((await inspector.getByTestId("inspector-hex").textContent()) ?? "").toMatch(
           /^00000000  65 32 65 +e2e$/,
         );
-        assert.equal(
-          await inspector.getByTestId("inspector-reason").textContent(),
+        expect(await inspector.getByTestId("inspector-reason").textContent()).toBe(
           "empty payload (tombstone or null value)",
         );
         const filters = browser.getByRole("form", { name: "Filter dead letters" });
         await filters.locator('select[name="outcome"]').selectOption("late");
         await filters.getByRole("button", { name: "Filter" }).click();
-        await until("the late rows only", 20_000, async () => {
-          const outcomes = await browser
-            .getByTestId("dead-letter-page")
-            .locator("tbody tr td:nth-child(5)")
-            .allTextContents();
-          return outcomes.length === 3 && outcomes.every((o) => o === "late");
-        });
-        assert.match(
-          (await browser.getByTestId("dead-letter-matching").textContent()) ?? "",
-          /^3 row\(s\) match/,
-        );
+        await expect(browser.getByTestId("dead-letter-page").locator("tbody tr td:nth-child(5)")).toHaveText([
+          "late",
+          "late",
+          "late",
+        ]);
+        await expect(browser.getByTestId("dead-letter-matching")).toHaveText(/^3 row\(s\) match/);
 
-        mkdirSync(resultsDir, { recursive: true });
-        await page.screenshot({ path: path.join(resultsDir, "pipeline-detail.png"), fullPage: true });
+        await screenshot(page, "pipeline-detail.png");
 
         await page.goto("/pipelines/no-such-pipeline");
-        await page.getByRole("heading", { name: "Pipeline not found" }).waitFor();
+        await expect(page.getByRole("heading", { name: "Pipeline not found" })).toBeVisible();
       } finally {
         await db.query(`DELETE FROM batch_log WHERE pipeline_version_id = $1 AND batch_id IN (41, 42)`, [
           version,
@@ -345,43 +314,42 @@ describe("Sluice console", () => {
         await db.query(`DELETE FROM dead_letters WHERE pipeline_version_id = $1 AND batch_id = 42`, [
           version,
         ]);
-        await db.end();
       }
-    },
-  );
+    });
+  });
 
   test("the navigation reaches Alerts, Change requests and Audit, each showing what it holds, and back", async () => {
     const nav = page.getByRole("navigation", { name: "Console" });
     const go = async (link: string, url: RegExp) => {
       await nav.getByRole("link", { name: link }).click();
       await page.waitForURL(url);
-      await page.getByRole("heading", { level: 1, name: link }).waitFor();
-      assert.equal(await nav.getByRole("link", { name: link }).getAttribute("aria-current"), "page");
+      await expect(page.getByRole("heading", { level: 1, name: link })).toBeVisible();
+      await expect(nav.getByRole("link", { name: link })).toHaveAttribute("aria-current", "page");
     };
     // Alerts has real content once anything fired (alerts.e2e.ts makes sure something did).
     await go("Alerts", /\/alerts$/);
-    await page.getByTestId("alerts").waitFor();
+    await expect(page.getByTestId("alerts")).toBeVisible();
     // The queue: change-management.e2e.ts leaves its requests; alone, the empty state says how to ask.
     await go("Change requests", /\/change-requests$/);
     const queue = page.getByTestId("change-requests");
-    await queue.locator('article, h2:text-is("No change requests")').first().waitFor();
+    await expect(queue.locator('article, h2:text-is("No change requests")').first()).toBeVisible();
     // The audit log holds this test's own sign-ins: the wrong password (refused) and the right one.
     await go("Audit", /\/audit$/);
     const mine = page
       .getByTestId("audit-table")
       .locator('tr[data-action="auth.sign_in"]')
       .filter({ hasText: OPERATOR.email });
-    await mine.filter({ hasText: "refused" }).first().waitFor();
-    await mine.filter({ hasNotText: "refused" }).first().waitFor();
+    await expect(mine.filter({ hasText: "refused" }).first()).toBeVisible();
+    await expect(mine.filter({ hasNotText: "refused" }).first()).toBeVisible();
 
     await nav.getByRole("link", { name: "Pipelines" }).click();
     await page.waitForURL(/\/pipelines$/);
-    await page.getByTestId("teams-table").getByText("Payments Data").waitFor();
+    await expect(page.getByTestId("teams-table").getByText("Payments Data")).toBeVisible();
   });
 
   test("tRPC refuses procedures without a session", async () => {
     const res = await fetch(`${baseUrl}/api/trpc/pipeline.list`);
-    assert.equal(res.status, 401);
+    expect(res.status).toBe(401);
   });
 
   test("signing out ends the session", async () => {

@@ -2,36 +2,24 @@
 // e2e-ledger pipeline while the demo producer keeps sending to its topic. Every assertion is on numbers:
 // what a chart plots (its data-plotted attribute) against what tRPC returned and what batch_log holds,
 // the graph's edges against the outcomes, one batch against its batch_log row, and the fleet status
-// through a pause (backlog rises, lagging) and a resume (caught up again).
-import assert from "node:assert/strict";
+// through a pause (backlog rises, lagging) and a resume (caught up again). One operator's page goes
+// through the tests in order, the pause last: serial.
 import { execFile } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import pg from "pg";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "./browser";
-import { assertConsoleReachable, baseUrl } from "./console-url";
-import { until } from "./until";
+import type { Page } from "@playwright/test";
+import type pg from "pg";
+import { databaseUrl, expect, screenshot as screenshotOf, signedIn, test } from "./fixtures";
 
-const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "../..");
-const resultsDir = path.resolve(here, "../test-results");
-const skip =
-  databaseUrl && pipeline
-    ? false
-    : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)";
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 interface TPlotted {
   t: number[];
   series: Record<string, (number | null)[]>;
 }
 
-let browser: Browser;
 let page: Page;
 let db: pg.Client;
 
@@ -55,43 +43,41 @@ async function sluice(...args: string[]): Promise<void> {
   });
 }
 
-const screenshot = async (name: string) => {
-  mkdirSync(resultsDir, { recursive: true });
-  // Full-page shots of the long pipeline page take a while on a loaded 2-core machine.
-  await page.screenshot({ path: path.join(resultsDir, name), fullPage: true, timeout: 90_000 });
-};
+const screenshot = (name: string) => screenshotOf(page, name);
 
-describe("on-call dashboards on the real stack", { skip }, () => {
-  before(async () => {
-    await assertConsoleReachable();
-    db = new pg.Client({ connectionString: databaseUrl });
-    await db.connect();
-    browser = await launchBrowser();
-    const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1440, height: 900 } });
-    context.setDefaultTimeout(20_000);
-    page = await context.newPage();
-    await page.goto("/sign-in");
-    await page.getByLabel("Email").fill("operator@sluice.local");
-    await page.getByLabel("Password").fill(process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await page.waitForURL(/\/pipelines$/);
+test.describe("on-call dashboards on the real stack", () => {
+  test.skip(
+    !databaseUrl || !pipeline,
+    "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE)",
+  );
+  test.describe.configure({ mode: "serial" });
+
+  test.beforeAll(async ({ browser, db: client }) => {
+    // The wait below for the pipeline's first batches can take two minutes.
+    test.setTimeout(4 * 60_000);
+    db = client;
+    page = await signedIn(browser, "operator@sluice.local", { width: 1440, height: 900 });
     // The workers have committed batches in at least five 10-second buckets (what the pipeline-page test
     // compares bucket by bucket) and sampled the topic a few times. Run alone (SLUICE_E2E_ONLY), this file
     // starts seconds after the pipeline: five batches alone came in two or three buckets.
-    await until("the first batches of the e2e pipeline, in five 10-second buckets", 120_000, async () => {
-      const r = await db.query(
-        `SELECT count(DISTINCT date_bin('10 seconds', b.committed_at, '2000-01-01'))::int AS n
-           FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
-        [pipeline],
-      );
-      return r.rows[0].n >= 6;
-    });
+    await expect
+      .poll(
+        async () =>
+          (
+            await db.query(
+              `SELECT count(DISTINCT date_bin('10 seconds', b.committed_at, '2000-01-01'))::int AS n
+                 FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
+              [pipeline],
+            )
+          ).rows[0].n,
+        { message: "the first batches of the e2e pipeline, in five 10-second buckets", timeout: 120_000 },
+      )
+      .toBeGreaterThanOrEqual(6);
   });
 
-  after(async () => {
+  test.afterAll(async () => {
     await sluice("resume", pipeline!).catch(() => undefined);
-    await browser?.close();
-    await db?.end();
+    await page?.context().close();
   });
 
   test("the fleet lists the pipelines, and the running one's sparkline values change between two reads and equal fleet.list's", async () => {
@@ -104,10 +90,12 @@ describe("on-call dashboards on the real stack", { skip }, () => {
       "fraud-alerts",
       pipeline!,
     ])
-      await table.getByTestId(`fleet-row-${name}`).waitFor();
+      await expect(table.getByTestId(`fleet-row-${name}`)).toBeVisible();
     const row = table.getByTestId(`fleet-row-${pipeline}`);
-    await until("a status for the running pipeline", 60_000, async () =>
-      ["caught up", "running"].includes((await row.getAttribute("data-status")) ?? ""),
+    await expect(row, "a status for the running pipeline").toHaveAttribute(
+      "data-status",
+      /^(caught up|running)$/,
+      { timeout: 60_000 },
     );
     const first = await plottedOf("sparkline", row);
     const fleet =
@@ -122,21 +110,25 @@ describe("on-call dashboards on the real stack", { skip }, () => {
       ]),
     );
     const common = first.t.slice(0, -2).filter((t) => servedAt.has(t));
-    assert.ok(common.length >= 50, "the same minutes in both");
+    expect(common.length, "the same minutes in both").toBeGreaterThanOrEqual(50);
     for (const t of common)
-      assert.equal(
-        first.series.processing![first.t.indexOf(t)],
+      expect(first.series.processing![first.t.indexOf(t)], `minute ${new Date(t).toISOString()}`).toBe(
         servedAt.get(t),
-        `minute ${new Date(t).toISOString()}`,
       );
-    const second = await until("the sparkline to move", 90_000, async () => {
-      const now = await plottedOf("sparkline", row);
-      return JSON.stringify(now.series) !== JSON.stringify(first.series) ? now : undefined;
-    });
-    assert.ok(
+    let second = first;
+    await expect
+      .poll(
+        async () => {
+          second = await plottedOf("sparkline", row);
+          return JSON.stringify(second.series);
+        },
+        { message: "the sparkline to move", timeout: 90_000 },
+      )
+      .not.toBe(JSON.stringify(first.series));
+    expect(
       second.series.processing!.some((v) => (v ?? 0) > 0),
       "the pipeline processes rows",
-    );
+    ).toBe(true);
     await screenshot("fleet.png");
   });
 
@@ -145,8 +137,8 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     const to = new Date(Math.floor(Date.now() / 10_000) * 10_000);
     const from = new Date(to.getTime() - 5 * 60_000);
     await page.goto(`/pipelines/${pipeline}?from=${from.toISOString()}&to=${to.toISOString()}`);
-    await page.getByTestId("chart-rates").waitFor();
-    await page.getByTestId("flow-edges").waitFor({ state: "attached" });
+    await expect(page.getByTestId("chart-rates")).toBeVisible();
+    await expect(page.getByTestId("flow-edges")).toBeAttached();
     const rates = await plottedOf("chart-rates");
     const series = await trpc<{
       stepSeconds: number;
@@ -155,13 +147,9 @@ describe("on-call dashboards on the real stack", { skip }, () => {
       pipeline,
       range: { from: from.toISOString(), to: to.toISOString() },
     });
-    assert.equal(series.stepSeconds, 10);
-    assert.deepEqual(
-      rates.t,
-      series.points.map((p) => Date.parse(p.t)),
-    );
-    assert.deepEqual(
-      rates.series.processing,
+    expect(series.stepSeconds).toBe(10);
+    expect(rates.t).toEqual(series.points.map((p) => Date.parse(p.t)));
+    expect(rates.series.processing).toEqual(
       series.points.map((p) => Math.round(p.processingRate * 1000) / 1000),
     );
     // batch_log, bucket by bucket: rows committed ÷ 10 s.
@@ -172,24 +160,19 @@ describe("on-call dashboards on the real stack", { skip }, () => {
       [pipeline, from, to],
     );
     const byT = new Map(direct.rows.map((r) => [Number(r.t), r.n as number]));
-    assert.ok(byT.size >= 5, "batches committed in the range");
+    expect(byT.size, "batches committed in the range").toBeGreaterThanOrEqual(5);
     rates.t.forEach((t, i) =>
-      assert.equal(
-        rates.series.processing![i],
+      expect(rates.series.processing![i], `bucket ${new Date(t).toISOString()}`).toBe(
         Math.round(((byT.get(t) ?? 0) / 10) * 1000) / 1000,
-        `bucket ${new Date(t).toISOString()}`,
       ),
     );
     // The backlog chart plots the offset samples.
     const backlog = await plottedOf("chart-backlog");
-    assert.deepEqual(
-      backlog.series.backlog,
-      series.points.map((p) => p.backlog),
-    );
-    assert.ok(
+    expect(backlog.series.backlog).toEqual(series.points.map((p) => p.backlog));
+    expect(
       backlog.series.backlog!.some((v) => v !== null),
       "offset samples in the range",
-    );
+    ).toBe(true);
 
     // The graph: sink + every branch = input, and input = batch_log's input rows in the range.
     const edges = await page
@@ -204,20 +187,20 @@ describe("on-call dashboards on the real stack", { skip }, () => {
       );
     const input = [...byT.values()].reduce((a, b) => a + b, 0);
     const flow = page.getByTestId("flow");
-    assert.equal(Number(await flow.getAttribute("data-input")), input);
+    expect(Number(await flow.getAttribute("data-input"))).toBe(input);
     const sink = edges.find((e) => e.to === "sink")!.rows;
-    assert.equal(sink + edges.filter((e) => e.leaves).reduce((n, e) => n + e.rows, 0), input);
-    assert.equal(await flow.getAttribute("data-balanced"), "true");
-    await page.getByTestId("flow-balance").getByText("Balanced").waitFor();
+    expect(sink + edges.filter((e) => e.leaves).reduce((n, e) => n + e.rows, 0)).toBe(input);
+    expect(await flow.getAttribute("data-balanced")).toBe("true");
+    await expect(page.getByTestId("flow-balance").getByText("Balanced")).toBeVisible();
     const outcomes = await db.query(
       `SELECT sum((b.outcomes->>'sink')::int)::int AS sink, sum((b.outcomes->>'duplicate')::int)::int AS duplicate, sum((b.outcomes->>'quarantined')::int)::int AS quarantined
          FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
         WHERE p.name = $1 AND b.committed_at >= $2 AND b.committed_at < $3`,
       [pipeline, from, to],
     );
-    assert.equal(sink, outcomes.rows[0].sink);
-    assert.equal(edges.find((e) => e.to === "dedup:duplicate")!.rows, outcomes.rows[0].duplicate);
-    assert.equal(edges.find((e) => e.to === "contract:quarantined")!.rows, outcomes.rows[0].quarantined);
+    expect(sink).toBe(outcomes.rows[0].sink);
+    expect(edges.find((e) => e.to === "dedup:duplicate")!.rows).toBe(outcomes.rows[0].duplicate);
+    expect(edges.find((e) => e.to === "contract:quarantined")!.rows).toBe(outcomes.rows[0].quarantined);
     for (const id of [
       "chart-duration",
       "chart-latency",
@@ -226,14 +209,14 @@ describe("on-call dashboards on the real stack", { skip }, () => {
       "chart-violations",
       "chart-outcomes",
     ])
-      await page.getByTestId(id).waitFor();
+      await expect(page.getByTestId(id)).toBeVisible();
     const latency = await plottedOf("chart-latency");
-    assert.ok(
+    expect(
       latency.series.p99!.some((v) => v !== null && v >= 0),
       "end-to-end latency plotted",
-    );
-    await page.getByTestId("signal-freshness").waitFor();
-    await page.getByTestId("offsets").getByTestId("offsets-0").waitFor();
+    ).toBe(true);
+    await expect(page.getByTestId("signal-freshness")).toBeVisible();
+    await expect(page.getByTestId("offsets").getByTestId("offsets-0")).toBeVisible();
     await screenshot("pipeline-dashboards.png");
   });
 
@@ -244,25 +227,23 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     await link.click();
     await page.waitForURL(new RegExp(`/pipelines/${pipeline}/batches/${id}$`));
     const detail = page.getByTestId("batch-detail");
-    await detail.waitFor();
+    await expect(detail).toBeVisible();
     const row = (
       await db.query(
         `SELECT b.input_rows, b.outcomes, b.progress FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 AND b.batch_id = $2`,
         [pipeline, id],
       )
     ).rows[0];
-    assert.equal(
-      (await detail.getByTestId("batch-input").textContent())?.replaceAll(",", ""),
+    expect((await detail.getByTestId("batch-input").textContent())?.replaceAll(",", "")).toBe(
       String(row.input_rows),
     );
-    await detail
-      .getByTestId("batch-outcomes")
-      .getByText(`sink ${row.outcomes.sink}`, { exact: false })
-      .waitFor();
+    await expect(
+      detail.getByTestId("batch-outcomes").getByText(`sink ${row.outcomes.sink}`, { exact: false }),
+    ).toBeVisible();
     for (const s of row.progress.sources as { partition: number; startOffset: number; endOffset: number }[]) {
       const cells = detail.getByTestId(`batch-partition-${s.partition}`).locator("td");
-      assert.equal((await cells.nth(1).textContent())?.replaceAll(",", ""), String(s.startOffset));
-      assert.equal((await cells.nth(2).textContent())?.replaceAll(",", ""), String(s.endOffset));
+      expect((await cells.nth(1).textContent())?.replaceAll(",", "")).toBe(String(s.startOffset));
+      expect((await cells.nth(2).textContent())?.replaceAll(",", "")).toBe(String(s.endOffset));
     }
     await screenshot("batch-detail.png");
   });
@@ -271,29 +252,33 @@ describe("on-call dashboards on the real stack", { skip }, () => {
     await sluice("pause", pipeline!, "browser test: pause while the producer sends");
     await page.goto("/pipelines");
     const row = page.getByTestId("fleet-table").getByTestId(`fleet-row-${pipeline}`);
-    await until(
-      "the fleet status lagging",
-      150_000,
-      async () => (await row.getAttribute("data-status")) === "lagging",
-    );
-    await row.getByTestId("fleet-reason").getByText("backlog rising", { exact: false }).waitFor();
+    await expect(row, "the fleet status lagging").toHaveAttribute("data-status", "lagging", {
+      timeout: 150_000,
+    });
+    await expect(row.getByTestId("fleet-reason").getByText("backlog rising", { exact: false })).toBeVisible();
     await screenshot("fleet-lagging.png");
 
     await page.goto(`/pipelines/${pipeline}?range=15m`);
-    const backlog = await until("a rising backlog on the chart", 30_000, async () => {
-      const p = await plottedOf("chart-backlog");
-      const values = p.series.backlog!.filter((v): v is number => v !== null).slice(-3);
-      return values.length === 3 && values[0]! < values[1]! && values[1]! < values[2]! ? values : undefined;
-    });
-    assert.ok(backlog[2]! > 0);
+    let backlog: number[] = [];
+    await expect
+      .poll(
+        async () => {
+          const p = await plottedOf("chart-backlog");
+          backlog = p.series.backlog!.filter((v): v is number => v !== null).slice(-3);
+          return backlog.length === 3 && backlog[0]! < backlog[1]! && backlog[1]! < backlog[2]!;
+        },
+        { message: "a rising backlog on the chart", timeout: 30_000 },
+      )
+      .toBe(true);
+    expect(backlog[2]!).toBeGreaterThan(0);
     await screenshot("pipeline-paused-backlog.png");
 
     await sluice("resume", pipeline!);
     await page.goto("/pipelines");
-    await until(
-      "the fleet status back to caught up (backlog drained)",
-      180_000,
-      async () => (await row.getAttribute("data-status")) === "caught up",
+    await expect(row, "the fleet status back to caught up (backlog drained)").toHaveAttribute(
+      "data-status",
+      "caught up",
+      { timeout: 180_000 },
     );
     await screenshot("fleet-resumed.png");
   });

@@ -1,2 +1,3 @@
-export { launchBrowser, chromiumPath, CHROMIUM_ARGS } from "./browser";
+export { chromiumPath, CHROMIUM_ARGS } from "./browser";
 export { baseUrl, assertConsoleReachable } from "./console-url";
+export { test, expect, signedIn, screenshot, DEMO_PASSWORD } from "./fixtures";

@@ -7,26 +7,11 @@
 // incident resolves). The receiver's page (what a person opens to see what was paged) is screenshotted.
 // Runs against the quick start too: SLUICE_URL, SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE=payments-ledger,
 // SLUICE_E2E_RECEIVER_URL=http://127.0.0.1:4010.
-import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import pg from "pg";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "./browser";
-import { assertConsoleReachable } from "./console-url";
-import { signedIn } from "./sign-in";
-import { until } from "./until";
+import type { Page } from "@playwright/test";
+import { databaseUrl, expect, screenshot, test } from "./fixtures";
 
-const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const receiverUrl = process.env.SLUICE_E2E_RECEIVER_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
-const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
-const skip =
-  databaseUrl && receiverUrl && pipeline
-    ? false
-    : "needs the running stack and its demo receiver (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_RECEIVER_URL, SLUICE_E2E_PIPELINE)";
 
 interface TPage {
   n: number;
@@ -42,8 +27,6 @@ const received = async (): Promise<{
   incidents: Record<string, { state: string; events: string[] }>;
 }> => (await fetch(`${receiverUrl}/pages.json`)).json() as never;
 
-let browser: Browser;
-let db: pg.Client;
 let operator: Page;
 let before0 = 0;
 const mine = async () =>
@@ -63,35 +46,31 @@ async function lifecycle(command: "Pause" | "Resume", reason: string): Promise<v
   await form.getByRole("button", { name: `${command} now` }).click();
 }
 
-describe("on-call paging through the demo receiver", { skip }, () => {
-  before(async () => {
-    await assertConsoleReachable();
-    mkdirSync(resultsDir, { recursive: true });
-    db = new pg.Client({ connectionString: databaseUrl });
-    await db.connect();
+test.describe("on-call paging through the demo receiver", () => {
+  test.skip(
+    !databaseUrl || !receiverUrl || !pipeline,
+    "needs the running stack and its demo receiver (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_RECEIVER_URL, SLUICE_E2E_PIPELINE)",
+  );
+
+  test.beforeEach(async ({ db, signIn }) => {
     // The stack's default `for` (60 s) would make this test wait a minute more; the rule is the same.
     await db.query(
       `UPDATE alert_rules SET for_seconds = 10, clear_for_seconds = 30 FROM pipelines p WHERE p.id = alert_rules.pipeline_id AND p.name = $1 AND kind = 'backlog_growing'`,
       [pipeline],
     );
     before0 = Math.max(0, ...(await received()).pages.map((p) => p.n));
-    browser = await launchBrowser();
-    operator = await signedIn(browser, "operator@sluice.local", { width: 1280, height: 800 });
+    operator = await signIn("operator@sluice.local", { width: 1280, height: 800 });
   });
-  after(async () => {
+  test.afterEach(async () => {
     await lifecycle("Resume", "e2e: on-call test done").catch(() => undefined);
-    await browser?.close();
-    await db?.end();
   });
 
-  test(
-    "a paused pipeline pages PagerDuty, Slack and email; ack and resolve in the console reach them",
-    { timeout: 300_000 },
-    async () => {
-      await lifecycle("Pause", "e2e: on-call drill");
-      const fired = await until(
-        "the page to reach PagerDuty, Slack and email",
-        240_000,
+  test("a paused pipeline pages PagerDuty, Slack and email; ack and resolve in the console reach them", async () => {
+    test.setTimeout(300_000);
+    await lifecycle("Pause", "e2e: on-call drill");
+    let fired: { trigger: TPage; slack: TPage; email: TPage } | undefined;
+    await expect
+      .poll(
         async () => {
           const pages = await mine();
           const trigger = pages.find(
@@ -100,72 +79,77 @@ describe("on-call paging through the demo receiver", { skip }, () => {
           );
           const slack = pages.find((p) => p.channel === "slack" && p.action === "FIRING");
           const email = pages.find((p) => p.channel === "email" && p.action === "FIRING");
-          return trigger && slack && email ? { trigger, slack, email } : undefined;
+          fired = trigger && slack && email ? { trigger, slack, email } : undefined;
+          return fired !== undefined;
         },
-        2000,
-      );
-      assert.match(fired.trigger.key, /^sluice-alert-\d+$/);
-      assert.match(
-        fired.slack.summary,
-        new RegExp(`^\\[FIRING\\] critical Backlog growing while input is steady on ${pipeline} v\\d+`),
-      );
-      assert.match(
-        fired.email.summary,
-        new RegExp(`^\\[FIRING\\] critical Backlog growing while input is steady on ${pipeline} v\\d+$`),
-      );
-      const alertId = fired.trigger.key.replace("sluice-alert-", "");
+        { message: "the page to reach PagerDuty, Slack and email", timeout: 240_000, intervals: [2000] },
+      )
+      .toBe(true);
+    const { trigger, slack, email } = fired!;
+    expect(trigger.key).toMatch(/^sluice-alert-\d+$/);
+    expect(slack.summary).toMatch(
+      new RegExp(`^\\[FIRING\\] critical Backlog growing while input is steady on ${pipeline} v\\d+`),
+    );
+    expect(email.summary).toMatch(
+      new RegExp(`^\\[FIRING\\] critical Backlog growing while input is steady on ${pipeline} v\\d+$`),
+    );
+    const alertId = trigger.key.replace("sluice-alert-", "");
 
-      await operator.goto("/alerts");
-      const alert = operator.getByTestId(`alert-${alertId}`);
-      await alert
+    await operator.goto("/alerts");
+    const alert = operator.getByTestId(`alert-${alertId}`);
+    await expect(
+      alert
         .getByTestId("alert-delivery")
-        .filter({ hasText: /fire to PagerDuty \(demo\) \(pagerduty\) delivered/ })
-        .waitFor();
-      await operator.screenshot({ path: path.join(resultsDir, "on-call-alert-firing.png"), fullPage: true });
-      await alert.getByLabel("Note").fill("on it: paused for the drill");
-      await alert.getByRole("button", { name: "Acknowledge" }).click();
-      await until("PagerDuty acknowledge with the same dedup key, Slack and email", 60_000, async () => {
-        const pages = await mine();
-        return (
-          pages.some(
-            (p) => p.channel === "pagerduty" && p.action === "acknowledge" && p.key === fired.trigger.key,
-          ) &&
-          pages.some((p) => p.channel === "slack" && p.action === "ACKNOWLEDGED") &&
-          pages.some(
-            (p) =>
-              p.channel === "email" && p.action === "ACKNOWLEDGED" && p.body.inReplyTo === fired.email.key,
-          )
-        );
-      });
-      assert.equal((await received()).incidents[fired.trigger.key]?.state, "acknowledged");
-      const ack = (await mine()).find((p) => p.channel === "slack" && p.action === "ACKNOWLEDGED")!;
-      assert.match(ack.summary, /by operator@sluice\.local: “on it: paused for the drill”/);
+        .filter({ hasText: /fire to PagerDuty \(demo\) \(pagerduty\) delivered/ }),
+    ).toBeVisible();
+    await screenshot(operator, "on-call-alert-firing.png");
+    await alert.getByLabel("Note").fill("on it: paused for the drill");
+    await alert.getByRole("button", { name: "Acknowledge" }).click();
+    await expect
+      .poll(
+        async () => {
+          const pages = await mine();
+          return (
+            pages.some(
+              (p) => p.channel === "pagerduty" && p.action === "acknowledge" && p.key === trigger.key,
+            ) &&
+            pages.some((p) => p.channel === "slack" && p.action === "ACKNOWLEDGED") &&
+            pages.some(
+              (p) => p.channel === "email" && p.action === "ACKNOWLEDGED" && p.body.inReplyTo === email.key,
+            )
+          );
+        },
+        { message: "PagerDuty acknowledge with the same dedup key, Slack and email", timeout: 60_000 },
+      )
+      .toBe(true);
+    expect((await received()).incidents[trigger.key]?.state).toBe("acknowledged");
+    const ack = (await mine()).find((p) => p.channel === "slack" && p.action === "ACKNOWLEDGED")!;
+    expect(ack.summary).toMatch(/by operator@sluice\.local: “on it: paused for the drill”/);
 
-      await alert.getByRole("button", { name: "Resolve" }).click();
-      await until("PagerDuty resolve, Slack and email", 60_000, async () => {
-        const pages = await mine();
-        return (
-          pages.some(
-            (p) => p.channel === "pagerduty" && p.action === "resolve" && p.key === fired.trigger.key,
-          ) &&
-          pages.some((p) => p.channel === "slack" && p.action === "RESOLVED") &&
-          pages.some((p) => p.channel === "email" && p.action === "RESOLVED")
-        );
-      });
-      const incident = (await received()).incidents[fired.trigger.key]!;
-      assert.equal(incident.state, "resolved");
-      assert.deepEqual(incident.events.slice(-2), ["acknowledge", "resolve"]);
+    await alert.getByRole("button", { name: "Resolve" }).click();
+    await expect
+      .poll(
+        async () => {
+          const pages = await mine();
+          return (
+            pages.some((p) => p.channel === "pagerduty" && p.action === "resolve" && p.key === trigger.key) &&
+            pages.some((p) => p.channel === "slack" && p.action === "RESOLVED") &&
+            pages.some((p) => p.channel === "email" && p.action === "RESOLVED")
+          );
+        },
+        { message: "PagerDuty resolve, Slack and email", timeout: 60_000 },
+      )
+      .toBe(true);
+    const incident = (await received()).incidents[trigger.key]!;
+    expect(incident.state).toBe("resolved");
+    expect(incident.events.slice(-2)).toEqual(["acknowledge", "resolve"]);
 
-      // What a person opens to see what was paged.
-      const receiverPage = await operator.context().newPage();
-      await receiverPage.goto(`${receiverUrl}/`);
-      await receiverPage.getByRole("heading", { name: "What was paged" }).waitFor();
-      assert.match(
-        await receiverPage.locator("body").innerText(),
-        new RegExp(`${fired.trigger.key}\\s+resolved`),
-      );
-      await receiverPage.screenshot({ path: path.join(resultsDir, "on-call-receiver.png"), fullPage: true });
-      await receiverPage.close();
-    },
-  );
+    // What a person opens to see what was paged.
+    const receiverPage = await operator.context().newPage();
+    await receiverPage.goto(`${receiverUrl}/`);
+    await expect(receiverPage.getByRole("heading", { name: "What was paged" })).toBeVisible();
+    expect(await receiverPage.locator("body").innerText()).toMatch(new RegExp(`${trigger.key}\\s+resolved`));
+    await screenshot(receiverPage, "on-call-receiver.png");
+    await receiverPage.close();
+  });
 });

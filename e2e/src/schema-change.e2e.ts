@@ -9,45 +9,30 @@
 // int field arrives as a fraction are quarantined → the workers raise a request proposing the safe
 // widening (int → decimal) → an operator approves it → the card offers the quarantined rows this
 // change fixes → replayed from the card, they reach the ledger exactly once. Screenshots in
-// e2e/test-results/.
-import assert from "node:assert/strict";
+// .data/test-results/screenshots/.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { Page } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
-import pg from "pg";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "./browser";
-import { assertConsoleReachable } from "./console-url";
-import { signedIn } from "./sign-in";
-import { until } from "./until";
+import { databaseUrl, expect, screenshot, test } from "./fixtures";
 
-const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const topic = process.env.SLUICE_E2E_TOPIC;
 const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
-const resultsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../test-results");
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const execFileAsync = promisify(execFile);
-const skip =
-  databaseUrl && pipeline && topic
-    ? false
-    : "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE, SLUICE_E2E_TOPIC)";
 const OWNER = "owner@sluice.local";
 const APPROVER = "oncall@sluice.local";
 const FIELD = "loyalty_tier";
 const run = `drift-${Date.now().toString(36)}`;
 
-let browser: Browser;
-let db: pg.Client;
-let kafka: Kafka;
+const kafka = new Kafka({ brokers, clientId: "e2e-schema-change", logLevel: logLevel.NOTHING });
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(resultsDir, `schema-change-${name}.png`), fullPage: true });
+const shot = (page: Page, name: string) => screenshot(page, `schema-change-${name}.png`);
 
 /** Payment events like the demo producer's, with ids of this run and the new field (or `seq` as a fraction). */
 async function produceWithNewField(
@@ -82,21 +67,16 @@ async function produceWithNewField(
   return ids;
 }
 
-describe("Schema change", { skip }, () => {
-  before(async () => {
-    await assertConsoleReachable();
-    mkdirSync(resultsDir, { recursive: true });
-    browser = await launchBrowser();
-    db = new pg.Client({ connectionString: databaseUrl });
-    await db.connect();
-    kafka = new Kafka({ brokers, clientId: "e2e-schema-change", logLevel: logLevel.NOTHING });
-  });
-  after(async () => {
-    await db?.end();
-    await browser?.close();
-  });
+test.describe("Schema change", () => {
+  test.skip(
+    !databaseUrl || !pipeline || !topic,
+    "needs the running stack of scripts/e2e.sh (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_PIPELINE, SLUICE_E2E_TOPIC)",
+  );
 
-  test("a new field raises a request with samples; the owner cannot approve; an operator does; the new version runs from the same offsets", async () => {
+  test("a new field raises a request with samples; the owner cannot approve; an operator does; the new version runs from the same offsets", async ({
+    signIn,
+    db,
+  }) => {
     const v1 = (
       await db.query<{ id: string; version: number }>(
         `SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1 ORDER BY version DESC LIMIT 1`,
@@ -104,46 +84,42 @@ describe("Schema change", { skip }, () => {
       )
     ).rows[0]!;
     const first = await produceWithNewField("a", 12);
-    const cr = await until(
-      "the workers to raise a schema change request for the new field",
-      90_000,
-      async () => {
-        const rows = await db.query<{
-          id: string;
-          payload: { observed: { field: string; count: number }[] };
-        }>(
-          `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
-          [v1.id],
-        );
-        return rows.rows.find((r) => r.payload.observed.some((o) => o.field === FIELD && o.count >= 12));
-      },
-    );
+    let cr: { id: string } | undefined;
+    await expect
+      .poll(
+        async () => {
+          const rows = await db.query<{
+            id: string;
+            payload: { observed: { field: string; count: number }[] };
+          }>(
+            `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
+            [v1.id],
+          );
+          cr = rows.rows.find((r) => r.payload.observed.some((o) => o.field === FIELD && o.count >= 12));
+          return cr?.id;
+        },
+        { message: "the workers to raise a schema change request for the new field", timeout: 90_000 },
+      )
+      .toBeDefined();
     const requests = await db.query(
       `SELECT id FROM change_requests WHERE kind = 'schema_change' AND pipeline_version_id = $1 AND payload->'observed' @> $2::jsonb`,
       [v1.id, JSON.stringify([{ field: FIELD }])],
     );
-    assert.equal(requests.rowCount, 1, "one request for the field");
+    expect(requests.rowCount, "one request for the field").toBe(1);
 
     // The owner of the pipeline's team sees what their producer caused, and may not approve it.
-    const owner = await signedIn(browser, OWNER);
+    const owner = await signIn(OWNER);
     await owner.goto("/change-requests");
-    const card = owner.getByTestId(`change-request-${cr.id}`);
-    await card.getByTestId(`observed-${FIELD}`).waitFor();
-    assert.match(
-      (await card.getByTestId(`observed-${FIELD}`).textContent()) ?? "",
-      /unknown, rescued into _rescued\s*string/,
-    );
+    const card = owner.getByTestId(`change-request-${cr!.id}`);
+    await expect(card.getByTestId(`observed-${FIELD}`)).toHaveText(/unknown, rescued into _rescued\s*string/);
     await card.getByText(`Sample rows with ${FIELD}`).click();
     const samples = (await card.getByTestId(`samples-${FIELD}`).textContent()) ?? "";
-    assert.ok(
+    expect(
       first.some((id) => samples.includes(id)),
       "the samples are rows this test produced",
-    );
-    assert.match(
-      (await card.getByTestId("schema-impact").textContent()) ?? "",
-      /Contract change: compatible/,
-    );
-    assert.equal(await card.getByRole("button", { name: "Approve and apply" }).count(), 0);
+    ).toBe(true);
+    await expect(card.getByTestId("schema-impact")).toContainText("Contract change: compatible");
+    await expect(card.getByRole("button", { name: "Approve and apply" })).toHaveCount(0);
     const refused = await owner.evaluate(
       async ({ id, pipeline }) => {
         const res = await fetch("/api/trpc/change.approve", {
@@ -153,25 +129,19 @@ describe("Schema change", { skip }, () => {
         });
         return { status: res.status, body: await res.text() };
       },
-      { id: cr.id, pipeline: pipeline! },
+      { id: cr!.id, pipeline: pipeline! },
     );
-    assert.equal(refused.status, 403, refused.body);
+    expect(refused.status, refused.body).toBe(403);
     await shot(owner, "raised");
 
-    const approver = await signedIn(browser, APPROVER);
+    const approver = await signIn(APPROVER);
     await approver.goto("/change-requests");
-    const theirs = approver.getByTestId(`change-request-${cr.id}`);
+    const theirs = approver.getByTestId(`change-request-${cr!.id}`);
     await theirs.getByLabel(/Note/).fill("e2e: the new field is expected");
     await theirs.getByRole("button", { name: "Approve and apply" }).click();
-    await until(
-      "the request to show applied",
-      30_000,
-      async () => (await theirs.getByTestId("change-status").textContent()) === "applied",
-    );
-    await theirs.getByTestId("schema-applied").waitFor();
-    assert.match(
-      (await theirs.getByTestId("schema-applied").textContent()) ?? "",
-      new RegExp(`Version ${v1.version + 1} registered, continuing version ${v1.version}`),
+    await expect(theirs.getByTestId("change-status")).toHaveText("applied", { timeout: 30_000 });
+    await expect(theirs.getByTestId("schema-applied")).toContainText(
+      `Version ${v1.version + 1} registered, continuing version ${v1.version}`,
     );
     await shot(approver, "applied");
 
@@ -182,71 +152,77 @@ describe("Schema change", { skip }, () => {
         [pipeline, v1.version + 1],
       )
     ).rows[0]!;
-    assert.equal(v2.continued_from_id, v1.id);
+    expect(v2.continued_from_id).toBe(v1.id);
     const result = (
       await db.query<{ result: { offsets: Record<string, number> } }>(
         `SELECT result FROM change_requests WHERE id = $1`,
-        [cr.id],
+        [cr!.id],
       )
     ).rows[0]!.result;
-    const next = await until("the new version's first batch", 90_000, async () => {
-      const b = await db.query<{ progress: { sources: { partition: number; startOffset: number }[] } }>(
-        `SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id LIMIT 1`,
-        [v2.id],
-      );
-      return b.rows[0];
-    });
-    for (const s of next.progress.sources)
-      assert.equal(
-        s.startOffset,
+    let next: { progress: { sources: { partition: number; startOffset: number }[] } } | undefined;
+    await expect(async () => {
+      next = (
+        await db.query<NonNullable<typeof next>>(
+          `SELECT progress FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id LIMIT 1`,
+          [v2.id],
+        )
+      ).rows[0];
+      expect(next, "the new version's first batch").toBeDefined();
+    }).toPass({ timeout: 90_000 });
+    for (const s of next!.progress.sources)
+      expect(s.startOffset, `partition ${s.partition} continues at the old checkpoint`).toBe(
         result.offsets[String(s.partition)] ?? s.startOffset,
-        `partition ${s.partition} continues at the old checkpoint`,
       );
     const second = await produceWithNewField("b", 8);
-    await until("the second wave in the ledger with its column", 90_000, async () => {
-      const r = await db.query<{ n: string }>(
-        `SELECT count(*)::text AS n FROM e2e_ledger WHERE event_id = ANY($1) AND ${FIELD} IS NOT NULL`,
-        [second],
-      );
-      return r.rows[0]!.n === String(second.length);
-    });
+    await expect
+      .poll(
+        async () =>
+          (
+            await db.query<{ n: string }>(
+              `SELECT count(*)::text AS n FROM e2e_ledger WHERE event_id = ANY($1) AND ${FIELD} IS NOT NULL`,
+              [second],
+            )
+          ).rows[0]!.n,
+        { message: "the second wave in the ledger with its column", timeout: 90_000 },
+      )
+      .toBe(String(second.length));
     const all = await db.query<{ event_id: string }>(
       `SELECT event_id FROM e2e_ledger WHERE event_id = ANY($1) ORDER BY event_id`,
       [[...first, ...second]],
     );
-    assert.deepEqual(
+    expect(
       all.rows.map((r) => r.event_id),
-      [...first, ...second].sort(),
       "every produced id once",
-    );
+    ).toEqual([...first, ...second].sort());
     const runs = await db.query<{ pipeline_version_id: string; status: string }>(
       `SELECT pipeline_version_id, status::text FROM pipeline_runs WHERE pipeline_version_id = ANY($1)`,
       [[v1.id, v2.id]],
     );
-    assert.deepEqual(
+    expect(
       Object.fromEntries(runs.rows.map((r) => [r.pipeline_version_id === v1.id ? "v1" : "v2", r.status])),
-      { v1: "stopped", v2: "running" },
-    );
+    ).toEqual({ v1: "stopped", v2: "running" });
 
     await approver.goto("/audit");
     const filters = approver.getByRole("form", { name: "Filter the audit log" });
     await filters.getByLabel("Action").fill("change");
     await filters.getByRole("button", { name: "Filter" }).click();
-    await until("the schema change's steps on the Audit page", 20_000, async () => {
-      const actions = await approver
-        .getByTestId("audit-table")
-        .locator("tbody tr")
-        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
-      return ["change.request", "change.approve", "change.apply"].every((a) => actions.includes(a))
-        ? actions
-        : false;
-    });
+    await expect
+      .poll(
+        () =>
+          approver
+            .getByTestId("audit-table")
+            .locator("tbody tr")
+            .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action"))),
+        { message: "the schema change's steps on the Audit page" },
+      )
+      .toEqual(expect.arrayContaining(["change.request", "change.approve", "change.apply"]));
     await shot(approver, "audit");
-    await owner.context().close();
-    await approver.context().close();
   });
 
-  test("a type mismatch quarantines rows; the approved widening offers them for replay, and replayed they reach the ledger once", async () => {
+  test("a type mismatch quarantines rows; the approved widening offers them for replay, and replayed they reach the ledger once", async ({
+    signIn,
+    db,
+  }) => {
     // A ledger of its own on a topic only this test writes to (the demo producer's corrupt values would mix in).
     const name = `e2e-drift-${Date.now().toString(36)}`;
     const ownTopic = `sluice-${name}`;
@@ -270,11 +246,12 @@ describe("Schema change", { skip }, () => {
     await cli("start", specFile, "e2e: a ledger whose producer changes a type");
     try {
       const good = await produceWithNewField("good", 10, ownTopic, "none");
-      await until(
-        "the good rows in the ledger",
-        90_000,
-        async () => Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count) === good.length,
-      );
+      await expect
+        .poll(async () => Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count), {
+          message: "the good rows in the ledger",
+          timeout: 90_000,
+        })
+        .toBe(good.length);
       const v1 = (
         await db.query<{ id: string; version: number }>(
           `SELECT v.id, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
@@ -283,97 +260,95 @@ describe("Schema change", { skip }, () => {
       ).rows[0]!;
 
       const fractional = await produceWithNewField("fraction", 10, ownTopic, "fractional seq");
-      const cr = await until("a request proposing the widening of seq", 90_000, async () => {
-        const rows = await db.query<{
-          id: string;
-          payload: {
-            observed: { field: string; outcome: string; count: number }[];
-            proposed: { contract: { fields: Record<string, unknown> } };
-          };
-        }>(
-          `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
-          [v1.id],
-        );
-        return rows.rows.find((r) =>
-          r.payload.observed.some(
-            (o) => o.field === "seq" && o.outcome === "quarantined" && o.count >= fractional.length,
-          ),
-        );
-      });
+      let cr: { id: string } | undefined;
+      await expect
+        .poll(
+          async () => {
+            const rows = await db.query<{
+              id: string;
+              payload: {
+                observed: { field: string; outcome: string; count: number }[];
+                proposed: { contract: { fields: Record<string, unknown> } };
+              };
+            }>(
+              `SELECT id::text, payload FROM change_requests WHERE kind = 'schema_change' AND requested_by = 'system' AND status = 'pending' AND pipeline_version_id = $1`,
+              [v1.id],
+            );
+            cr = rows.rows.find((r) =>
+              r.payload.observed.some(
+                (o) => o.field === "seq" && o.outcome === "quarantined" && o.count >= fractional.length,
+              ),
+            );
+            return cr?.id;
+          },
+          { message: "a request proposing the widening of seq", timeout: 90_000 },
+        )
+        .toBeDefined();
       const quarantined = await db.query<{ event_id: string }>(
         `SELECT payload->>'event_id' AS event_id FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'quarantined' ORDER BY 1`,
         [v1.id],
       );
-      assert.deepEqual(
+      expect(
         quarantined.rows.map((r) => r.event_id),
-        [...fractional].sort(),
         "the fractional rows, and only they, were quarantined",
-      );
+      ).toEqual([...fractional].sort());
 
-      const approver = await signedIn(browser, APPROVER);
+      const approver = await signIn(APPROVER);
       await approver.goto("/change-requests");
-      const card = approver.getByTestId(`change-request-${cr.id}`);
+      const card = approver.getByTestId(`change-request-${cr!.id}`);
       await card.getByLabel(/Note/).fill("e2e: seq may carry fractions now");
       await card.getByRole("button", { name: "Approve and apply" }).click();
-      await until(
-        "the widening to be applied",
-        30_000,
-        async () => (await card.getByTestId("change-status").textContent()) === "applied",
-      );
+      await expect(card.getByTestId("change-status"), "the widening to be applied").toHaveText("applied", {
+        timeout: 30_000,
+      });
       const fixed = card.getByTestId("fixed-quarantine");
-      await fixed.waitFor();
-      assert.match(
-        (await fixed.textContent()) ?? "",
-        new RegExp(
-          `${fractional.length} row\\(s\\) of version ${v1.version} were quarantined for reasons this change fixes`,
-        ),
+      await expect(fixed).toContainText(
+        `${fractional.length} row(s) of version ${v1.version} were quarantined for reasons this change fixes`,
       );
       await fixed
         .getByRole("button", { name: `Replay ${fractional.length} row(s) into version ${v1.version + 1}` })
         .click();
-      await card
-        .getByTestId("fixed-replay-result")
-        .filter({ hasText: `${fractional.length} row(s) queued into version ${v1.version + 1}` })
-        .waitFor();
+      await expect(
+        card
+          .getByTestId("fixed-replay-result")
+          .filter({ hasText: `${fractional.length} row(s) queued into version ${v1.version + 1}` }),
+      ).toBeVisible();
       await shot(approver, "fixed-replayed");
 
       // The workers apply the replay in the new version's batch: every id once, the replayed ones with their fractions.
-      await until(
-        "the replayed rows in the ledger",
-        90_000,
-        async () =>
-          Number(
-            (await db.query(`SELECT count(*) FROM ${table} WHERE event_id = ANY($1)`, [fractional])).rows[0]
-              .count,
-          ) === fractional.length,
-      );
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (await db.query(`SELECT count(*) FROM ${table} WHERE event_id = ANY($1)`, [fractional])).rows[0]
+                .count,
+            ),
+          { message: "the replayed rows in the ledger", timeout: 90_000 },
+        )
+        .toBe(fractional.length);
       const ledger = await db.query<{ event_id: string; seq: string }>(
         `SELECT event_id, seq::text FROM ${table} ORDER BY event_id`,
       );
-      assert.deepEqual(
+      expect(
         ledger.rows.map((r) => r.event_id),
-        [...good, ...fractional].sort(),
         "every produced id exactly once",
-      );
-      assert.ok(
+      ).toEqual([...good, ...fractional].sort());
+      expect(
         ledger.rows.filter((r) => fractional.includes(r.event_id)).every((r) => r.seq.endsWith(".5")),
         "the widened column keeps the fractions",
-      );
+      ).toBe(true);
       const items = await db.query<{ status: string; outcome: string }>(
         `SELECT i.status, i.outcome FROM dead_letter_replay_items i JOIN dead_letters d ON d.id = i.dead_letter_id WHERE d.pipeline_version_id = $1`,
         [v1.id],
       );
-      assert.deepEqual(
-        items.rows.map((i) => `${i.status}:${i.outcome}`),
-        fractional.map(() => "applied:sink"),
-      );
+      expect(items.rows.map((i) => `${i.status}:${i.outcome}`)).toEqual(fractional.map(() => "applied:sink"));
       // Replayed rows are no longer offered.
       await approver.reload();
-      await approver
-        .getByTestId(`change-request-${cr.id}`)
-        .getByText(`No quarantined rows of version ${v1.version} are fixed by this change.`)
-        .waitFor();
-      await approver.context().close();
+      await expect(
+        approver
+          .getByTestId(`change-request-${cr!.id}`)
+          .getByText(`No quarantined rows of version ${v1.version} are fixed by this change.`),
+      ).toBeVisible();
     } finally {
       await cli("stop", name, "e2e: done").catch(() => undefined);
     }
