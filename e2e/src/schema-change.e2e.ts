@@ -247,10 +247,18 @@ test.describe("Schema change", () => {
     try {
       const good = await produceWithNewField("good", 10, ownTopic, "none");
       await expect
-        .poll(async () => Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count), {
-          message: "the good rows in the ledger",
-          timeout: 90_000,
-        })
+        .poll(
+          async () => {
+            // The sink table appears with the first batch's commit: until then there is nothing in it.
+            const exists = await db.query(`SELECT to_regclass($1) IS NOT NULL AS e`, [table]);
+            if (!exists.rows[0].e) return 0;
+            return Number((await db.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
+          },
+          {
+            message: "the good rows in the ledger",
+            timeout: 90_000,
+          },
+        )
         .toBe(good.length);
       const v1 = (
         await db.query<{ id: string; version: number }>(

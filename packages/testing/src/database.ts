@@ -15,7 +15,8 @@ export function templateDatabase(): string {
   return name;
 }
 
-// CREATE DATABASE ... TEMPLATE fails while anything else is connected to the template.
+// CREATE DATABASE ... TEMPLATE fails while anything else is connected to the template, DROP DATABASE
+// while anything is connected to the database (object_in_use).
 const TEMPLATE_BUSY = "55006";
 
 async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -64,7 +65,20 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return {
     name,
     url: databaseUrlFor(testServices.databaseUrl, name),
-    drop: () =>
-      withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => dropDatabase(name),
   };
+}
+
+// WITH (FORCE) terminates the sessions it finds, but one that connects during the drop (a pool
+// reconnecting as a killed worker's test tears down) still makes it fail with 55006: try again.
+async function dropDatabase(name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== TEMPLATE_BUSY || attempt >= 10) throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
 }

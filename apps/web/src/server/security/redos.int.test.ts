@@ -90,9 +90,11 @@ describe("ReDoS", () => {
     };
     // Every row was evaluated (and the hostile pattern matches none of them).
     expect(data).toMatchObject({ ok: true, inputRows: RECORDS, outcomes: { filtered: RECORDS } });
-    // Health kept answering while the dry run ran, as fast as it does on its own.
+    // Health kept answering while the dry run ran, about as fast as it does on its own. The floor of
+    // one second absorbs a loaded CI machine (health answers vary by hundreds of ms there); a
+    // backtracking engine on the server's event loop would hold it for the whole dry run instead.
     expect(during.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...during)).toBeLessThan(5 * Math.max(...baseline));
+    expect(Math.max(...during)).toBeLessThan(Math.max(5 * Math.max(...baseline), 1000));
   });
 
   it("a dry run that evaluates longer than its time limit is stopped with a message, nothing written", async () => {
