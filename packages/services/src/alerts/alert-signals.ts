@@ -2,6 +2,7 @@
 // offset samples and run state as the dashboards (find-alert-signals.ts) — in a shape pure functions
 // evaluate, so recorded series can be replayed in unit tests.
 import type { TRunPhase } from "../runs/run-state";
+import type { TStateHorizon } from "./state-horizon";
 
 /** One 10-second bucket of the workers' offset samples (offset-signals.ts offsetPoints). */
 export interface TBacklogPoint {
@@ -34,7 +35,11 @@ export interface TPipelineAlertSignals {
   /** Last 5 minutes. */
   window: { inputRows: number; violations: number; quarantinedOrDead: number };
   /** State rows of the last batch of each minute over the last 30 minutes, oldest first. */
-  stateRows: number[];
+  stateRows: { t: Date; rows: number }[];
+  /** How far back in event time the spec's state reaches by design (state-horizon.ts); null: none. */
+  stateHorizon: TStateHorizon | null;
+  /** When this version's state began: its first commit, or that of the version it continues; null before any. */
+  stateSince: Date | null;
   /** Input rate per minute over the same 30 minutes (null where unknown). */
   stateWindowInputRates: (number | null)[];
   /** Webhook deliveries that failed for good in the last 5 minutes. */

@@ -4,6 +4,7 @@
 import { firstLine } from "../signals/fleet-status";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
 import type { TRuleKind } from "./rule-kinds";
+import { stateFilledAt } from "./state-horizon";
 
 export interface TCondition {
   active: boolean | null;
@@ -127,23 +128,36 @@ export function evaluatePipelineCondition(
     }
     case "state_growth": {
       const limit = threshold ?? 0.5;
-      if (s.stateRows.length < STATE_MIN_POINTS)
+      // State rightly grows until the spec's horizon has filled (dedup within, watermark delay,
+      // lateness, window size): only growth after that is growth without bound.
+      if (s.stateSince === null)
+        return { active: false, value: null, threshold: limit, summary: "no state committed yet" };
+      const filledAt = stateFilledAt(s.stateSince, s.stateHorizon);
+      if (now.getTime() < filledAt.getTime())
+        return {
+          active: false,
+          value: null,
+          threshold: limit,
+          summary: `state still filling its horizon (${s.stateHorizon?.why ?? "no event-time state"}): growth is judged from ${filledAt.toISOString()}`,
+        };
+      const points = s.stateRows.filter((p) => p.t.getTime() >= filledAt.getTime()).map((p) => p.rows);
+      if (points.length < STATE_MIN_POINTS)
         return {
           active: null,
           value: null,
           threshold: limit,
-          summary: "less than 10 minutes of state history",
+          summary: "less than 10 minutes of state history since the horizon filled",
         };
-      const first = s.stateRows[0]!;
-      const last = s.stateRows.at(-1)!;
+      const first = points[0]!;
+      const last = points.at(-1)!;
       const growth = (last - first) / Math.max(1, first);
-      const monotonic = s.stateRows.every((x, i) => i === 0 || x >= s.stateRows[i - 1]!);
+      const monotonic = points.every((x, i) => i === 0 || x >= points[i - 1]!);
       const steady = isInputSteady(s.stateWindowInputRates);
       return {
         active: monotonic && steady === true && growth > limit,
         value: round(growth, 3),
         threshold: limit,
-        summary: `state rows ${first} → ${last} over 30 min (${monotonic ? "never shrinking" : "shrinking at times"}), input ${steady ? "steady" : "not steady"}`,
+        summary: `state rows ${first} → ${last} over ${points.length} min after its horizon filled (${monotonic ? "never shrinking" : "shrinking at times"}), input ${steady ? "steady" : "not steady"}`,
       };
     }
     case "webhook_failures": {

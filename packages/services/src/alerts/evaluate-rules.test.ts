@@ -3,6 +3,7 @@ import type { TPipelineAlertSignals } from "./alert-signals";
 import { evaluateFleetCondition, evaluatePipelineCondition } from "./evaluate-condition";
 import { at, backlogSeries, baseSignals, replay, type TReplayTick } from "./replay.test-helpers";
 import { isSilenced, stepRule } from "./step-rule";
+import { stateHorizonOf } from "./state-horizon";
 
 /** Ticks every 5 s over [from, to], each with the signals `f(t)` returns. */
 function ticks(
@@ -202,8 +203,13 @@ describe("default rules over recorded series", () => {
   });
 
   it("state growth fires when state rises over the window while input is steady, not when it is evicted", () => {
+    const minutes = (rows: (i: number) => number) =>
+      Array.from({ length: 30 }, (_, i) => ({ t: at(-(30 - i) * 60), rows: rows(i) }));
+    // State that began two hours ago with a one-minute horizon: filled long before the window.
+    const old = { stateSince: at(-7200), stateHorizon: { ms: 60_000, why: "dedup keys kept within 1m" } };
     const growing = baseSignals({
-      stateRows: Array.from({ length: 30 }, (_, i) => 1000 + i * 100),
+      ...old,
+      stateRows: minutes((i) => 1000 + i * 100),
       stateWindowInputRates: Array(30).fill(50),
     });
     expect(evaluatePipelineCondition("state_growth", null, growing, at(0))).toMatchObject({
@@ -211,15 +217,71 @@ describe("default rules over recorded series", () => {
       value: 2.9,
     });
     const bounded = baseSignals({
-      stateRows: Array.from({ length: 30 }, (_, i) => 1000 + (i % 5) * 100),
+      ...old,
+      stateRows: minutes((i) => 1000 + (i % 5) * 100),
       stateWindowInputRates: Array(30).fill(50),
     });
     expect(evaluatePipelineCondition("state_growth", null, bounded, at(0)).active).toBe(false);
     const rampingInput = baseSignals({
-      stateRows: growing.stateRows,
+      ...growing,
       stateWindowInputRates: Array.from({ length: 30 }, (_, i) => 10 + i * 20),
     });
     expect(evaluatePipelineCondition("state_growth", null, rampingInput, at(0)).active).toBe(false);
+  });
+
+  it("state growth stays quiet while the spec's horizon fills, and judges only what grew after it", () => {
+    const ledger = stateHorizonOf({
+      eventTime: { column: "event_time", watermarkDelay: "6h" },
+      dedupe: { key: ["event_id"], within: "watermark" },
+    })!;
+    expect(ledger.ms).toBe(6 * 3600_000 + 60_000);
+    expect(ledger.why).toMatch(/dedup keys until the watermark passes them/);
+    // The payments ledger's first hour: 141k → 189k rows, never shrinking, input steady.
+    const firstHour = baseSignals({
+      stateSince: at(-3600),
+      stateHorizon: ledger,
+      stateRows: Array.from({ length: 30 }, (_, i) => ({ t: at(-(30 - i) * 60), rows: 141_177 + i * 1650 })),
+      stateWindowInputRates: Array(30).fill(50),
+    });
+    const quiet = evaluatePipelineCondition("state_growth", null, firstHour, at(0));
+    expect(quiet.active).toBe(false);
+    expect(quiet.summary).toMatch(/state still filling its horizon \(dedup keys until the watermark/);
+    // Filled 15 minutes ago: 15 points after it, all growing → fires on them alone.
+    const filled = baseSignals({
+      ...firstHour,
+      stateSince: at(-(21_660 + 2_166 + 900)), // horizon 6h1m, margin a tenth of it
+      stateRows: Array.from({ length: 30 }, (_, i) => ({
+        t: at(-(30 - i) * 60),
+        rows: i < 15 ? 100 : 100 * i,
+      })),
+    });
+    expect(evaluatePipelineCondition("state_growth", null, filled, at(0))).toMatchObject({ active: true });
+    // Nothing committed yet: nothing to judge.
+    expect(
+      evaluatePipelineCondition("state_growth", null, baseSignals({ stateHorizon: ledger }), at(0)).active,
+    ).toBe(false);
+  });
+
+  it("a spec's state horizon: windows, lateness, outputs and a duration `within`", () => {
+    const settlements = stateHorizonOf({
+      eventTime: { column: "event_time", watermarkDelay: "10m", idleTimeout: "1m" },
+      dedupe: { key: ["event_id"], within: "watermark" },
+      aggregate: { window: { tumbling: "5m" }, allowedLateness: "20m" },
+    })!;
+    expect(settlements.ms).toBe(36 * 60_000);
+    expect(settlements.why).toMatch(/windows of 5m kept for watermarkDelay 10m \+ allowedLateness 20m/);
+    expect(stateHorizonOf({ dedupe: { key: ["id"], within: "24h" } })).toEqual({
+      ms: 24 * 3600_000,
+      why: "dedup keys kept within 1d",
+    });
+    const outputs = stateHorizonOf({
+      eventTime: { column: "t", watermarkDelay: "1m" },
+      outputs: { slow: { watermarkDelay: "2h", aggregate: { window: { tumbling: "1h" } } } },
+    })!;
+    expect(outputs.ms).toBe(3 * 3600_000 + 60_000);
+    expect(outputs.why).toMatch(/^output slow: windows of 1h/);
+    expect(stateHorizonOf({ name: "stateless" })).toBeNull();
+    expect(stateHorizonOf("not a spec")).toBeNull();
   });
 
   it("webhook failures fire on the first delivery that failed for good", () => {

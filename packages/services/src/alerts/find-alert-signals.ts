@@ -15,6 +15,7 @@ import {
 } from "../signals/rollup-queries";
 import { bucketRange, GRAIN_SECONDS } from "../signals/time-range";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
+import { stateHorizonOf } from "./state-horizon";
 
 /** Offset samples the backlog rules look at: the last 2 minutes, one per 10-second bucket. */
 const RECENT_MS = 120_000;
@@ -37,6 +38,37 @@ function triggerMsOf(spec: unknown): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * When each version's state began: the first committed batch of the version or of the versions it
+ * continues (a continued version keeps its predecessor's state). One index probe per version.
+ */
+async function findStateSince(db: PrismaClient, pipelineIds: string[]): Promise<Map<string, Date>> {
+  const versions = await db.pipelineVersion.findMany({
+    where: { pipelineId: { in: pipelineIds } },
+    select: { id: true, continuedFromId: true },
+  });
+  if (versions.length === 0) return new Map();
+  const firsts = await db.$queryRaw<{ pv: string; first: Date | null }[]>`
+    SELECT v.id AS pv,
+           (SELECT min(r.bucket_start) FROM batch_rollup r
+             WHERE r.pipeline_version_id = v.id AND r.grain_seconds = ${GRAIN_SECONDS}) AS first
+      FROM unnest(${versions.map((v) => v.id)}::text[]) AS v(id)`;
+  const first = new Map(firsts.flatMap((f) => (f.first ? [[f.pv, f.first] as const] : [])));
+  const from = new Map(versions.map((v) => [v.id, v.continuedFromId]));
+  const since = new Map<string, Date>();
+  for (const v of versions) {
+    let earliest: Date | undefined;
+    const seen = new Set<string>();
+    for (let id: string | null | undefined = v.id; id && !seen.has(id); id = from.get(id)) {
+      seen.add(id);
+      const t = first.get(id);
+      if (t && (!earliest || t < earliest)) earliest = t;
+    }
+    if (earliest) since.set(v.id, earliest);
+  }
+  return since;
 }
 
 export async function findPipelineAlertSignals(
@@ -76,7 +108,7 @@ export async function findPipelineAlertSignals(
   );
   const stateRange = bucketRange({ from: new Date(now.getTime() - STATE_WINDOW_MS), to: now }, 30);
   const windowFrom = new Date(now.getTime() - WINDOW_MS);
-  const [offsets, windowTotals, processed, newest, stateBuckets, stateOffsets, webhookFailures] =
+  const [offsets, windowTotals, processed, newest, stateBuckets, stateOffsets, webhookFailures, stateSince] =
     await Promise.all([
       queryOffsetBuckets(db, ids, recent),
       queryRangeTotals(db, ids, windowFrom, now),
@@ -89,6 +121,10 @@ export async function findPipelineAlertSignals(
         where: { status: "failed", lastAttemptAt: { gte: windowFrom } },
         _count: { _all: true },
       }),
+      findStateSince(
+        db,
+        pipelines.map((p) => p.id),
+      ),
     ]);
   const of = <T extends { pv: string }>(rows: T[], pv: string) => rows.filter((r) => r.pv === pv);
 
@@ -119,7 +155,9 @@ export async function findPipelineAlertSignals(
         violations: Object.values(totals?.violations ?? {}).reduce((a, b) => a + Number(b), 0),
         quarantinedOrDead: (totals?.quarantined ?? 0) + (totals?.dead_letter ?? 0),
       },
-      stateRows: v ? of(stateBuckets, v.id).map((b) => b.state_rows) : [],
+      stateRows: v ? of(stateBuckets, v.id).map((b) => ({ t: b.t, rows: b.state_rows })) : [],
+      stateHorizon: v ? stateHorizonOf(v.spec) : null,
+      stateSince: v ? (stateSince.get(v.id) ?? null) : null,
       stateWindowInputRates: v
         ? offsetPoints(of(stateOffsets, v.id).map(sampleOf))
             .filter((x) => x.t >= stateRange.from)

@@ -26,6 +26,8 @@ export function baseSignals(over: Partial<TPipelineAlertSignals> = {}): TPipelin
     violationTarget: 0.01,
     window: { inputRows: 30_000, violations: 0, quarantinedOrDead: 0 },
     stateRows: [],
+    stateHorizon: null,
+    stateSince: null,
     stateWindowInputRates: [],
     webhookFailures: 0,
     ...over,

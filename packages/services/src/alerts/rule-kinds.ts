@@ -116,14 +116,14 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
   state_growth: {
     scope: "pipeline",
     title: "State growing without bound",
-    unit: "growth of state rows over 30 minutes while input is steady (0.5 = +50%)",
+    unit: "growth of state rows over the last 30 minutes after the spec's state horizon filled, input steady (0.5 = +50%)",
     measure: "growth",
     min: 0.01,
     max: 1000,
     specTarget: false,
     defaults: { severity: "warning", threshold: 0.5, forSeconds: 600, clearForSeconds: 600 },
     runbook:
-      "Dedup/window/CDC state keeps growing: the watermark may be stuck (an idle partition, event times in the future) or allowedLateness too long.",
+      "Dedup/window/CDC state kept growing after its horizon (dedupe within, watermarkDelay + allowedLateness, window size) had filled: the watermark may be stuck (an idle partition, event times in the future) or the keys are unbounded.",
   },
   webhook_failures: {
     scope: "pipeline",
