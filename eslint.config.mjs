@@ -1,5 +1,9 @@
 // One lint config for every workspace. `process.env` is read only in packages/config and in
 // scripts; everything else receives typed config objects.
+import fs from "node:fs";
+import path from "node:path";
+import nextPlugin from "@next/eslint-plugin-next";
+import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 import n from "eslint-plugin-n";
 
@@ -20,6 +24,43 @@ const declaredImports = {
   },
 };
 
+// The console's client components ("use client" as their first line): what they import ships to the
+// browser, so nothing server-only may be among it — the console's server modules, the database, the
+// services and engine (their pure subpaths are made for the browser), env, Node's drivers. Type-only
+// imports (the tRPC router's type, a service's view type) are erased and stay allowed.
+const webSrc = "apps/web/src";
+const clientComponents = fs
+  .readdirSync(webSrc, { recursive: true })
+  .filter((file) => /\.tsx?$/.test(file))
+  .map((file) => path.join(webSrc, file))
+  .filter((file) => /^\s*["']use client["']/.test(fs.readFileSync(file, "utf8")));
+const serverOnly = "is server-only: a client component ships to the browser.";
+const clientImportRules = {
+  "@typescript-eslint/no-restricted-imports": [
+    "error",
+    {
+      paths: [
+        "server-only",
+        "@sluice/db",
+        "@sluice/services",
+        "@sluice/engine",
+        "@sluice/config",
+        "@sluice/queue",
+      ]
+        .concat(["pg", "kafkajs", "bullmq", "ioredis", "pino", "prom-client", "better-auth/api"])
+        .map((name) => ({ name, message: `${name} ${serverOnly}`, allowTypeImports: true })),
+      patterns: [
+        {
+          group: ["@/server/*", "@/server/**"],
+          message: `The console's src/server ${serverOnly}`,
+          allowTypeImports: true,
+        },
+        { group: ["node:*"], message: `Node's built-in modules are ${serverOnly}` },
+      ],
+    },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/.next/**", "**/.cache/**", "**/dist/**", "**/next-env.d.ts"] },
   ...tseslint.configs.recommended,
@@ -36,6 +77,13 @@ export default tseslint.config(
       "sluice/declared-imports": "error",
     },
   },
+  { files: ["apps/web/**/*.{ts,tsx}"], ...reactHooks.configs.flat.recommended },
+  {
+    files: ["apps/web/**/*.{ts,tsx}"],
+    ...nextPlugin.configs["core-web-vitals"],
+    settings: { next: { rootDir: "apps/web" } },
+  },
+  { files: clientComponents, rules: clientImportRules },
   {
     // Test support spawns processes and points them at test services: it may read and pass env.
     files: [

@@ -5,7 +5,7 @@
 import type { TAlertView } from "@sluice/services";
 import { formatRuleValue } from "@sluice/services/alerts/pure";
 import Link from "next/link";
-import { formatClock, formatMs } from "@/charts/format";
+import { Since } from "@/components/since";
 import { AlertActions } from "./alert-actions";
 
 const STATE_CLASS = {
@@ -16,7 +16,6 @@ const STATE_CLASS = {
 const SEVERITY_CLASS = { critical: "badge badge--bad", warning: "badge badge--warn", info: "badge" } as const;
 
 export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespond: boolean }) {
-  const ago = (d: Date) => `${formatClock(d)} (${formatMs(Date.now() - d.getTime())} ago)`;
   return (
     <li
       className={`alert${a.state === "firing" ? " alert--firing" : ""}`}
@@ -56,7 +55,11 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
         {a.summary}
       </div>
       <div className="small muted">
-        since <span title={a.startedAt.toISOString()}>{ago(a.startedAt)}</span> · value{" "}
+        since{" "}
+        <span title={a.startedAt.toISOString()}>
+          <Since at={a.startedAt} />
+        </span>{" "}
+        · value{" "}
         <span className="mono" data-testid="alert-value">
           {formatRuleValue(a.kind, a.value)}
         </span>{" "}
@@ -71,7 +74,7 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
         {a.resolvedAt ? (
           <>
             {" "}
-            · resolved {ago(a.resolvedAt)}{" "}
+            · resolved <Since at={a.resolvedAt} />{" "}
             {a.resolvedBy === "auto" ? "(condition cleared)" : `by ${a.resolvedBy}`}
           </>
         ) : null}

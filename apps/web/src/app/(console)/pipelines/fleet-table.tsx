@@ -12,7 +12,8 @@ import {
 } from "@sluice/services/signals/pure";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { formatClock, formatMs, formatValue } from "@/charts/format";
+import { formatMs, formatValue } from "@/charts/format";
+import { Since } from "@/components/since";
 import { RateSparkline } from "@/charts/sparkline";
 import { EmptyState } from "@/components/empty-state";
 import { FilterSelect } from "@/components/filter-select";
@@ -215,7 +216,7 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
         {r.since ? (
           <span className="muted small" title={r.since.toISOString()}>
             {" "}
-            since {formatClock(r.since)} ({formatMs(Date.now() - r.since.getTime())} ago)
+            since <Since at={r.since} />
           </span>
         ) : null}
         <FiringAlerts pipeline={r.name} placement="fleet-row" />

@@ -2,10 +2,13 @@
 // The spec editor: CodeMirror 6 with YAML highlighting (@uiw/react-codemirror, @codemirror/lang-yaml),
 // the server's validation errors underlined at their line and column (@codemirror/lint), the field's
 // docs on hover, and completions — a section's field names, and the contract's fields inside
-// expressions. Validation itself is the server's (draft.check), so the editor only shows it.
+// expressions. Validation itself is the server's (draft.check), so the editor only shows it. The
+// vocabulary and the contract's fields change while the extensions stay the same: they live in the
+// editor's own state (a StateField, set by an effect), where completions and hovers read them.
 import { autocompletion, type CompletionContext, type CompletionResult } from "@codemirror/autocomplete";
 import { yaml } from "@codemirror/lang-yaml";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
+import { StateEffect, StateField } from "@codemirror/state";
 import { EditorView, hoverTooltip } from "@codemirror/view";
 import CodeMirror from "@uiw/react-codemirror";
 import type { TContractField } from "@sluice/services";
@@ -27,6 +30,16 @@ interface TProps {
   vocabulary: TSpecVocabulary | undefined;
   contractFields: TContractField[];
 }
+
+interface TLive {
+  vocabulary: TSpecVocabulary | undefined;
+  contractFields: TContractField[];
+}
+const setLive = StateEffect.define<TLive>();
+const liveField = StateField.define<TLive>({
+  create: () => ({ vocabulary: undefined, contractFields: [] }),
+  update: (live, tr) => tr.effects.reduce((v, e) => (e.is(setLive) ? e.value : v), live),
+});
 
 /** An error's position in the document: from its column to the end of the word there (or the line). */
 function diagnosticsOf(view: EditorView, errors: TEditorError[]): Diagnostic[] {
@@ -54,14 +67,15 @@ function diagnosticsOf(view: EditorView, errors: TEditorError[]): Diagnostic[] {
 
 export function SpecEditor({ value, onChange, errors, vocabulary, contractFields }: TProps) {
   const view = useRef<EditorView | null>(null);
-  // The latest vocabulary and fields for the (once-created) extensions.
-  const live = useRef({ vocabulary, contractFields });
-  live.current = { vocabulary, contractFields };
 
   useEffect(() => {
     const v = view.current;
     if (v) v.dispatch(setDiagnostics(v.state, diagnosticsOf(v, errors)));
   }, [errors]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: setLive.of({ vocabulary, contractFields }) });
+  }, [vocabulary, contractFields]);
 
   const extensions = useMemo(
     () => [
@@ -69,7 +83,8 @@ export function SpecEditor({ value, onChange, errors, vocabulary, contractFields
       // Long lines wrap instead of widening the page (a pasted one-line blob would push everything aside).
       EditorView.lineWrapping,
       lintGutter(),
-      autocompletion({ override: [(ctx: CompletionContext) => complete(ctx, live.current)] }),
+      liveField,
+      autocompletion({ override: [(ctx: CompletionContext) => complete(ctx, ctx.state.field(liveField))] }),
       hoverTooltip((v, pos) => {
         const line = v.state.doc.lineAt(pos);
         const key = keyAt(line.text);
@@ -78,7 +93,7 @@ export function SpecEditor({ value, onChange, errors, vocabulary, contractFields
         if (!key || section === undefined) return null;
         const keyFrom = line.from + line.text.indexOf(key);
         if (pos < keyFrom || pos > keyFrom + key.length) return null;
-        const doc = live.current.vocabulary?.[section]?.find((k) => k.key === key)?.doc;
+        const doc = v.state.field(liveField).vocabulary?.[section]?.find((k) => k.key === key)?.doc;
         if (!doc) return null;
         return {
           pos: keyFrom,
@@ -107,6 +122,7 @@ export function SpecEditor({ value, onChange, errors, vocabulary, contractFields
         onCreateEditor={(v) => {
           view.current = v;
           v.dispatch(setDiagnostics(v.state, diagnosticsOf(v, errors)));
+          v.dispatch({ effects: setLive.of({ vocabulary, contractFields }) });
         }}
         aria-label="Pipeline spec (YAML)"
       />
@@ -114,10 +130,7 @@ export function SpecEditor({ value, onChange, errors, vocabulary, contractFields
   );
 }
 
-function complete(
-  ctx: CompletionContext,
-  live: { vocabulary: TSpecVocabulary | undefined; contractFields: TContractField[] },
-): CompletionResult | null {
+function complete(ctx: CompletionContext, live: TLive): CompletionResult | null {
   const line = ctx.state.doc.lineAt(ctx.pos);
   const before = line.text.slice(0, ctx.pos - line.from);
   const word = ctx.matchBefore(/[A-Za-z_][\w-]*/);
