@@ -97,6 +97,11 @@ test.describe("on-call paging through the demo receiver", () => {
 
     await operator.goto("/alerts");
     const alert = operator.getByTestId(`alert-${alertId}`);
+    // The backlog was caused on purpose: the alert says who paused it, when and why; its value has a unit.
+    await expect(alert.getByTestId("alert-summary")).toContainText(
+      /paused by operator@sluice\.local \d+ min ago: “e2e: on-call drill” — resume it to drain/,
+    );
+    await expect(alert.getByTestId("alert-value")).toHaveText(/^[\d.,]+ (s|min|h)$/);
     await expect(
       alert
         .getByTestId("alert-delivery")
@@ -151,5 +156,62 @@ test.describe("on-call paging through the demo receiver", () => {
     expect(await receiverPage.locator("body").innerText()).toMatch(new RegExp(`${trigger.key}\\s+resolved`));
     await screenshot(receiverPage, "on-call-receiver.png");
     await receiverPage.close();
+  });
+});
+
+test.describe("contact points on the Admin page", () => {
+  test.skip(
+    !databaseUrl || !receiverUrl,
+    "needs the running stack and its demo receiver (SLUICE_E2E_DATABASE_URL, SLUICE_E2E_RECEIVER_URL)",
+  );
+
+  test("several per team; a test notification reaches the receiver, a refused one shows its error, both in the delivery history", async ({
+    admin: page,
+    db,
+  }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await db.query(`DELETE FROM contact_points WHERE name = 'e2e refused mailbox'`);
+    await page.goto("/admin");
+    const team = page.getByTestId("team-payments-data");
+    // The quick start's three: Slack, PagerDuty and email, each with its own test button.
+    for (const name of ["#payments-data-oncall", "PagerDuty (demo)", "on-call mailbox"])
+      await expect(
+        team.getByTestId(`contact-point-${name}`).getByRole("button", { name: "Send test notification" }),
+      ).toBeVisible();
+
+    const before = Math.max(0, ...(await received()).pages.map((p) => p.n));
+    const pd = team.getByTestId("contact-point-PagerDuty (demo)");
+    await pd.getByRole("button", { name: "Send test notification" }).click();
+    await expect(pd.getByText(/Test delivered \(HTTP 202\)\./)).toBeVisible();
+    const sent = (await received()).pages.find((p) => p.n > before && p.channel === "pagerduty");
+    expect(sent?.action).toBe("trigger");
+    await pd.getByText(/Delivery history/).click();
+    await expect(
+      pd
+        .getByRole("row")
+        .filter({ hasText: /^.*test.*delivered.*$/ })
+        .first(),
+    ).toBeVisible();
+
+    // A fourth contact point whose mailbox the SMTP server refuses: the test says why, and so does its history.
+    await team.getByRole("button", { name: "Add a contact point" }).click();
+    const form = team.getByRole("form", { name: "Add a contact point" });
+    await form.getByLabel("Name").fill("e2e refused mailbox");
+    await form.getByLabel("Kind").selectOption("email");
+    await form.getByLabel("Recipients").fill("pager@refused.invalid");
+    await form.getByRole("button", { name: "Add" }).click();
+    const refused = team.getByTestId("contact-point-e2e refused mailbox");
+    await refused.getByRole("button", { name: "Send test notification" }).click();
+    await expect(refused.getByText(/Test not delivered: .*550/)).toBeVisible();
+    await expect(refused.getByText(/last error .*550/)).toBeVisible();
+    await refused.getByText(/Delivery history/).click();
+    await expect(
+      refused
+        .getByRole("row")
+        .filter({ hasText: /failed/ })
+        .first(),
+    ).toBeVisible();
+    await screenshot(page, "on-call-contact-points.png");
+    await db.query(`DELETE FROM contact_points WHERE name = 'e2e refused mailbox'`);
   });
 });

@@ -336,6 +336,11 @@ export {
 } from "./change-requests/decide-change-request";
 export { findCheckpointResets, type TCheckpointResetView } from "./change-requests/find-checkpoint-resets";
 export {
+  findProducerFaults,
+  findProducerFaultRequestIds,
+  type TProducerFault,
+} from "./change-requests/producer-faults";
+export {
   requestSchemaChange,
   requestSchemaChangeFromText,
   schemaChangeImpact,

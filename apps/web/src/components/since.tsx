@@ -26,3 +26,9 @@ export function Since({ at }: { at: Date }) {
     </>
   );
 }
+
+/** Only how long ago a past instant was ("8 s ago"), e.g. an offset sample's age. */
+export function Ago({ at }: { at: Date }) {
+  const now = useNow();
+  return <>{formatMs(Math.max(0, now - at.getTime()))} ago</>;
+}

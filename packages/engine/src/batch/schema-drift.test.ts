@@ -39,6 +39,7 @@ describe("schema drift", () => {
         field: "channel",
         outcome: "rescued",
         inferredType: "string",
+        types: { string: 7 },
         count: 7,
         firstSeenMs: 1000,
         lastSeenMs: 1006,
@@ -53,6 +54,7 @@ describe("schema drift", () => {
         field: "seq",
         outcome: "quarantined",
         inferredType: "double",
+        types: { double: 1 },
         declaredType: "int",
         count: 1,
         firstSeenMs: 500,
@@ -60,5 +62,16 @@ describe("schema drift", () => {
         samples: [{ event_id: "q", _partition: 1, _offset: 9 }],
       },
     ]);
+  });
+
+  it("counts the types a field's values arrive as: a set with counts, not one merged type", () => {
+    const c = new DriftCollector();
+    const values = [{ a: 1 }, { b: 2 }, true, null, { c: 3 }];
+    values.forEach((v, i) => c.mismatch("amount", "decimal", v, { event_id: `e-${i}` }, record(i, 1000)));
+    expect(c.result()![0]).toMatchObject({
+      inferredType: "json",
+      types: { json: 3, boolean: 1, null: 1 },
+      count: 5,
+    });
   });
 });

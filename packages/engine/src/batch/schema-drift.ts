@@ -15,6 +15,8 @@ export interface DriftField {
   outcome: "rescued" | "quarantined";
   /** The narrowest contract type every observed value fits ("json" when they disagree). */
   inferredType: TFieldType;
+  /** Rows per type each value would be declared as ("null" for null), e.g. { json: 20, boolean: 3 }. */
+  types: Partial<Record<TFieldType | "null", number>>;
   /** For a quarantined field: the type the contract declares (absent: an unknown field, quarantined by onUnknownField). */
   declaredType?: TFieldType;
   count: number;
@@ -98,6 +100,7 @@ export class DriftCollector {
         outcome,
         inferredType: "json",
         typeSoFar: undefined,
+        types: {},
         count: 0,
         firstSeenMs: record.timestamp,
         lastSeenMs: record.timestamp,
@@ -107,7 +110,9 @@ export class DriftCollector {
       this.byKey.set(key, f);
     }
     f.count++;
-    f.typeSoFar = mergeFieldTypes(f.typeSoFar, inferFieldType(v));
+    const type = inferFieldType(v);
+    f.typeSoFar = mergeFieldTypes(f.typeSoFar, type);
+    f.types[type ?? "null"] = (f.types[type ?? "null"] ?? 0) + 1;
     if (record.timestamp < f.firstSeenMs) f.firstSeenMs = record.timestamp;
     if (record.timestamp > f.lastSeenMs) f.lastSeenMs = record.timestamp;
     if (f.samples.length < DRIFT_SAMPLES)

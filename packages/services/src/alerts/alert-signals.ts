@@ -19,6 +19,8 @@ export interface TPipelineAlertSignals {
   ownerTeamId: string;
   phase: TRunPhase | null;
   lastError: string | null;
+  /** While paused or stopped by a command: who asked, when and why (the backlog's summary says it). */
+  heldBy: { action: string; actor: string; at: Date; reason: string } | null;
   consecutiveFailures: number;
   /** The trigger interval (ms); null for availableNow pipelines. */
   triggerMs: number | null;
@@ -42,6 +44,15 @@ export interface TPipelineAlertSignals {
   stateSince: Date | null;
   /** Input rate per minute over the same 30 minutes (null where unknown). */
   stateWindowInputRates: (number | null)[];
+  /** Values no declarable type holds, as the workers recorded them for this pipeline (change-requests/producer-faults.ts). */
+  producerFaults: {
+    field: string;
+    declaredType: string | null;
+    types: Record<string, number>;
+    rows: number;
+    lastSeen: Date;
+    sample: Record<string, unknown> | null;
+  }[];
   /** Webhook deliveries that failed for good in the last 5 minutes. */
   webhookFailures: number;
 }

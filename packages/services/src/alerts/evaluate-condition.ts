@@ -22,6 +22,8 @@ export const STEADY_FACTOR = 1.5;
 export const STATE_MIN_POINTS = 10;
 /** A worker whose heartbeat stopped longer ago than this is gone, not missing (it no longer pages). */
 export const WORKER_GONE_MS = 3600_000;
+/** A producer fault pages while its values were seen this recently. */
+export const PRODUCER_FAULT_WINDOW_MS = 10 * 60_000;
 /** A running pipeline counts as stalled only after at least this long, whatever its trigger. */
 export const STALL_MIN_MS = 30_000;
 
@@ -41,6 +43,15 @@ export function isInputSteady(rates: (number | null)[]): boolean | null {
   const m = median(known);
   // Slack of 1 event/s keeps a near-idle topic's noise from counting as unsteady.
   return known.every((r) => r <= m * STEADY_FACTOR + 1 && r >= m / STEADY_FACTOR - 1);
+}
+
+/** "; paused by ana@… 12 min ago: “upstream incident” — resume it to drain" — a backlog someone caused on purpose. */
+function heldSummary(held: TPipelineAlertSignals["heldBy"], now: Date): string {
+  if (!held) return "";
+  const mins = Math.max(0, Math.round((now.getTime() - held.at.getTime()) / 60_000));
+  const what = held.action === "pause" ? "paused" : "stopped";
+  const undo = held.action === "pause" ? "resume" : "start";
+  return `; ${what} by ${held.actor} ${mins} min ago${held.reason ? `: “${held.reason}”` : " (no reason given)"} — ${undo} it to drain`;
 }
 
 export function evaluatePipelineCondition(
@@ -66,7 +77,7 @@ export function evaluatePipelineCondition(
         active,
         value: round(seconds, 1),
         threshold: limit,
-        summary: `backlog ${Math.round(backlog!)} events (${round(seconds, 1)} s of input) ${rising ? "rising" : "not rising"}, input ${steady ? "steady" : "not steady"} at ${round(inputRate ?? 0, 1)}/s`,
+        summary: `backlog ${Math.round(backlog!)} events (${round(seconds, 1)} s of input) ${rising ? "rising" : "not rising"}, input ${steady ? "steady" : "not steady"} at ${round(inputRate ?? 0, 1)}/s${heldSummary(s.heldBy, now)}`,
       };
     }
     case "processing_below_input": {
@@ -167,6 +178,38 @@ export function evaluatePipelineCondition(
         value: s.webhookFailures,
         threshold: limit,
         summary: `${s.webhookFailures} webhook deliveries failed for good in the last 5 minutes`,
+      };
+    }
+    case "producer_fault": {
+      const limit = threshold ?? 1;
+      const recent = s.producerFaults.filter(
+        (f) => now.getTime() - f.lastSeen.getTime() <= PRODUCER_FAULT_WINDOW_MS,
+      );
+      const rows = recent.reduce((n, f) => n + f.rows, 0);
+      if (recent.length === 0)
+        return {
+          active: false,
+          value: null,
+          threshold: limit,
+          summary: "no values outside the contract's types in the last 10 minutes",
+        };
+      const what = recent
+        .map(
+          (f) =>
+            `${f.field} (declared ${f.declaredType ?? "?"}) arrives as ${Object.entries(f.types)
+              .filter(([, n]) => n > 0)
+              .sort((a, b) => b[1] - a[1])
+              .map(([t, n]) => `${t} × ${n}`)
+              .join(", ")}`,
+        )
+        .join("; ");
+      const sample = recent.find((f) => f.sample)?.sample;
+      const shown = sample ? JSON.stringify(sample) : "";
+      return {
+        active: rows >= limit,
+        value: rows,
+        threshold: limit,
+        summary: `the producer sends values no contract type holds: ${what} — ${rows} rows quarantined${shown ? `; sample ${shown.length > 240 ? `${shown.slice(0, 240)}…` : shown}` : ""}`,
       };
     }
     case "batch_stalled": {

@@ -4,6 +4,7 @@ import { evaluateFleetCondition, evaluatePipelineCondition } from "./evaluate-co
 import { at, backlogSeries, baseSignals, replay, type TReplayTick } from "./replay.test-helpers";
 import { isSilenced, stepRule } from "./step-rule";
 import { stateHorizonOf } from "./state-horizon";
+import { formatRuleValue } from "./rule-kinds";
 
 /** Ticks every 5 s over [from, to], each with the signals `f(t)` returns. */
 function ticks(
@@ -40,6 +41,52 @@ describe("default rules over recorded series", () => {
     expect(notifications[0]!.t).toBe(60); // for: 60 s after the condition first held at t=0
     expect(notifications[1]!.t).toBe(305 + 120); // clear-for: 120 s
     expect(episodes).toHaveLength(1);
+  });
+
+  it("a backlog someone paused says who paused it, when and why", () => {
+    const paused = baseSignals({
+      ...falling(300),
+      phase: "paused",
+      heldBy: { action: "pause", actor: "operator@sluice.local", at: at(-420), reason: "upstream incident" },
+    });
+    const c = evaluatePipelineCondition("backlog_growing", null, paused, at(300));
+    expect(c.active).toBe(true);
+    expect(c.summary).toMatch(
+      /; paused by operator@sluice\.local 12 min ago: “upstream incident” — resume it to drain$/,
+    );
+    expect(
+      evaluatePipelineCondition("backlog_growing", null, baseSignals(falling(300)), at(300)).summary,
+    ).not.toMatch(/paused by/);
+  });
+
+  it("a producer fault pages with the field, the types, the quarantine count and a sample while it is seen", () => {
+    const fault = {
+      field: "amount",
+      declaredType: "decimal",
+      types: { json: 20, boolean: 3 },
+      rows: 23,
+      lastSeen: at(-60),
+      sample: { event_id: "e-1", amount: { corrupt: true } },
+    };
+    const c = evaluatePipelineCondition(
+      "producer_fault",
+      null,
+      baseSignals({ producerFaults: [fault] }),
+      at(0),
+    );
+    expect(c).toMatchObject({ active: true, value: 23 });
+    expect(c.summary).toBe(
+      'the producer sends values no contract type holds: amount (declared decimal) arrives as json × 20, boolean × 3 — 23 rows quarantined; sample {"event_id":"e-1","amount":{"corrupt":true}}',
+    );
+    const old = baseSignals({ producerFaults: [{ ...fault, lastSeen: at(-11 * 60) }] });
+    expect(evaluatePipelineCondition("producer_fault", null, old, at(0)).active).toBe(false);
+    expect(formatRuleValue("producer_fault", 23)).toBe("23 rows quarantined");
+  });
+
+  it("count values carry what they count", () => {
+    expect(formatRuleValue("batch_failures", 3)).toBe("3 failed attempts");
+    expect(formatRuleValue("webhook_failures", 1)).toBe("1 failed deliveries");
+    expect(formatRuleValue("dead_letter_rate", 0.0275)).toBe("2.75%");
   });
 
   it("backlog growing does not fire on a burst that drains", () => {

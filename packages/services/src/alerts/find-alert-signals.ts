@@ -16,6 +16,7 @@ import {
 import { bucketRange, GRAIN_SECONDS } from "../signals/time-range";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
 import { stateHorizonOf } from "./state-horizon";
+import { findFaultObservations, type TFaultObservation } from "../change-requests/producer-faults";
 
 /** Offset samples the backlog rules look at: the last 2 minutes, one per 10-second bucket. */
 const RECENT_MS = 120_000;
@@ -71,6 +72,43 @@ async function findStateSince(db: PrismaClient, pipelineIds: string[]): Promise<
   return since;
 }
 
+/** A pipeline's faults, one per field and declared type however many of its versions recorded it. */
+function faultsOf(observations: TFaultObservation[]): TPipelineAlertSignals["producerFaults"] {
+  const by = new Map<string, TPipelineAlertSignals["producerFaults"][number]>();
+  for (const o of observations) {
+    const key = `${o.field}:${o.declaredType}`;
+    const f = by.get(key) ?? {
+      field: o.field,
+      declaredType: o.declaredType,
+      types: {},
+      rows: 0,
+      lastSeen: o.lastSeen,
+      sample: null,
+    };
+    for (const [t, n] of Object.entries(o.types)) f.types[t] = (f.types[t] ?? 0) + n;
+    f.rows += o.rows;
+    if (o.lastSeen > f.lastSeen) f.lastSeen = o.lastSeen;
+    f.sample ??= o.samples[0] ?? null;
+    by.set(key, f);
+  }
+  return [...by.values()];
+}
+
+/** The command holding a paused or stopped version back (not one a later resume or start undid). */
+function heldBy(
+  phase: string | null,
+  last: { action: string; actor: string; at: Date; reason: string } | undefined,
+): TPipelineAlertSignals["heldBy"] {
+  if (!last || (phase !== "paused" && phase !== "stopped")) return null;
+  if (last.action !== "pause" && last.action !== "stop") return null;
+  return {
+    action: last.action,
+    actor: last.actor.replace(/^(user|cli):/, ""),
+    at: last.at,
+    reason: last.reason,
+  };
+}
+
 export async function findPipelineAlertSignals(
   db: PrismaClient,
   now = new Date(),
@@ -108,24 +146,44 @@ export async function findPipelineAlertSignals(
   );
   const stateRange = bucketRange({ from: new Date(now.getTime() - STATE_WINDOW_MS), to: now }, 30);
   const windowFrom = new Date(now.getTime() - WINDOW_MS);
-  const [offsets, windowTotals, processed, newest, stateBuckets, stateOffsets, webhookFailures, stateSince] =
-    await Promise.all([
-      queryOffsetBuckets(db, ids, recent),
-      queryRangeTotals(db, ids, windowFrom, now),
-      queryRangeTotals(db, ids, new Date(now.getTime() - PROCESSING_MS), now),
-      queryNewestIngest(db, ids),
-      queryBatchBuckets(db, ids, stateRange),
-      queryOffsetBuckets(db, ids, stateRange),
-      db.webhookDelivery.groupBy({
-        by: ["pipelineId"],
-        where: { status: "failed", lastAttemptAt: { gte: windowFrom } },
-        _count: { _all: true },
-      }),
-      findStateSince(
-        db,
-        pipelines.map((p) => p.id),
-      ),
-    ]);
+  const [
+    offsets,
+    windowTotals,
+    processed,
+    newest,
+    stateBuckets,
+    stateOffsets,
+    webhookFailures,
+    stateSince,
+    holds,
+    faults,
+  ] = await Promise.all([
+    queryOffsetBuckets(db, ids, recent),
+    queryRangeTotals(db, ids, windowFrom, now),
+    queryRangeTotals(db, ids, new Date(now.getTime() - PROCESSING_MS), now),
+    queryNewestIngest(db, ids),
+    queryBatchBuckets(db, ids, stateRange),
+    queryOffsetBuckets(db, ids, stateRange),
+    db.webhookDelivery.groupBy({
+      by: ["pipelineId"],
+      where: { status: "failed", lastAttemptAt: { gte: windowFrom } },
+      _count: { _all: true },
+    }),
+    findStateSince(
+      db,
+      pipelines.map((p) => p.id),
+    ),
+    // The newest pause or stop command of each version: who held it back, when and why.
+    db.$queryRaw<{ pv: string; action: string; actor: string; at: Date; reason: string }[]>`
+        SELECT DISTINCT ON (pipeline_version_id) pipeline_version_id AS pv, action, actor, created_at AS at, reason
+          FROM pipeline_run_transitions
+         WHERE pipeline_version_id = ANY(${ids}::text[]) AND action IN ('pause', 'stop', 'resume', 'start', 'restart')
+         ORDER BY pipeline_version_id, created_at DESC, id DESC`,
+    findFaultObservations(
+      db,
+      pipelines.map((p) => p.id),
+    ),
+  ]);
   const of = <T extends { pv: string }>(rows: T[], pv: string) => rows.filter((r) => r.pv === pv);
 
   return pipelines.map((p): TPipelineAlertSignals => {
@@ -142,6 +200,10 @@ export async function findPipelineAlertSignals(
       ownerTeamId: p.ownerTeamId,
       phase,
       lastError: v?.run?.lastError ?? null,
+      heldBy: heldBy(
+        phase,
+        holds.find((h) => h.pv === v?.id),
+      ),
       consecutiveFailures: v?.run?.consecutiveFailures ?? 0,
       triggerMs: v ? triggerMsOf(v.spec) : null,
       waitingSince: phase === "running" ? (v?.run?.batchStartedAt ?? v?.run?.nextBatchAt ?? null) : null,
@@ -164,6 +226,7 @@ export async function findPipelineAlertSignals(
             .map((x) => x.inputRate)
         : [],
       webhookFailures: webhookFailures.find((w) => w.pipelineId === p.id)?._count._all ?? 0,
+      producerFaults: faultsOf(faults.filter((f) => f.pipelineId === p.id)),
     };
   });
 }

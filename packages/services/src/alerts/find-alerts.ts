@@ -273,22 +273,22 @@ export async function getPipelineAlerts(
 }
 
 export interface TFiringSummary {
-  pipeline: string;
+  /** null: the fleet's own rules (no worker alive, a worker's heartbeat missing). */
+  pipeline: string | null;
   firing: number;
   acknowledged: number;
   worst: TSeverity;
 }
 
-/** Unresolved alerts per pipeline, for the fleet view (one query). */
+/** Unresolved alerts per pipeline and the fleet's own, for the fleet view (one query). */
 export async function findFiringAlertsByPipeline(db: PrismaClient): Promise<TFiringSummary[]> {
   const rows = await db.alertEpisode.findMany({
-    where: { resolvedAt: null, pipelineId: { not: null } },
+    where: { resolvedAt: null },
     select: { state: true, severity: true, rule: { select: { pipeline: { select: { name: true } } } } },
   });
-  const by = new Map<string, TFiringSummary>();
+  const by = new Map<string | null, TFiringSummary>();
   for (const r of rows) {
-    const name = r.rule.pipeline?.name;
-    if (!name) continue;
+    const name = r.rule.pipeline?.name ?? null;
     const s = by.get(name) ?? { pipeline: name, firing: 0, acknowledged: 0, worst: "info" as TSeverity };
     if (r.state === "acknowledged") s.acknowledged++;
     else s.firing++;

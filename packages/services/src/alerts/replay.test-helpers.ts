@@ -16,6 +16,7 @@ export function baseSignals(over: Partial<TPipelineAlertSignals> = {}): TPipelin
     ownerTeamId: "t1",
     phase: "running",
     lastError: null,
+    heldBy: null,
     consecutiveFailures: 0,
     triggerMs: 2000,
     waitingSince: null,
@@ -30,6 +31,7 @@ export function baseSignals(over: Partial<TPipelineAlertSignals> = {}): TPipelin
     stateSince: null,
     stateWindowInputRates: [],
     webhookFailures: 0,
+    producerFaults: [],
     ...over,
   };
 }

@@ -12,6 +12,7 @@ export const RULE_KINDS = [
   "state_growth",
   "webhook_failures",
   "batch_stalled",
+  "producer_fault",
   "worker_heartbeat_missing",
   "no_worker_alive",
 ] as const;
@@ -51,7 +52,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     specTarget: false,
     defaults: { severity: "critical", threshold: 30, forSeconds: 60, clearForSeconds: 120 },
     runbook:
-      "The pipeline is falling behind, not absorbing a burst: check that it is running, its batch durations and its workers; raise maxOffsetsPerTrigger or add workers.",
+      "The pipeline is falling behind, not absorbing a burst. Paused or stopped on purpose? The summary says by whom, when and why: resume it when that is over. Otherwise check that it is running, its batch durations and its workers; raise maxOffsetsPerTrigger or add workers.",
   },
   processing_below_input: {
     scope: "pipeline",
@@ -149,6 +150,18 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     runbook:
       "The pipeline should run but no batch happens: check that workers are alive (Fleet), the reconciler's log and Redis.",
   },
+  producer_fault: {
+    scope: "pipeline",
+    title: "Producer sends values no contract type holds",
+    unit: "rows quarantined for values no declarable type holds (fires while seen in the last 10 minutes)",
+    measure: "count",
+    min: 1,
+    max: 1_000_000_000,
+    specTarget: false,
+    defaults: { severity: "warning", threshold: 1, forSeconds: 0, clearForSeconds: 600 },
+    runbook:
+      "Not a schema change anyone can approve: the producer sends corrupt values (the summary has the field, the types and a sample). Tell the source's owner; the Change requests page groups the fault across the topic's pipelines and versions, and its quarantined rows can be replayed once fixed.",
+  },
   worker_heartbeat_missing: {
     scope: "fleet",
     title: "A worker's heartbeat is missing",
@@ -196,9 +209,18 @@ export function formatRuleValue(kind: TRuleKind, value: number | null): string {
     case "growth":
       return `${value >= 0 ? "+" : ""}${round(value * 100)}%`;
     case "count":
-      return round(value);
+      // A bare number reads as nothing on a page: say what was counted.
+      return `${round(value)} ${COUNTED[kind] ?? ""}`.trim();
   }
 }
+
+/** What a "count" rule counts, after its value ("3 failed attempts"). */
+const COUNTED: Partial<Record<TRuleKind, string>> = {
+  batch_failures: "failed attempts",
+  webhook_failures: "failed deliveries",
+  batch_stalled: "trigger intervals",
+  producer_fault: "rows quarantined",
+};
 
 /** What a threshold typed into the rule form means, beside the input: "s", "× input", "0–1 share", … */
 export function thresholdUnit(kind: TRuleKind): string {

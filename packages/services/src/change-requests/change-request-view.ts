@@ -1,5 +1,6 @@
 // A change request as the console, the CLI and tests read it, and the refusals the services raise.
 import type { Prisma, PrismaClient } from "@sluice/db";
+import { findProducerFaultRequestIds } from "./producer-faults";
 
 export const CHANGE_REQUEST_STATUSES = [
   "pending",
@@ -58,14 +59,28 @@ export async function getChangeRequest(db: TDb, id: bigint): Promise<TChangeRequ
 
 export async function findChangeRequests(
   db: PrismaClient,
-  input: { status?: TChangeRequestStatus | "open"; pipeline?: string; limit?: number } = {},
+  input: {
+    status?: TChangeRequestStatus | "open";
+    pipeline?: string;
+    limit?: number;
+    before?: string;
+    /** Leave out pending requests that record a producer fault (producer-faults.ts): nothing to approve. */
+    withoutProducerFaults?: boolean;
+  } = {},
 ): Promise<TChangeRequestView[]> {
   const status = input.status === "open" ? { in: ["pending", "approved"] } : input.status;
   const pipelineId = input.pipeline
     ? ((await db.pipeline.findUnique({ where: { name: input.pipeline }, select: { id: true } }))?.id ?? "-")
     : undefined;
+  const faults = input.withoutProducerFaults ? await findProducerFaultRequestIds(db) : [];
   const rows = await db.changeRequest.findMany({
-    where: { ...(status ? { status } : {}), ...(pipelineId ? { pipelineId } : {}) },
+    where: {
+      ...(faults.length > 0 ? { id: { notIn: faults } } : {}),
+      ...(status ? { status } : {}),
+      ...(pipelineId ? { pipelineId } : {}),
+      // Paging by id (newest first): stable while requests are raised, unlike an offset.
+      ...(input.before ? { AND: [{ id: { lt: BigInt(input.before) } }] } : {}),
+    },
     orderBy: { id: "desc" },
     take: Math.min(input.limit ?? 50, 200),
     include: { comments: { orderBy: { id: "asc" } } },

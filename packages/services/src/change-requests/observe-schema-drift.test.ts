@@ -9,6 +9,7 @@ const field = (over: Record<string, unknown>) => ({
   field: "x",
   outcome: "rescued" as const,
   inferredType: "string" as const,
+  types: { string: 1 },
   count: 1,
   firstSeenMs: 0,
   lastSeenMs: 0,

@@ -36,6 +36,8 @@ interface TStoredObserved extends Omit<TObservedField, "firstSeen" | "lastSeen">
   firstSeen: string;
   lastSeen: string;
   declaredType?: string;
+  /** Rows per type the values would be declared as: the set a person reads, with counts. */
+  types?: Record<string, number>;
 }
 
 const keyOf = (f: { outcome: string; field: string }) => `${f.outcome}:${f.field}`;
@@ -74,13 +76,13 @@ export function proposeFromDrift(
   if (!checked.ok)
     return {
       proposed: current,
-      needsEdit: `the fields cannot be declared as they arrive (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): edit the proposal`,
+      needsEdit: `the fields cannot be declared as they arrive (${checked.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}): declare them as you want them in a new version of the spec (the pipeline's Edit page), then reject this request with a note`,
     };
   return {
     proposed: checked.spec,
     needsEdit:
       unsafe.length > 0
-        ? `${unsafe.join("; ")}. Edit the proposal (or fix the producer) before approving.`
+        ? `${unsafe.join("; ")}. There is nothing to approve: fix the producer, or declare the field as you want it in a new version of the spec (the pipeline's Edit page), then reject this request with a note.`
         : null,
   };
 }
@@ -273,8 +275,19 @@ function stored(f: DriftField): TStoredObserved {
     firstSeen: new Date(f.firstSeenMs).toISOString(),
     lastSeen: new Date(f.lastSeenMs).toISOString(),
     samples: f.samples.slice(0, MAX_SAMPLES),
+    types: { ...f.types },
     ...(f.declaredType ? { declaredType: f.declaredType } : {}),
   };
+}
+
+/** Two type counts added up ({ json: 20 } + { json: 2, boolean: 1 } → { json: 22, boolean: 1 }). */
+export function addTypeCounts(
+  a: Record<string, number> | undefined,
+  b: Record<string, number | undefined>,
+): Record<string, number> {
+  const sum: Record<string, number> = { ...a };
+  for (const [t, n] of Object.entries(b)) sum[t] = (sum[t] ?? 0) + (n ?? 0);
+  return sum;
 }
 
 function merge(o: TStoredObserved, f: DriftField): TStoredObserved {
@@ -285,9 +298,9 @@ function merge(o: TStoredObserved, f: DriftField): TStoredObserved {
     count: o.count + f.count,
     firstSeen: new Date(first).toISOString(),
     lastSeen: new Date(last).toISOString(),
-    // The proposal stays what was raised (an approver may be reading it); a type seen later that differs shows here.
-    inferredType:
-      o.inferredType === f.inferredType ? o.inferredType : `${o.inferredType} (later also ${f.inferredType})`,
+    // The proposal stays what was raised (an approver may be reading it): the types seen later are
+    // counted beside it, a set with counts rather than a sentence that grows with every batch.
+    types: addTypeCounts(o.types ?? { [o.inferredType]: o.count }, f.types),
     samples: o.samples.length >= MAX_SAMPLES ? o.samples : [...o.samples, ...f.samples].slice(0, MAX_SAMPLES),
   };
 }

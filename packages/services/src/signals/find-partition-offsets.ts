@@ -1,5 +1,6 @@
 // The checkpoint and offsets table: per partition of a version, the committed offset (checkpoint), the
-// topic's latest offset (newest offset sample), the lag in events and in seconds (÷ the partition's
+// topic's latest offset (newest offset sample, never behind the committed offset: a sample is up to
+// 10 s old, so its age is shown with it), the lag in events and in seconds (÷ the partition's
 // read rate over the last 5 minutes), its last data and whether it is idle (newest progress record).
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
@@ -20,9 +21,14 @@ export interface TPartitionOffsets {
   partition: number;
   /** The next offset the version reads (checkpoint); null before it read the partition. */
   committedOffset: number | null;
-  /** The topic's log end at the newest sample; null without a recent sample. */
+  /**
+   * The topic's log end: the newest offset sample's, or the committed offset when that is further (the
+   * sample is up to 10 s old, and the log end is never behind what was read); null without either.
+   */
   latestOffset: number | null;
   sampledAt: Date | null;
+  /** Where latestOffset comes from: the offset sample, or the checkpoint (the sample was older than the commit). */
+  latestFrom: "sample" | "checkpoint" | null;
   lagEvents: number | null;
   lagSeconds: number | null;
   lastDataAt: Date | null;
@@ -85,14 +91,19 @@ export async function findPartitionOffsets(
       const sample = latest.find((l) => l.partition === partition);
       const clock = progress?.partitions.find((p) => p.partition === partition);
       const c = typeof committed[String(partition)] === "number" ? committed[String(partition)]! : null;
-      const lag = sample ? Math.max(0, sample.latest_offset - (c ?? 0)) : null;
+      // A sample taken before the last commit can be behind it: the log end is at least what was read,
+      // so Committed is never shown ahead of Latest.
+      const behind = sample !== undefined && c !== null && c > sample.latest_offset;
+      const latestOffset = sample ? (behind ? c : sample.latest_offset) : null;
+      const lag = latestOffset === null ? null : Math.max(0, latestOffset - (c ?? 0));
       const rate =
         Number(rates.find((r) => r.partition === partition)?._sum.rowsRead ?? 0) / (RECENT_RATE_MS / 1000);
       return {
         partition,
         committedOffset: c,
-        latestOffset: sample?.latest_offset ?? null,
+        latestOffset,
         sampledAt: sample?.sampled_at ?? null,
+        latestFrom: sample ? (behind ? "checkpoint" : "sample") : null,
         lagEvents: lag,
         lagSeconds: backlogSeconds(lag, rate),
         lastDataAt: clock?.lastDataAt ?? null,

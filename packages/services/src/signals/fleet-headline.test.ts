@@ -30,7 +30,7 @@ describe("the fleet headline", () => {
     );
     expect(h).toEqual({
       tone: "bad",
-      text: "1 needs attention: 1 violations over target, 1 firing alerts",
+      text: "1 pipeline needs attention: 1 firing alert, 1 with violations over target",
       attention: ["merchant-settlements"],
     });
   });
@@ -51,11 +51,34 @@ describe("the fleet headline", () => {
     );
     expect(h.attention).toEqual(["f", "l"]);
     expect(h.text).toBe(
-      "2 need attention: 1 failed, 1 lagging, 1 freshness over target, 1 backlog not draining · 2 alerts acknowledged",
+      "2 pipelines need attention: 1 failed, 1 lagging, 1 with freshness over target, 1 with backlog not draining · 2 alerts acknowledged",
     );
     expect(fleetHeadline([row("ok")], [{ pipeline: "ok", firing: 0, acknowledged: 1 }])).toMatchObject({
       tone: "warn",
       text: "no new problems · 1 alert acknowledged",
+    });
+  });
+
+  it("counts every firing alert, the fleet's own too, and never says healthy when the alerts are unknown", () => {
+    const h = fleetHeadline(
+      [row("ledger"), row("settlements")],
+      [
+        { pipeline: "ledger", firing: 2, acknowledged: 0 },
+        { pipeline: null, firing: 1, acknowledged: 0 },
+      ],
+    );
+    expect(h).toEqual({
+      tone: "bad",
+      text: "1 pipeline needs attention: 3 firing alerts (1 fleet-wide)",
+      attention: ["ledger"],
+    });
+    expect(fleetHeadline([row("ok")], [{ pipeline: null, firing: 1, acknowledged: 0 }]).text).toBe(
+      "1 firing alert (1 fleet-wide)",
+    );
+    expect(fleetHeadline([row("ok")], [], { alertsUnknown: true })).toEqual({
+      tone: "warn",
+      text: "no problem in the rows · alerts unknown (could not load them)",
+      attention: [],
     });
   });
 });

@@ -49,7 +49,16 @@ export function ChangeRequestCard({
   const payload = cr.payload as {
     to?: { kind: string; at?: string; offsets?: Record<string, number> };
     state?: string;
+    needsEdit?: string | null;
   };
+  // What cannot succeed is disabled, with the reason beside it (not only on hover).
+  const cannotApprove =
+    cr.kind === "schema_change" && payload.needsEdit
+      ? "Nothing to approve: no contract type holds these values (see above)."
+      : cr.kind === "schema_change" &&
+          (cr.impact as { state?: { compatible?: boolean } } | null)?.state?.compatible === false
+        ? "Approving would fail: the new version cannot continue the state (see above)."
+        : null;
 
   return (
     <article
@@ -119,7 +128,8 @@ export function ChangeRequestCard({
                 <button
                   className="button button--primary button--small"
                   type="button"
-                  disabled={busy}
+                  disabled={busy || cannotApprove !== null}
+                  aria-describedby={cannotApprove ? `cannot-approve-${cr.id}` : undefined}
                   onClick={() => approve.mutate({ ...ref, note })}
                 >
                   Approve and apply
@@ -144,7 +154,22 @@ export function ChangeRequestCard({
                 Cancel my request
               </button>
             ) : null}
+            {!mine && canDecide && cannotApprove ? (
+              <span className="small warn" id={`cannot-approve-${cr.id}`} data-testid="cannot-approve">
+                {cannotApprove}
+              </span>
+            ) : null}
           </div>
+          {cr.kind === "schema_change" ? (
+            <p className="muted small" data-testid="how-to-change">
+              A request is not edited in place: to declare the field differently, change the spec on the{" "}
+              <Link href={`/pipelines/${encodeURIComponent(cr.pipeline)}/edit`}>
+                pipeline&apos;s Edit page
+              </Link>{" "}
+              (a breaking change raises a request of its own, and this one goes stale), or reject this one
+              with a note.
+            </p>
+          ) : null}
         </div>
       ) : null}
       {error ? (

@@ -13,6 +13,8 @@ interface TObserved {
   outcome: "rescued" | "quarantined";
   inferredType: string;
   declaredType?: string;
+  /** Rows per type the values would be declared as (requests raised before it was counted have none). */
+  types?: Record<string, number>;
   count: number;
   firstSeen: string;
   lastSeen: string;
@@ -26,11 +28,13 @@ export function SchemaChangeDetails({ cr }: { cr: TChangeRequestView }) {
     <div className="stack small" data-testid="schema-change">
       {payload.observed && payload.observed.length > 0 ? <Observed observed={payload.observed} /> : null}
       {payload.needsEdit ? (
+        // No proposal, so no contract diff to show: "compatible" beside "no safe proposal" read as a contradiction.
         <p className="form__error" data-testid="needs-edit">
-          No safe proposal: {payload.needsEdit}
+          No contract type holds these values, so this request proposes no change: {payload.needsEdit}
         </p>
+      ) : impact ? (
+        <SchemaImpact impact={impact} />
       ) : null}
-      {impact ? <SchemaImpact impact={impact} /> : null}
       {cr.status === "applied" && cr.result ? (
         <Applied cr={cr} result={cr.result as TAppliedSchemaChange} />
       ) : null}
@@ -51,7 +55,7 @@ function Observed({ observed }: { observed: TObserved[] }) {
           <tr>
             <th>Field</th>
             <th>Seen as</th>
-            <th>Inferred type</th>
+            <th>Arrived as (rows per type)</th>
             <th className="num">Rows</th>
             <th>First seen</th>
             <th>Last seen</th>
@@ -68,7 +72,9 @@ function Observed({ observed }: { observed: TObserved[] }) {
                     ? `quarantined (declared ${o.declaredType})`
                     : "unknown, quarantined"}
               </td>
-              <td className="mono">{o.inferredType}</td>
+              <td className="mono" data-testid="observed-types">
+                {typeSet(o)}
+              </td>
               <td className="num" data-testid="observed-count">
                 {o.count}
               </td>
@@ -94,6 +100,18 @@ function Observed({ observed }: { observed: TObserved[] }) {
       ))}
     </div>
   );
+}
+
+/** The types the values arrived as, most rows first: "json × 20, boolean × 3". */
+function typeSet(o: TObserved): string {
+  const types = Object.entries(o.types ?? {}).filter(([, n]) => n > 0);
+  // Requests raised before types were counted hold "json (later also boolean) (later also json)…": the set.
+  if (types.length === 0)
+    return [...new Set(o.inferredType.split(/\)? \(later also |\)$/))].filter(Boolean).join(", ");
+  return types
+    .sort((a, b) => b[1] - a[1])
+    .map(([t, n]) => `${t} × ${n}`)
+    .join(", ");
 }
 
 /** The contract diff classified, what downstream uses a changed field, whether state continues. */

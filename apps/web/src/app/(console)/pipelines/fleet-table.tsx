@@ -108,7 +108,8 @@ export function FleetTable() {
     );
 
   const teams = [...new Map(fleet.data.map((r) => [r.ownerTeam.slug, r.ownerTeam.name])).entries()];
-  const headline = fleetHeadline(fleet.data, firing.data ?? []);
+  // Alerts that could not be loaded are unknown, not none: the headline then never says healthy.
+  const headline = fleetHeadline(fleet.data, firing.data ?? [], { alertsUnknown: firing.isError });
   const header = (key: TSortKey, label: string, className?: string) => (
     <th
       className={className}

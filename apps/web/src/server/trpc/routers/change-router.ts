@@ -11,6 +11,7 @@ import {
   findChangeRequests,
   findCheckpointResets,
   findFixedQuarantine,
+  findProducerFaults,
   getChangeRequest,
   rejectChangeRequest,
   requestCheckpointReset,
@@ -51,7 +52,10 @@ const onPipeline = (input: { pipeline: string }) => ({ pipeline: input.pipeline 
 export const changeRouter = {
   list: roleProcedure("viewer")
     .input(ZChangeListInputSchema)
-    .query(({ ctx, input }) => findChangeRequests(ctx.db, input)),
+    .query(({ ctx, input }) => findChangeRequests(ctx.db, { ...input, withoutProducerFaults: true })),
+
+  /** Values no declarable type holds, grouped per topic and field across pipelines and versions. */
+  producerFaults: roleProcedure("viewer").query(({ ctx }) => findProducerFaults(ctx.db)),
 
   get: roleProcedure("viewer")
     .input(ZChangeGetInputSchema)

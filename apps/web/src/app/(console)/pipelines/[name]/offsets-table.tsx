@@ -2,6 +2,7 @@
 // far behind, and whether the partition is idle.
 import type { TCheckpointView } from "@sluice/services";
 import { formatMs, formatValue } from "@/charts/format";
+import { Ago } from "@/components/since";
 import { Time } from "./time";
 
 export function OffsetsTable({ view }: { view: TCheckpointView }) {
@@ -11,8 +12,9 @@ export function OffsetsTable({ view }: { view: TCheckpointView }) {
       <p className="muted small">
         Last committed batch {view.lastBatchId ?? "—"}, watermark <Time value={view.watermark} />, checkpoint
         written <Time value={view.updatedAt} />. Committed: the next offset the pipeline reads (table{" "}
-        <code>checkpoints</code>); latest: the topic&apos;s log end at the newest offset sample. Lag in
-        seconds: lag ÷ the partition&apos;s read rate over the last 5 minutes.
+        <code>checkpoints</code>); latest: the topic&apos;s log end at the newest offset sample (its age
+        beside it; never less than committed — a sample older than the last commit shows the committed
+        offset). Lag in seconds: lag ÷ the partition&apos;s read rate over the last 5 minutes.
       </p>
       {view.partitions.length === 0 ? (
         <p className="muted">No partition read or sampled yet.</p>
@@ -34,7 +36,15 @@ export function OffsetsTable({ view }: { view: TCheckpointView }) {
               <tr key={p.partition} data-testid={`offsets-${p.partition}`} data-lag={p.lagEvents ?? ""}>
                 <td className="num strong">{p.partition}</td>
                 <td className="num mono">{formatValue(p.committedOffset, "count", true)}</td>
-                <td className="num mono">{formatValue(p.latestOffset, "count", true)}</td>
+                <td className="num mono" data-testid="offsets-latest">
+                  {formatValue(p.latestOffset, "count", true)}
+                  {p.sampledAt ? (
+                    <span className="muted small" data-testid="offsets-sample-age">
+                      {" "}
+                      ({p.latestFrom === "checkpoint" ? "≥, " : ""}sampled <Ago at={new Date(p.sampledAt)} />)
+                    </span>
+                  ) : null}
+                </td>
                 <td className="num mono">{formatValue(p.lagEvents, "count", true)}</td>
                 <td className="num mono">
                   {p.lagEvents ? (
