@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to", "team"]);
+const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to", "team", "version"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -55,6 +55,9 @@ export const USAGE = `usage: sluice <command>
   sluice pause|resume|stop|restart <pipeline> [reason]
                                        (after a failure) likewise; each change is recorded with who,
                                        when and why (table pipeline_run_transitions)
+  sluice <lifecycle command> <pipeline>@<version> [reason]   (or --version <version>)
+                                       act on that version only (default: the serving one, the
+                                       newest); the output says which other versions still run
   sluice db migrate                    create the database of DATABASE_URL if it does not exist and
                                        apply Sluice's migrations (what npm run db:migrate runs)
   sluice db status                     whether that database has every migration of this version
@@ -78,7 +81,7 @@ export const USAGE = `usage: sluice <command>
                                        no notifications for the pipeline (or one rule) until it expires;
                                        the alerts are still evaluated and shown
 
-  sluice reset <pipeline> --to earliest|latest|<ISO time>|<p:offset,…> [--clear-state] reason
+  sluice reset <pipeline[@version]> --to earliest|latest|<ISO time>|<p:offset,…> [--clear-state] reason
                                        ask for a checkpoint reset: prints its impact per partition (or
                                        why it is refused) and raises a change request that someone else
                                        approves in the console; the CLI never applies one

@@ -48,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
       return lifecycleCommand(command, target, positionals.slice(1).join(" "), {
         freshState: flags.has(FRESH_STATE_FLAG),
         as: values.get("as"),
+        version: values.get("version"),
       });
     case "db":
       return dbCommand(target);
@@ -57,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
         clearState: flags.has("clear-state"),
         reason: positionals.slice(1).join(" "),
         as: values.get("as"),
+        version: values.get("version"),
       });
     case "signing-secret": {
       const team = values.get("team");

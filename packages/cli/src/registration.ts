@@ -17,7 +17,7 @@ export function describeRegistration(name: string, reg: RegisteredVersion): stri
     lines.push(
       reg.replaced
         ? `  fresh state: it rebuilds the table of version ${reg.replaced.version}, which is fenced and stops`
-        : `  fresh state: version ${reg.version - 1} keeps its own state and keeps running beside it (blue/green); stop it with sluice stop <its spec file>`,
+        : `  fresh state: version ${reg.version - 1} keeps its own state and table and, if it runs, keeps running beside it (the fleet shows both); stop it with npx sluice stop ${name}@${reg.version - 1}`,
     );
   }
   if (reg.notes) lines.push("  continued, but note:", formatStateFindings(reg.notes));

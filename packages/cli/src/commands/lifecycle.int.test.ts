@@ -171,6 +171,63 @@ describe("sluice lifecycle commands", () => {
     expect((await pool.query(`SELECT count(*)::int AS n FROM pipeline_versions`)).rows[0].n).toBe(1);
   });
 
+  it("name@N and --version N act on that version only; the output names it and the other versions still running", async () => {
+    // orders v1 runs (started above by the operator); v2 with fresh state in a table of its own runs beside it.
+    const spec = path.join(dir, "orders-beside.yaml");
+    await writeFile(
+      spec,
+      `name: orders\nowner: shop\nsource: { kafka: { topic: orders } }\nformat: json\ncontract: { fields: { id: string } }\nsink: { postgres: { table: orders_v2 } }\ntrigger: { every: 10s }\n`,
+    );
+    const started = await sluice("start", spec, "--fresh-state", "beside");
+    expect(started).toMatchObject({ code: 0 });
+    expect(started.stdout).toContain("orders version 2: start → running");
+    expect(started.stdout).toContain(
+      "also not stopped: orders version 1 (running) — act on it with npx sluice <command> orders@1",
+    );
+    const phases = async () =>
+      (
+        await pool.query(
+          `SELECT v.version, r.status::text || '/' || r.desired_state::text AS phase FROM pipeline_versions v
+             JOIN pipeline_runs r ON r.pipeline_version_id = v.id ORDER BY v.version`,
+        )
+      ).rows.map((r) => [r.version, r.phase]);
+    expect(await phases()).toEqual([
+      [1, "running/running"],
+      [2, "running/running"],
+    ]);
+    const paused = await sluice("pause", "orders@1", "only", "the", "old", "one");
+    expect(paused.stdout).toContain("orders version 1: pause → paused");
+    expect(paused.stdout).toContain("also not stopped: orders version 2 (running)");
+    expect(await phases()).toEqual([
+      [1, "paused/paused"],
+      [2, "running/running"],
+    ]);
+    expect((await sluice("stop", "orders", "--version", "1")).stdout).toContain(
+      "orders version 1: stop → stopped",
+    );
+    expect((await sluice("pause", "orders")).stdout).toContain("orders version 2: pause → paused");
+    expect(await phases()).toEqual([
+      [1, "stopped/stopped"],
+      [2, "paused/paused"],
+    ]);
+    expect(await sluice("stop", "orders@9")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("orders has no version 9 (its versions: 1, 2)"),
+    });
+    expect(await sluice("stop", "orders@2", "--version", "1")).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("orders@2 and --version 1 name different versions: give one"),
+    });
+    const audit = await pool.query(
+      `SELECT action, reason, after->>'version' AS version FROM audit_events WHERE action IN ('pipeline.pause', 'pipeline.stop') ORDER BY id`,
+    );
+    expect(audit.rows.slice(-3)).toEqual([
+      { action: "pipeline.pause", reason: "only the old one", version: "1" },
+      { action: "pipeline.stop", reason: "", version: "1" },
+      { action: "pipeline.pause", reason: "", version: "2" },
+    ]);
+  });
+
   it("an unknown pipeline exits 1 and says how to start one", async () => {
     const res = await sluice("pause", "no-such-pipeline");
     expect(res.code).toBe(1);

@@ -1,5 +1,7 @@
-// `sluice start|pause|resume|stop|restart <pipeline|spec> [reason]`: lifecycle commands on the
-// pipeline's latest version, run by the worker processes (see README "What runs where"). Given a
+// `sluice start|pause|resume|stop|restart <pipeline[@version]|spec> [reason] [--version N]`: lifecycle
+// commands on one pipeline version — the one named (`orders@2`, `--version 2`), else the serving one
+// (the newest) — run by the worker processes (see README "What runs where"). What it prints names the
+// version, and says which other versions of the pipeline still run, so none runs unseen. Given a
 // spec file, `start` registers it first (a changed spec becomes a new version that continues the
 // previous version's checkpoint and state, which is stopped — or, when the change makes that state
 // wrong, is refused with the reasons; --fresh-state registers it with fresh state instead).
@@ -10,6 +12,7 @@ import { isRetriable, registerPipelineVersion } from "@sluice/engine";
 import {
   getPipelineRun,
   RunCommandError,
+  runPhase,
   runPipelineCommand,
   stopPipelineRun,
   type TBatchScheduler,
@@ -27,6 +30,7 @@ import {
 } from "../actor";
 import { connect } from "../connect";
 import { loadSpecFile } from "../load-spec";
+import { parsePipelineTarget, versionLabel } from "../pipeline-target";
 import { describeRegistration } from "../registration";
 
 const isSpecFile = (t: string) => /\.(ya?ml|json)$/.test(t);
@@ -35,8 +39,19 @@ export async function lifecycleCommand(
   command: TRunCommand,
   target: string,
   reason: string,
-  opts: { freshState?: boolean; as?: string } = {},
+  opts: { freshState?: boolean; as?: string; version?: string } = {},
 ): Promise<number> {
+  const named = isSpecFile(target) ? null : parsePipelineTarget(target, opts.version);
+  if (named && "error" in named) {
+    console.error(named.error);
+    return 1;
+  }
+  if (!named && opts.version !== undefined) {
+    console.error(
+      `--version names a registered version; a spec file registers its own (leave --version out, or name the pipeline: ${target.replace(/\.(ya?ml|json)$/, "")}@${opts.version})`,
+    );
+    return 1;
+  }
   const services = await connect();
   const db = createPrismaClient(services.pool);
   const scheduler = wakeWorkers();
@@ -46,7 +61,8 @@ export async function lifecycleCommand(
     let actor: string;
     let who: TCliActor | null;
     let pipelineId: string;
-    if (isSpecFile(target)) {
+    let name: string;
+    if (!named) {
       const loaded = await loadSpecFile(target);
       if (!loaded.ok) {
         console.error(formatSpecErrors(loaded.errors, target));
@@ -61,9 +77,10 @@ export async function lifecycleCommand(
         reason,
       });
       pipelineId = reg.pipelineId;
+      name = loaded.spec.name;
       await auditRegistration(db, who, loaded.spec.name, reg, reason);
       pipelineVersionId = reg.pipelineVersionId;
-      label = `${loaded.spec.name} version ${reg.version}`;
+      label = versionLabel(loaded.spec.name, reg.version);
       if (reg.created) console.log(describeRegistration(loaded.spec.name, reg).join("\n"));
       if (reg.replaced && command === "start") {
         await stopPipelineRun(db, {
@@ -76,25 +93,32 @@ export async function lifecycleCommand(
         );
       }
     } else {
-      who = await authorizeCli(db, opts.as, "pipeline.lifecycle", { pipeline: target });
+      name = named.name;
+      who = await authorizeCli(db, opts.as, "pipeline.lifecycle", { pipeline: name });
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
       const v = await db.pipelineVersion.findFirst({
-        where: { pipeline: { name: target } },
+        where: { pipeline: { name }, ...(named.version === undefined ? {} : { version: named.version }) },
         orderBy: { version: "desc" },
         select: { id: true, version: true, pipelineId: true },
       });
       if (!v) {
+        const versions = await db.pipelineVersion.findMany({
+          where: { pipeline: { name } },
+          orderBy: { version: "asc" },
+          select: { version: true },
+        });
         console.error(
-          `no pipeline named "${target}" — start one from its spec: npx sluice start <spec.yaml>`,
+          versions.length === 0
+            ? `no pipeline named "${name}" — start one from its spec: npx sluice start <spec.yaml>`
+            : `${name} has no version ${named.version} (its versions: ${versions.map((x) => x.version).join(", ")})`,
         );
         return 1;
       }
       pipelineVersionId = v.id;
       pipelineId = v.pipelineId;
-      label = `${target} version ${v.version}`;
+      label = versionLabel(name, v.version);
     }
-    const name = isSpecFile(target) ? label.replace(/ version \d+$/, "") : target;
     const audit = { ...cliAuditWho(who), target: { type: "pipeline", id: pipelineId, label: name } };
     const result = await runPipelineCommand(
       db,
@@ -105,6 +129,10 @@ export async function lifecycleCommand(
     const run = await getPipelineRun(db, pipelineVersionId, { transitions: 1 });
     if (run?.phase === "pausing" || run?.phase === "stopping")
       console.log(`  a batch is in flight; it commits first, then the version is ${run.desiredState}`);
+    for (const other of await otherActiveVersions(db, name, pipelineVersionId))
+      console.log(
+        `  also not stopped: ${versionLabel(name, other.version)} (${other.phase}) — act on it with npx sluice <command> ${name}@${other.version}`,
+      );
     return 0;
   } catch (err) {
     if (err instanceof RunCommandError) {
@@ -118,6 +146,24 @@ export async function lifecycleCommand(
     await db.$disconnect();
     await services.close();
   }
+}
+
+/** The pipeline's other versions that are not stopped (running, pausing, paused or failed), oldest first. */
+async function otherActiveVersions(
+  db: ReturnType<typeof createPrismaClient>,
+  name: string,
+  except: string,
+): Promise<{ version: number; phase: string }[]> {
+  const rows = await db.pipelineVersion.findMany({
+    where: {
+      pipeline: { name },
+      id: { not: except },
+      run: { OR: [{ status: { not: "stopped" } }, { desiredState: { not: "stopped" } }] },
+    },
+    orderBy: { version: "asc" },
+    select: { version: true, run: { select: { status: true, desiredState: true } } },
+  });
+  return rows.map((r) => ({ version: r.version, phase: runPhase(r.run!.status, r.run!.desiredState) }));
 }
 
 /**

@@ -1,5 +1,5 @@
-// `sluice reset <pipeline> --to earliest|latest|<ISO time>|<p:offset,…> [--clear-state] [reason]`:
-// ask for a checkpoint reset. It only raises a change request (with its impact, or the refusal and
+// `sluice reset <pipeline[@version]> --to earliest|latest|<ISO time>|<p:offset,…> [--clear-state] [reason]`:
+// ask for a checkpoint reset of the version named (`orders@2`, `--version 2`), else the serving one. It only raises a change request (with its impact, or the refusal and
 // its reason); someone else approves and applies it in the console (Change requests). The CLI never
 // applies one: that is the point of the second person.
 import { createPrismaClient } from "@sluice/db";
@@ -12,6 +12,7 @@ import {
 } from "@sluice/services";
 import { authorizeCli, cliAuditWho, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
+import { parsePipelineTarget, versionLabel } from "../pipeline-target";
 
 /** "earliest", "latest", an ISO time, or "0:120,1:80"; a message saying what to write otherwise. */
 export function parseResetTarget(to: string | undefined): TResetTarget | { error: string } {
@@ -35,9 +36,15 @@ export function parseResetTarget(to: string | undefined): TResetTarget | { error
 }
 
 export async function resetCommand(
-  pipeline: string,
-  opts: { to: string | undefined; clearState: boolean; reason: string; as?: string },
+  named: string,
+  opts: { to: string | undefined; clearState: boolean; reason: string; as?: string; version?: string },
 ): Promise<number> {
+  const which = parsePipelineTarget(named, opts.version);
+  if ("error" in which) {
+    console.error(which.error);
+    return 1;
+  }
+  const pipeline = which.name;
   const target = parseResetTarget(opts.to);
   if ("error" in target) {
     console.error(target.error);
@@ -56,13 +63,14 @@ export async function resetCommand(
     if (!who) return EXIT_NOT_ALLOWED;
     const cr = await requestCheckpointReset(db, kafkaTopicOffsets(services.kafka), cliAuditWho(who), {
       pipeline,
+      ...(which.version === undefined ? {} : { version: which.version }),
       to: target,
       state: opts.clearState ? "clear" : "keep",
       reason: opts.reason,
     });
     const impact = cr.impact as TResetImpact;
     console.log(
-      `${pipeline}: change request #${cr.id} (checkpoint reset) is waiting for someone else's approval in the console (Change requests)`,
+      `${versionLabel(pipeline, cr.version)}: change request #${cr.id} (checkpoint reset) is waiting for someone else's approval in the console (Change requests)`,
     );
     for (const p of impact.partitions)
       console.log(

@@ -1,7 +1,8 @@
 // Asking for a checkpoint reset (console, CLI): resolve the target to offsets per partition against
 // Kafka now, compute what it does (reset-impact.ts) and store it with the request, so the approver
 // sees the same impact the requester saw. A reset that would make the result wrong, or names offsets
-// that do not exist, is refused here (audited as refused) and never becomes a request.
+// that do not exist, is refused here (audited as refused) and never becomes a request. It resets the
+// checkpoint of the version named (the console's `?v=N`, `sluice reset name@2`), else the serving one.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
@@ -12,6 +13,8 @@ import type { TTopicOffsets } from "./topic-offsets";
 
 export const ZRequestCheckpointResetInput = z.object({
   pipeline: z.string().min(1, "Name the pipeline").max(200),
+  /** The version whose checkpoint moves; without it, the serving one. */
+  version: z.number().int().positive("a version number is 1 or more").optional(),
   to: ZResetTarget,
   state: ZResetState.default("keep"),
   reason: z.string().trim().min(1, "Give a reason: the approver reads it").max(2000),
@@ -25,10 +28,12 @@ export async function requestCheckpointReset(
   input: TRequestCheckpointResetInput,
 ): Promise<TChangeRequestView> {
   const req = ZRequestCheckpointResetInput.parse(input);
-  const found = await findPipelineVersion(db, req.pipeline);
+  const found = await findPipelineVersion(db, req.pipeline, req.version);
   if (!found?.version)
     throw new ChangeRequestError(
-      `No pipeline named "${req.pipeline}" with a registered version.`,
+      req.version === undefined
+        ? `No pipeline named "${req.pipeline}" with a registered version.`
+        : `No version ${req.version} of a pipeline named "${req.pipeline}".`,
       "not_found",
     );
   const version = found.version;
@@ -61,7 +66,13 @@ export async function requestCheckpointReset(
       outcome: "refused",
       target,
       reason: req.reason,
-      after: { kind: "checkpoint_reset", to: req.to, state: req.state, refused: message },
+      after: {
+        kind: "checkpoint_reset",
+        version: version.version,
+        to: req.to,
+        state: req.state,
+        refused: message,
+      },
     });
     throw new ChangeRequestError(message, "invalid");
   }
@@ -92,6 +103,7 @@ export async function requestCheckpointReset(
       after: {
         changeRequest: String(cr.id),
         kind: "checkpoint_reset",
+        version: version.version,
         to: req.to,
         state: req.state,
         reprocessed: impact.reprocessed,

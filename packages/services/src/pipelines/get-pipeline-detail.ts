@@ -1,12 +1,17 @@
-// One pipeline for the console's pipeline page: who owns it, its latest version (what the engine
-// runs), what that version reads and how its watermark treats quiet partitions, and its run state on
-// the workers. Batches and dead letters come from find-batch-progress.ts and summarize-dead-letters.ts.
+// One pipeline for the console's pipeline page: who owns it, the version the page shows (`?v=N`, else
+// the serving one — the newest), what that version reads and how its watermark treats quiet
+// partitions, and that version's run state on the workers — so every action on the page acts on the
+// version it shows. Batches and dead letters come from find-batch-progress.ts and summarize-dead-letters.ts.
 import type { PrismaClient } from "@sluice/db";
 import { DEFAULT_IDLE_TIMEOUT } from "@sluice/pipeline-spec";
 import { z } from "zod";
 import { getPipelineRun, type TPipelineRunView } from "../runs/get-pipeline-run";
 
-export const ZPipelineByNameInput = z.object({ pipeline: z.string().min(1).max(200) });
+export const ZPipelineByNameInput = z.object({
+  pipeline: z.string().min(1).max(200),
+  /** The version to show; without it, the serving one. */
+  version: z.number().int().positive().optional(),
+});
 export type TPipelineByNameInput = z.input<typeof ZPipelineByNameInput>;
 
 /** The run state without the failure's sample rows (bounded: `sluice status` shows them). */
@@ -18,16 +23,21 @@ export interface TPipelineDetail {
   ownerTeam: { slug: string; name: string };
   createdAt: Date;
   versionCount: number;
-  /** null when the pipeline has no version yet. */
-  latestVersion: {
+  /** The serving version's number (the newest); null when the pipeline has no version yet. */
+  servingVersion: number | null;
+  /** The version shown: the one asked for, else the serving one; null when there is no such version. */
+  version: {
     id: string;
     version: number;
     createdAt: Date;
+    serving: boolean;
+    /** The version that took this one's place (it can never run again); null for a live version. */
+    supersededBy: number | null;
     topic: string | null;
     /** The spec's event-time column, watermark delay and idle timeout; null without event time. */
     eventTime: { column: string; watermarkDelay: string | null; idleTimeout: string } | null;
   } | null;
-  /** null when the latest version was never started on the workers (no pipeline_runs row). */
+  /** The shown version's run state; null when it was never started on the workers (no pipeline_runs row). */
   run: TPipelineRunSummary | null;
 }
 
@@ -51,7 +61,7 @@ export async function getPipelineDetail(
   db: PrismaClient,
   input: TPipelineByNameInput,
 ): Promise<TPipelineDetail | null> {
-  const { pipeline: name } = ZPipelineByNameInput.parse(input);
+  const { pipeline: name, version: asked } = ZPipelineByNameInput.parse(input);
   const p = await db.pipeline.findUnique({
     where: { name },
     select: {
@@ -59,16 +69,23 @@ export async function getPipelineDetail(
       description: true,
       createdAt: true,
       ownerTeam: { select: { slug: true, name: true } },
-      versions: {
-        orderBy: { version: "desc" },
-        take: 1,
-        select: { id: true, version: true, createdAt: true, spec: true },
-      },
+      versions: { orderBy: { version: "desc" }, take: 1, select: { version: true } },
       _count: { select: { versions: true } },
     },
   });
   if (!p) return null;
-  const latest = p.versions[0];
+  const servingVersion = p.versions[0]?.version ?? null;
+  const wanted = asked ?? servingVersion;
+  const latest =
+    wanted === null
+      ? null
+      : await db.pipelineVersion.findFirst({
+          where: { pipeline: { name }, version: wanted },
+          select: { id: true, version: true, createdAt: true, spec: true, supersededById: true },
+        });
+  const supersededBy = latest?.supersededById
+    ? await db.pipelineVersion.findUnique({ where: { id: latest.supersededById }, select: { version: true } })
+    : null;
   const run = latest ? await getPipelineRun(db, latest.id, { transitions: TRANSITIONS_LISTED }) : null;
   const facts = latest ? ZSpecFacts.safeParse(latest.spec) : null;
   const spec = facts?.success ? facts.data : {};
@@ -78,11 +95,14 @@ export async function getPipelineDetail(
     ownerTeam: p.ownerTeam,
     createdAt: p.createdAt,
     versionCount: p._count.versions,
-    latestVersion: latest
+    servingVersion,
+    version: latest
       ? {
           id: latest.id,
           version: latest.version,
           createdAt: latest.createdAt,
+          serving: latest.version === servingVersion,
+          supersededBy: supersededBy?.version ?? null,
           topic: spec.source?.kafka.topic ?? null,
           eventTime: spec.eventTime
             ? {

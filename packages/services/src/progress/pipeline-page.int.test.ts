@@ -151,8 +151,11 @@ describe("getPipelineDetail", () => {
       description: "never-run for the test",
       ownerTeam: { slug: "payments-data", name: "Payments Data" },
       versionCount: 2,
-      latestVersion: {
+      servingVersion: 2,
+      version: {
         version: 2,
+        serving: true,
+        supersededBy: null,
         topic: "payments",
         eventTime: { column: "event_time", watermarkDelay: "6h", idleTimeout: "1m" },
       },
@@ -180,11 +183,37 @@ describe("getPipelineDetail", () => {
     expect(detail?.run).not.toHaveProperty("failureSample");
   });
 
+  it("shows the version asked for with that version's run state, never another one's", async () => {
+    const [v1, v2] = await pipelineWith("two-running", 2);
+    await db.pipelineVersion.update({ where: { id: v1! }, data: { supersededById: v2! } });
+    await db.pipelineRun.create({
+      data: { pipelineVersionId: v1!, status: "stopped", desiredState: "stopped" },
+    });
+    await db.pipelineRun.create({
+      data: { pipelineVersionId: v2!, status: "running", desiredState: "running" },
+    });
+    expect(await getPipelineDetail(db, { pipeline: "two-running", version: 1 })).toMatchObject({
+      servingVersion: 2,
+      version: { id: v1, version: 1, serving: false, supersededBy: 2 },
+      run: { pipelineVersionId: v1, phase: "stopped" },
+    });
+    expect(await getPipelineDetail(db, { pipeline: "two-running" })).toMatchObject({
+      version: { id: v2, version: 2, serving: true, supersededBy: null },
+      run: { pipelineVersionId: v2, phase: "running" },
+    });
+    expect(await getPipelineDetail(db, { pipeline: "two-running", version: 9 })).toMatchObject({
+      servingVersion: 2,
+      version: null,
+      run: null,
+    });
+  });
+
   it("a pipeline without a version has no latest version", async () => {
     await db.pipeline.create({ data: { name: "no-version", ownerTeamId: teamId } });
     expect(await getPipelineDetail(db, { pipeline: "no-version" })).toMatchObject({
       versionCount: 0,
-      latestVersion: null,
+      servingVersion: null,
+      version: null,
       run: null,
     });
     expect(await findBatchProgress(db, { pipeline: "no-version" })).toEqual({

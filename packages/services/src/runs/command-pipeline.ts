@@ -1,5 +1,8 @@
-// A lifecycle command on a pipeline by name: its latest version is the one the command applies to
-// (as `sluice pause <name>` does). null when there is no such pipeline or it has no version.
+// A lifecycle command on a pipeline by name and version: the version the person is looking at (the
+// console's `?v=N`, `sluice stop name@2`), else the serving one — the newest — as `sluice pause <name>`
+// does. A pipeline may have several versions running (one beside another in its own table), so the
+// command never guesses another version than the one named. null when there is no such pipeline, or
+// no such version of it.
 import type { PrismaClient } from "@sluice/db";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import {
@@ -11,19 +14,18 @@ import {
 
 export async function commandPipeline(
   db: PrismaClient,
-  input: Omit<TRunCommandInput, "pipelineVersionId"> & { pipeline: string },
+  input: Omit<TRunCommandInput, "pipelineVersionId"> & { pipeline: string; version?: number | undefined },
   opts: TRunCommandOptions = {},
-): Promise<(TRunCommandResult & { version: number }) | null> {
-  const latest = await findPipelineVersion(db, input.pipeline);
-  if (!latest?.version) return null;
-  const { pipeline: _name, ...command } = input;
+): Promise<TRunCommandResult | null> {
+  const found = await findPipelineVersion(db, input.pipeline, input.version);
+  if (!found?.version) return null;
+  const { pipeline: _name, version: _version, ...command } = input;
   const audit = opts.audit
-    ? { ...opts.audit, target: { type: "pipeline", id: latest.pipelineId, label: latest.pipeline } }
+    ? { ...opts.audit, target: { type: "pipeline", id: found.pipelineId, label: found.pipeline } }
     : undefined;
-  const result = await runPipelineCommand(
+  return runPipelineCommand(
     db,
-    { ...command, pipelineVersionId: latest.version.id },
+    { ...command, pipelineVersionId: found.version.id },
     { ...opts, ...(audit ? { audit } : {}) },
   );
-  return { ...result, version: latest.version.version };
 }

@@ -1,7 +1,9 @@
 // Lifecycle commands on a pipeline version — start, pause, resume, stop, restart — used by the console,
 // the CLI and the quick start. Each one locks the run row, applies the state machine (run-state.ts),
-// records who/when/why, and (optionally) wakes the scheduler so the first batch does not wait for the
-// workers' reconciler.
+// records who/when/why (the audit row names the version: a pipeline may have several running), and
+// (optionally) wakes the scheduler so the first batch does not wait for the workers' reconciler.
+// A superseded version is refused start/resume/restart here, not later by a worker: a newer version
+// continued or rebuilt its state, so it can never run again (its checkpoint is fenced).
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
@@ -31,6 +33,8 @@ export interface TBatchScheduler {
 
 export interface TRunCommandResult {
   pipelineVersionId: string;
+  /** The version number the command acted on. */
+  version: number;
   changed: boolean;
   phase: TRunPhase;
   seq: number;
@@ -49,9 +53,18 @@ export async function runPipelineCommand(
 ): Promise<TRunCommandResult> {
   const { pipelineVersionId, command, actor, reason } = ZRunCommandInput.parse(input);
   const audit = opts.audit;
+  let version: number | null = null;
   const result = await inTransaction(db, async (tx) => {
     const run = await lockRun(tx, pipelineVersionId);
-    const before = { phase: runPhase(run.status, run.desired) };
+    const meta = await tx.pipelineVersion.findUniqueOrThrow({
+      where: { id: pipelineVersionId },
+      select: { version: true, supersededById: true },
+    });
+    version = meta.version;
+    const supersededBy = meta.supersededById
+      ? await tx.pipelineVersion.findUnique({ where: { id: meta.supersededById }, select: { version: true } })
+      : null;
+    const before = { version: meta.version, phase: runPhase(run.status, run.desired) };
     const record = (after: unknown) =>
       audit
         ? recordAuditEvent(tx, {
@@ -70,6 +83,12 @@ export async function runPipelineCommand(
       await record({ ...before, changed: false });
       return { pipelineVersionId, changed: false, phase: runPhase(run.status, run.desired), seq: run.seq };
     }
+    if (supersededBy && effect.desired === "running")
+      throw new RunCommandError(
+        `cannot ${command} version ${meta.version}: version ${supersededBy.version} took its place (it continued or rebuilt this version's state), so version ${meta.version} can never run again — act on version ${supersededBy.version}`,
+        command,
+        before.phase,
+      );
     const seq = effect.newTurn ? run.seq + 1 : run.seq;
     const settled = run.status === "running" && effect.status !== "running";
     await tx.pipelineRun.update({
@@ -97,7 +116,7 @@ export async function runPipelineCommand(
       actor,
       reason,
     });
-    await record({ phase: runPhase(effect.status, effect.desired) });
+    await record({ version: meta.version, phase: runPhase(effect.status, effect.desired) });
     return {
       pipelineVersionId,
       changed: true,
@@ -115,7 +134,8 @@ export async function runPipelineCommand(
         outcome: "refused",
         target: audit.target ?? { type: "pipeline_version", id: pipelineVersionId },
         reason,
-        after: { refused: err.message },
+        ...(version === null ? {} : { before: { version } }),
+        after: { ...(version === null ? {} : { version }), refused: err.message },
         from: audit.from,
       });
     }
@@ -126,6 +146,7 @@ export async function runPipelineCommand(
   }
   return {
     pipelineVersionId: result.pipelineVersionId,
+    version: version!,
     changed: result.changed,
     phase: result.phase,
     seq: result.seq,

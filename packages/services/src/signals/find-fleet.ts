@@ -1,5 +1,6 @@
 // The fleet view: one row per pipeline (its serving version — the newest one), problems first, with
-// everything on-call reads in a glance. Bounded work for a page that refreshes every few seconds: a
+// everything on-call reads in a glance; and a row for each other version that is not stopped (a
+// version left running beside the serving one is never unseen). Bounded work for a page that refreshes every few seconds: a
 // fixed number of queries for the whole fleet (each over every version at once), none per pipeline.
 import type { PrismaClient } from "@sluice/db";
 import { runPhase, type TRunPhase } from "../runs/run-state";
@@ -28,8 +29,10 @@ export interface TFleetRow {
   name: string;
   description: string;
   ownerTeam: { slug: string; name: string };
-  /** The serving version; null when the pipeline has no version. */
+  /** The version of this row: the serving one, or another that is not stopped; null when the pipeline has no version. */
   version: number | null;
+  /** false: a version other than the serving one that is still running, paused or failed. */
+  serving: boolean;
   status: TFleetStatus;
   /** Why (the error's first line for failed; what makes it lagging or running). */
   reason: string | null;
@@ -91,6 +94,7 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
       description: p.description,
       ownerTeam: { slug: p.team_slug, name: p.team_name },
       version: p.version,
+      serving: p.serving,
     };
     const phase = p.status && p.desired_state ? runPhase(p.status, p.desired_state) : null;
     const pv = p.pv;
@@ -174,7 +178,12 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
       lastCommitAt: fresh?.last_committed_at ?? null,
     };
   });
-  return rows.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.name.localeCompare(b.name));
+  return rows.sort(
+    (a, b) =>
+      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+      a.name.localeCompare(b.name) ||
+      (b.version ?? 0) - (a.version ?? 0),
+  );
 }
 
 /** The start of the backlog's current rise: the first bucket of the streak of growing samples that ends now. */

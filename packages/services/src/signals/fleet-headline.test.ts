@@ -81,4 +81,20 @@ describe("the fleet headline", () => {
       attention: [],
     });
   });
+
+  it("a version that is not serving is its own row: its problems count under name@version, the pipeline's alerts once", () => {
+    const h = fleetHeadline(
+      [
+        row("ledger", { version: 3 }),
+        row("ledger", { version: 2, serving: false, status: "failed" }),
+        row("ledger", { version: 1, serving: false }),
+      ],
+      [{ pipeline: "ledger", firing: 1, acknowledged: 1 }],
+    );
+    expect(h).toEqual({
+      tone: "bad",
+      text: "2 pipelines need attention: 1 firing alert, 1 failed · 1 alert acknowledged",
+      attention: ["ledger", "ledger@2"],
+    });
+  });
 });

@@ -8,6 +8,9 @@ import type { TFleetStatus } from "./fleet-status";
 
 export interface THeadlineRow {
   name: string;
+  /** Another version than the serving one (its own fleet row): alerts are the serving version's, counted once. */
+  serving?: boolean;
+  version?: number | null;
   status: TFleetStatus;
   backlog: number | null;
   backlogSeconds: number | null;
@@ -56,8 +59,8 @@ export function fleetHeadline(
   const counts = new Map<string, number>();
   const attention: string[] = [];
   for (const r of rows) {
-    const problems = rowProblems(r, firingOf(r.name));
-    if (problems.length > 0) attention.push(r.name);
+    const problems = rowProblems(r, r.serving === false ? 0 : firingOf(r.name));
+    if (problems.length > 0) attention.push(r.serving === false ? `${r.name}@${r.version}` : r.name);
     for (const p of problems) if (p !== "firing alerts") counts.set(p, (counts.get(p) ?? 0) + 1);
   }
   const firing = mine.reduce((n, a) => n + a.firing, 0);

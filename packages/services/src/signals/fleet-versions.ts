@@ -1,6 +1,8 @@
 // The fleet's first read: every pipeline with its serving (newest) version, that version's run state
 // and event-time clock, and the spec's targets — in one statement. (Prisma's nested findMany issued a
-// query per relation and shipped every whole spec; the fleet needs only `targets` from it.)
+// query per relation and shipped every whole spec; the fleet needs only `targets` from it.) Any other
+// version of a pipeline that is not stopped (running, pausing, paused, failed — e.g. the previous one
+// left running beside a version with fresh state) is a row of its own, so that nothing runs unseen.
 import type { PrismaClient } from "@sluice/db";
 import type { TDesiredState, TRunStatus } from "../runs/run-state";
 
@@ -12,6 +14,8 @@ export interface TFleetVersionRow {
   /** The serving version; null when the pipeline has none. */
   pv: string | null;
   version: number | null;
+  /** false for another version that is not stopped (a row of its own, after the serving one). */
+  serving: boolean;
   /** `{ targets }` of the spec (what targetsOf reads). */
   spec_targets: { targets?: unknown } | null;
   status: TRunStatus | null;
@@ -25,12 +29,19 @@ export interface TFleetVersionRow {
 export function queryFleetVersions(db: PrismaClient): Promise<TFleetVersionRow[]> {
   return db.$queryRaw<TFleetVersionRow[]>`
     SELECT p.name, p.description, t.slug AS team_slug, t.name AS team_name, v.id AS pv, v.version,
+           coalesce(v.id = s.id, true) AS serving,
            CASE WHEN v.id IS NULL THEN NULL ELSE jsonb_build_object('targets', v.spec->'targets') END AS spec_targets,
            r.status::text AS status, r.desired_state::text AS desired_state, r.last_error, r.last_error_at, r.updated_at AS run_updated_at,
            c.event_time_max->>'eventTime' AS event_time_max
       FROM pipelines p JOIN teams t ON t.id = p.owner_team_id
-      LEFT JOIN LATERAL (SELECT id, version, spec FROM pipeline_versions WHERE pipeline_id = p.id ORDER BY version DESC LIMIT 1) v ON true
+      LEFT JOIN LATERAL (SELECT id FROM pipeline_versions WHERE pipeline_id = p.id ORDER BY version DESC LIMIT 1) s ON true
+      LEFT JOIN LATERAL (
+            SELECT pv.id, pv.version, pv.spec FROM pipeline_versions pv
+              LEFT JOIN pipeline_runs pr ON pr.pipeline_version_id = pv.id
+             WHERE pv.pipeline_id = p.id
+               AND (pv.id = s.id OR (pr.pipeline_version_id IS NOT NULL AND (pr.status <> 'stopped' OR pr.desired_state <> 'stopped')))
+           ) v ON true
       LEFT JOIN pipeline_runs r ON r.pipeline_version_id = v.id
       LEFT JOIN checkpoints c ON c.pipeline_version_id = v.id
-     ORDER BY p.name`;
+     ORDER BY p.name, v.version DESC`;
 }

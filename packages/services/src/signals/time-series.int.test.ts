@@ -731,4 +731,31 @@ describe("signals, graph and drill-down", () => {
       freshness: { ingestAgeMs: 10_500, targetMs: 120_000 },
     });
   });
+
+  it("the fleet shows every version that is not stopped, each as a row of its own; stopped older versions are not rows", async () => {
+    const [v1, v2, v3, v4] = await pipelineWith("fleet-beside", 4);
+    await db.pipelineRun.createMany({
+      data: [
+        { pipelineVersionId: v1!, status: "stopped", desiredState: "stopped" },
+        { pipelineVersionId: v2!, status: "running", desiredState: "running" },
+        { pipelineVersionId: v3!, status: "paused", desiredState: "paused" },
+        { pipelineVersionId: v4!, status: "running", desiredState: "running" },
+      ],
+    });
+    const rows = (await findFleet(db, at(3600))).filter((r) => r.name === "fleet-beside");
+    expect(
+      rows.map((r) => [r.version, r.serving, r.phase]).sort((a, b) => Number(b[0]) - Number(a[0])),
+    ).toEqual([
+      [4, true, "running"],
+      [3, false, "paused"],
+      [2, false, "running"],
+    ]);
+    // A pipeline whose serving version was never started is still one row.
+    await pipelineWith("fleet-never", 2);
+    expect(
+      (await findFleet(db, at(3600)))
+        .filter((r) => r.name === "fleet-never")
+        .map((r) => [r.version, r.serving]),
+    ).toEqual([[2, true]]);
+  });
 });

@@ -3,8 +3,9 @@
 // here instead of reworking those views:
 //  - FiringAlerts: the pipeline's unresolved alerts (count and worst severity), from one query for the
 //    whole fleet (alert.firingByPipeline, shared by every row through the query cache).
-//  - LifecycleActions: start / pause / resume / stop / restart with a reason, in the pipeline header
-//    (lifecycle-actions.tsx); the fleet row stays read-only (one click away on the pipeline page).
+//  - LifecycleActions: start / pause / resume / stop / restart with a reason, in the pipeline header,
+//    on the version the page shows (lifecycle-actions.tsx); the fleet row stays read-only (one click
+//    away on the pipeline page).
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/trpc/react";
@@ -47,5 +48,7 @@ export function LifecycleActions(props: {
   version: number | null;
   placement: "fleet-row" | "pipeline-header";
 }) {
-  return props.placement === "pipeline-header" ? <PipelineLifecycle pipeline={props.pipeline} /> : null;
+  return props.placement === "pipeline-header" && props.version !== null ? (
+    <PipelineLifecycle pipeline={props.pipeline} version={props.version} />
+  ) : null;
 }

@@ -1,5 +1,6 @@
 "use client";
-// The fleet: one row per pipeline (its serving version), problems first, refreshed every 5 s while
+// The fleet: one row per pipeline (its serving version), and one for each other version still running,
+// paused or failed (marked "not serving", linked to its own page), problems first, refreshed every 5 s while
 // the tab is visible (TanStack Query pauses interval refetches in a hidden tab). Filter by team and
 // status, search by name, sort by any column. Every number comes from fleet.list (findFleet).
 import { useQuery } from "@tanstack/react-query";
@@ -184,7 +185,7 @@ export function FleetTable() {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <FleetRow key={r.name} row={r} />
+            <FleetRow key={`${r.name}@${r.version ?? "-"}`} row={r} />
           ))}
         </tbody>
       </table>
@@ -201,15 +202,27 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
   const violating = r.violationRate !== null && r.violationRate > r.violationTarget;
   return (
     <tr
-      data-testid={`fleet-row-${r.name}`}
+      data-testid={r.serving ? `fleet-row-${r.name}` : `fleet-row-${r.name}-v${r.version}`}
       data-status={r.status}
       className={r.status === "failed" || r.status === "lagging" ? "row--problem" : undefined}
     >
       <td>
-        <Link className="strong mono" href={`/pipelines/${encodeURIComponent(r.name)}`}>
+        <Link
+          className="strong mono"
+          href={`/pipelines/${encodeURIComponent(r.name)}${r.serving ? "" : `?v=${r.version}`}`}
+        >
           {r.name}
         </Link>{" "}
         <span className="muted small">{r.version === null ? "no version" : `v${r.version}`}</span>
+        {r.serving ? null : (
+          <span
+            className="badge badge--warn"
+            data-testid="fleet-not-serving"
+            title="Another version serves this pipeline; this one still runs on its own checkpoint (stop it on its page if it should not)"
+          >
+            not serving
+          </span>
+        )}
       </td>
       <td>
         <StatusBadge status={r.status} />
@@ -220,7 +233,7 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
             since <Since at={r.since} />
           </span>
         ) : null}
-        <FiringAlerts pipeline={r.name} placement="fleet-row" />
+        {r.serving ? <FiringAlerts pipeline={r.name} placement="fleet-row" /> : null}
         {r.reason ? (
           <div
             className={`small ${r.status === "failed" || r.status === "lagging" ? "bad" : "muted"}`}

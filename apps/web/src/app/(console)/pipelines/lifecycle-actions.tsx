@@ -1,8 +1,10 @@
 "use client";
-// Start, pause, resume, stop and restart in the pipeline page's header. Each asks for a reason (kept
-// in the run history and the audit log with the signed-in user) and the page shows the new phase at
-// once: the run state is refetched as soon as the command returns. The server decides who may
-// (pipeline.may only enables the buttons); which commands are offered follows the run-state machine.
+// Start, pause, resume, stop and restart in the pipeline page's header, on the version the page shows
+// (`?v=N`, else the serving one) and never another: the buttons follow that version's run phase, the
+// dialog names it, and the command carries its number. Each asks for a reason (kept in the run history
+// and the audit log with the signed-in user) and the page shows the new phase at once: the run state
+// is refetched as soon as the command returns. The server decides who may (pipeline.may only enables
+// the buttons); which commands are offered follows the run-state machine.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TRunCommand, TRunPhase } from "@sluice/services";
 import { useState, type FormEvent } from "react";
@@ -33,10 +35,10 @@ const EXPLAIN: Record<TRunCommand, string> = {
   restart: "The failed batch re-runs over the same offsets.",
 };
 
-export function LifecycleActions({ pipeline }: { pipeline: string }) {
+export function LifecycleActions({ pipeline, version }: { pipeline: string; version: number }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const detail = useQuery(trpc.pipeline.get.queryOptions({ pipeline }));
+  const detail = useQuery(trpc.pipeline.get.queryOptions({ pipeline, version }));
   const may = useQuery(trpc.pipeline.may.queryOptions({ pipeline }));
   const [command, setCommand] = useState<TRunCommand | null>(null);
   const [reason, setReason] = useState("");
@@ -52,13 +54,18 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
       },
     }),
   );
-  if (!detail.data?.latestVersion) return null;
+  const shown = detail.data?.version;
+  if (!detail.data || !shown || shown.version !== version) return null;
   const allowed = may.data?.["pipeline.lifecycle"];
-  const offered = OFFERED[detail.data.run?.phase ?? "none"];
+  // A superseded version can only be stopped: the server refuses anything that would run it again.
+  const offered = OFFERED[detail.data.run?.phase ?? "none"].filter(
+    (c) => shown.supersededBy === null || c === "stop",
+  );
   const refusal = allowed && !allowed.ok ? allowed.message : undefined;
+  const which = `${pipeline} version ${version}`;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (command) run.mutate({ pipeline, command, reason });
+    if (command) run.mutate({ pipeline, version, command, reason });
   };
 
   return (
@@ -81,16 +88,13 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
         ))}
       </div>
       {command ? (
-        <form
-          className="lifecycle__form panel"
-          onSubmit={submit}
-          aria-label={`${LABEL[command]} ${pipeline}`}
-        >
+        <form className="lifecycle__form panel" onSubmit={submit} aria-label={`${LABEL[command]} ${which}`}>
           <p className="small">
             <strong>
-              {LABEL[command]} {pipeline}.
+              {LABEL[command]} {which}
+              {shown.serving ? " (serving)" : " (not the serving version)"}.
             </strong>{" "}
-            {EXPLAIN[command]}
+            {EXPLAIN[command]} Other versions are not touched.
           </p>
           <label className="form__field">
             Reason (recorded with your name)
@@ -126,8 +130,8 @@ export function LifecycleActions({ pipeline }: { pipeline: string }) {
       {run.isSuccess ? (
         <p className="notice small" role="status">
           {run.data.changed
-            ? `${LABEL[run.variables.command]}: the pipeline is now ${run.data.phase}.`
-            : `Nothing to do: it is already ${run.data.phase}.`}
+            ? `${LABEL[run.variables.command]}: version ${run.data.version} is now ${run.data.phase}.`
+            : `Nothing to do: version ${run.data.version} is already ${run.data.phase}.`}
         </p>
       ) : null}
       {refusal ? <p className="muted small">{refusal}</p> : null}

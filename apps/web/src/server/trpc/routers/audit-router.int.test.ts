@@ -149,7 +149,7 @@ describe("audit.exportCsv", () => {
     expect(lines).toHaveLength(3);
     expect(lines[1]).toContain(",operator@sluice.local,pipeline.start,succeeded,pipeline,");
     expect(lines[1]).toContain(
-      ',audit-a,"go, ""now"" =1+1","{""phase"":""stopped""}","{""phase"":""running""}",web,',
+      ',audit-a,"go, ""now"" =1+1","{""phase"":""stopped"",""version"":1}","{""phase"":""running"",""version"":1}",web,',
     );
     expect(lines[2]).toContain(",audit-b,b too,");
   });

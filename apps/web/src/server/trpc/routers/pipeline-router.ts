@@ -1,4 +1,4 @@
-// Pipelines: the fleet list and, per pipeline, what its latest version is doing — run state, the
+// Pipelines: the fleet list and, per pipeline, what the version shown (else the serving one) is doing — run state, the
 // engine's progress records and its dead letters. All reads (viewer); each answer is bounded.
 import {
   ACTION_NAMES,
@@ -12,7 +12,11 @@ import {
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { roleProcedure } from "../init";
-import { ZPipelineBatchesInputSchema, ZPipelineNameInputSchema } from "./pipeline-router.types";
+import {
+  ZPipelineBatchesInputSchema,
+  ZPipelineNameInputSchema,
+  ZPipelineShownInputSchema,
+} from "./pipeline-router.types";
 
 /** How many committed batches the pipeline page lists (`sluice status` shows the newest 5). */
 const BATCHES_LISTED = 20;
@@ -28,7 +32,7 @@ export const pipelineRouter = {
   list: roleProcedure("viewer").query(({ ctx }) => findPipelines(ctx.db)),
 
   get: roleProcedure("viewer")
-    .input(ZPipelineNameInputSchema)
+    .input(ZPipelineShownInputSchema)
     .query(async ({ ctx, input }) => found(await getPipelineDetail(ctx.db, input), input.pipeline)),
 
   /** Which changes the signed-in user may make to this pipeline, with the refusal when not: enables buttons (each procedure still decides). */

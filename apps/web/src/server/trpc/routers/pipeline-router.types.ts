@@ -5,7 +5,9 @@ export const ZPipelineNameInputSchema = z.object({
 });
 export type TPipelineNameInput = z.infer<typeof ZPipelineNameInputSchema>;
 
-export const ZPipelineBatchesInputSchema = ZPipelineNameInputSchema.extend({
+/** A pipeline and the version the page shows (`?v=N`); without it, the serving one. */
+export const ZPipelineShownInputSchema = ZPipelineNameInputSchema.extend({
   version: z.number().int().positive("a version number is 1 or more").optional(),
 });
+export const ZPipelineBatchesInputSchema = ZPipelineShownInputSchema;
 export type TPipelineBatchesInput = z.infer<typeof ZPipelineBatchesInputSchema>;

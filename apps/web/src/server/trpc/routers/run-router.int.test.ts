@@ -82,8 +82,8 @@ describe("run.command", () => {
         "pipeline",
         "lifecycle-p",
         "first deploy",
-        { phase: "stopped" },
-        { phase: "running" },
+        { version: 1, phase: "stopped" },
+        { version: 1, phase: "running" },
         "web",
       ],
     ]);
@@ -98,8 +98,8 @@ describe("run.command", () => {
       orderBy: { id: "asc" },
     });
     expect(events.map((e) => [e.action, e.reason, e.after])).toEqual([
-      ["pipeline.pause", "upstream maintenance", { phase: "paused" }],
-      ["pipeline.resume", "maintenance over", { phase: "running" }],
+      ["pipeline.pause", "upstream maintenance", { version: 1, phase: "paused" }],
+      ["pipeline.resume", "maintenance over", { version: 1, phase: "running" }],
     ]);
   });
   it("a command that does not apply is refused with what to do instead, audited as refused, and changes nothing", async () => {
@@ -113,7 +113,96 @@ describe("run.command", () => {
     const refused = await c.db.auditEvent.findFirstOrThrow({
       where: { action: "pipeline.start", outcome: "refused" },
     });
-    expect(refused).toMatchObject({ reason: "just because", after: { refused: res.message } });
+    expect(refused).toMatchObject({ reason: "just because", after: { version: 1, refused: res.message } });
     expect(await c.db.pipelineRun.findFirstOrThrow()).toMatchObject({ status: "paused" });
+  });
+});
+
+describe("run.command on a named version", () => {
+  // Two versions side by side: v1 running beside v2 (as a version with fresh state in its own table
+  // runs), and v3 that continued v2's state — so v2 is superseded.
+  const phases = async () =>
+    Object.fromEntries(
+      (
+        await c.db.pipelineVersion.findMany({
+          where: { pipeline: { name: "two-versions" } },
+          include: { run: true },
+        })
+      ).map((v) => [v.version, v.run ? `${v.run.status}/${v.run.desiredState}` : "none"]),
+    );
+  const on = (cmd: string, version: number | undefined, reason = `e2e ${cmd}`) =>
+    c.trpc(
+      "mutation",
+      "run.command",
+      { pipeline: "two-versions", command: cmd, reason, ...(version === undefined ? {} : { version }) },
+      operator,
+    );
+
+  beforeAll(async () => {
+    const team = await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } });
+    await c.db.pipeline.create({
+      data: {
+        name: "two-versions",
+        ownerTeamId: team.id,
+        versions: {
+          create: [
+            { version: 1, spec: { name: "two-versions" }, specHash: "a" },
+            { version: 2, spec: { name: "two-versions" }, specHash: "b" },
+          ],
+        },
+      },
+    });
+  });
+
+  it("each command acts on the version named and no other; the audit row names it", async () => {
+    expect((await on("start", 1)).status).toBe(200);
+    expect(await phases()).toEqual({ 1: "running/running", 2: "none" });
+    expect((await on("start", 2)).status).toBe(200);
+    expect((await on("pause", 1)).status).toBe(200);
+    expect(await phases()).toEqual({ 1: "paused/paused", 2: "running/running" });
+    expect((await on("stop", 1)).status).toBe(200);
+    expect(await phases()).toEqual({ 1: "stopped/stopped", 2: "running/running" });
+    expect((await on("start", 1)).status).toBe(200);
+    expect(await phases()).toEqual({ 1: "running/running", 2: "running/running" });
+    // Without a version: the serving (newest) one.
+    expect((await on("pause", undefined)).status).toBe(200);
+    expect(await phases()).toEqual({ 1: "running/running", 2: "paused/paused" });
+    const events = await c.db.auditEvent.findMany({
+      where: { targetLabel: "two-versions", action: { startsWith: "pipeline." } },
+      orderBy: { id: "asc" },
+    });
+    expect(events.map((e) => [e.action, (e.after as { version: number }).version])).toEqual([
+      ["pipeline.start", 1],
+      ["pipeline.start", 2],
+      ["pipeline.pause", 1],
+      ["pipeline.stop", 1],
+      ["pipeline.start", 1],
+      ["pipeline.pause", 2],
+    ]);
+  });
+
+  it("a version that does not exist is 404 naming it, and nothing changes", async () => {
+    const before = await phases();
+    expect(await on("stop", 7)).toMatchObject({
+      status: 404,
+      message: 'Pipeline "two-versions" has no version 7.',
+    });
+    expect(await phases()).toEqual(before);
+  });
+
+  it("a superseded version can be stopped but never started again, with the version to act on", async () => {
+    const [v1, v2] = await c.db.pipelineVersion.findMany({
+      where: { pipeline: { name: "two-versions" } },
+      orderBy: { version: "asc" },
+    });
+    await c.db.pipelineVersion.update({ where: { id: v1!.id }, data: { supersededById: v2!.id } });
+    expect((await on("stop", 1)).status).toBe(200);
+    const res = await on("start", 1);
+    expect(res).toMatchObject({
+      status: 409,
+      message:
+        "cannot start version 1: version 2 took its place (it continued or rebuilt this version's state), so version 1 can never run again — act on version 2",
+    });
+    expect(await phases()).toEqual({ 1: "stopped/stopped", 2: "paused/paused" });
   });
 });

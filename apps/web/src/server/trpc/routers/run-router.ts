@@ -1,5 +1,5 @@
-// Lifecycle commands on a pipeline's latest version from the console — start, pause, resume, stop,
-// restart — for operators (the whole fleet), owners (their teams' pipelines) and admins. Recorded in
+// Lifecycle commands on a pipeline version from the console — start, pause, resume, stop, restart — on
+// the version the page shows (or the serving one), for operators (the whole fleet), owners (their teams' pipelines) and admins. Recorded in
 // pipeline_run_transitions and the audit log with the signed-in user and their reason. A started or
 // resumed version's first batch job is queued at once (ctx.scheduler); without Redis the workers'
 // reconciler queues it within WORKER_RECONCILE_INTERVAL_MS.
@@ -22,7 +22,10 @@ export const runRouter = {
       if (!result)
         throw new TRPCError({
           code: "NOT_FOUND",
-          message: `Pipeline "${input.pipeline}" has no version yet: register its spec first (npx sluice start <spec.yaml>).`,
+          message:
+            input.version === undefined
+              ? `Pipeline "${input.pipeline}" has no version yet: register its spec first (npx sluice start <spec.yaml>).`
+              : `Pipeline "${input.pipeline}" has no version ${input.version}.`,
         });
       ctx.logger.info(
         {
@@ -30,6 +33,7 @@ export const runRouter = {
           userId: ctx.user.id,
           pipeline: input.pipeline,
           command: input.command,
+          version: result.version,
           phase: result.phase,
         },
         "lifecycle command",

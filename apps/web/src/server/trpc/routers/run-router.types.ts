@@ -3,6 +3,8 @@ import { z } from "zod";
 
 export const ZRunCommandSchema = z.object({
   pipeline: z.string().min(1, "Name the pipeline").max(200),
+  /** The version the page shows (`?v=N`); without it, the serving one. The command acts on it only. */
+  version: z.number().int().positive("a version number is 1 or more").optional(),
   command: z.enum(RUN_COMMANDS as [TRunCommand, ...TRunCommand[]], {
     error: `Choose a command: ${RUN_COMMANDS.join(", ")}`,
   }),

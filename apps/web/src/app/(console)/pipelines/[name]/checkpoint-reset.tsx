@@ -2,6 +2,7 @@
 // The pipeline page's checkpoint section: ask for a reset (it becomes a change request someone else
 // approves; the answer shows its impact or the refusal with its reason) and the resets applied so
 // far — the discontinuities in the batch history (after which batch, offsets before → after, who).
+// It resets the checkpoint of the version the page shows, and says which.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TResetImpact } from "@sluice/services";
 import Link from "next/link";
@@ -22,7 +23,15 @@ export function parseOffsets(text: string): Record<string, number> | null {
   return Object.fromEntries(pairs.map((m) => [m![1]!, Number(m![2])]));
 }
 
-export function CheckpointReset({ pipeline }: { pipeline: string }) {
+export function CheckpointReset({
+  pipeline,
+  version,
+  serving,
+}: {
+  pipeline: string;
+  version: number;
+  serving: boolean;
+}) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const may = useQuery(trpc.pipeline.may.queryOptions({ pipeline }));
@@ -51,7 +60,7 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
         : kind === "offsets"
           ? { kind, offsets: parsed! }
           : { kind };
-    request.mutate({ pipeline, to, state, reason });
+    request.mutate({ pipeline, version, to, state, reason });
   };
 
   return (
@@ -61,10 +70,18 @@ export function CheckpointReset({ pipeline }: { pipeline: string }) {
         Re-read or skip events by moving the checkpoint. It becomes a{" "}
         <Link href="/change-requests">change request</Link>: someone other than you approves it, and it is
         applied at once, fenced against the batch in flight. Its impact is shown before anyone approves it; a
-        reset that would make the result wrong is refused with the reason.
+        reset that would make the result wrong is refused with the reason.{" "}
+        <strong>
+          It moves the checkpoint of version {version}
+          {serving ? " (serving)" : " (not the serving version)"} only.
+        </strong>
       </p>
       {allowed?.ok ? (
-        <form className="filters" onSubmit={submit} aria-label="Request a checkpoint reset">
+        <form
+          className="filters"
+          onSubmit={submit}
+          aria-label={`Request a checkpoint reset of ${pipeline} version ${version}`}
+        >
           <label>
             To{" "}
             <select name="kind" value={kind} onChange={(e) => setKind(e.target.value as TKind)}>

@@ -6,7 +6,7 @@ import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatDuration } from "./format";
 import { Time } from "./time";
 
-type TEventTime = NonNullable<TPipelineDetail["latestVersion"]>["eventTime"];
+type TEventTime = NonNullable<TPipelineDetail["version"]>["eventTime"];
 
 export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressView; eventTime: TEventTime }) {
   const o = b.outcomes;

@@ -1,7 +1,8 @@
 "use client";
 // A pipeline's alerts, at the top of its page: what is firing now (with acknowledge / resolve /
 // silence), its active silences (un-silence), its rules — editable by its owner team — and its alert
-// history with every event (fired, notified, acknowledged, resolved, by whom).
+// history with every event (fired, notified, acknowledged, resolved, by whom). Alerts follow the
+// serving version (each says the version it fired on); on another version's page that is said first.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAlertRuleView, TPipelineAlerts } from "@sluice/services";
 import { formatRuleValue, thresholdUnit } from "@sluice/services/alerts/pure";
@@ -17,10 +18,14 @@ export function PipelineAlerts({
   pipeline,
   canRespond,
   canEditRules,
+  shownVersion,
+  servingVersion,
 }: {
   pipeline: string;
   canRespond: boolean;
   canEditRules: boolean;
+  shownVersion?: number;
+  servingVersion?: number | null;
 }) {
   const trpc = useTRPC();
   const alerts = useQuery({
@@ -46,6 +51,12 @@ export function PipelineAlerts({
           {a.open.length > 0 ? `${a.open.length} open` : "nothing firing"}
         </span>
       </h2>
+      {shownVersion !== undefined && servingVersion != null && shownVersion !== servingVersion ? (
+        <p className="notice small" data-testid="alerts-follow-serving">
+          Alerts are evaluated on the serving version, v{servingVersion}: those here are its (each names the
+          version it fired on). Version {shownVersion}, shown on this page, has no alerts of its own.
+        </p>
+      ) : null}
       {a.open.length > 0 ? (
         <ul className="alerts" data-testid="pipeline-alerts-list">
           {a.open.map((x) => (

@@ -1,6 +1,7 @@
 "use client";
-// One pipeline's latest version: run state (pipeline.get), the engine's progress records
-// (pipeline.batches) and dead letters (pipeline.deadLetters), each refreshed on its own.
+// One pipeline version — the one `?v=N` names, else the serving one: its run state (pipeline.get),
+// the engine's progress records (pipeline.batches) and dead letters (pipeline.deadLetters), each
+// refreshed on its own. Every action on the page (lifecycle, checkpoint reset) acts on that version.
 import { useQuery } from "@tanstack/react-query";
 import type { TPipelineDetail, TPipelineRunSummary } from "@sluice/services";
 import Link from "next/link";
@@ -42,7 +43,10 @@ export function PipelineDetail({
   const trpc = useTRPC();
   const input = { pipeline: name };
   const { range, version, setRange, setVersion } = useDashboardRange();
-  const detail = useQuery({ ...trpc.pipeline.get.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
+  const detail = useQuery({
+    ...trpc.pipeline.get.queryOptions({ ...input, version }),
+    ...queryBehaviour(REFRESH_MS),
+  });
   const versions = useQuery({ ...trpc.signals.versions.queryOptions(input), ...queryBehaviour(REFRESH_MS) });
   const batches = useQuery({
     ...trpc.pipeline.batches.queryOptions({ ...input, version }),
@@ -80,7 +84,7 @@ export function PipelineDetail({
   }
 
   const p = detail.data;
-  if (!p.latestVersion) {
+  if (p.servingVersion === null) {
     return (
       <div className="stack">
         <Summary detail={p} />
@@ -100,14 +104,14 @@ export function PipelineDetail({
   }
 
   // ?v=N for a version that does not exist: say so, never quietly show another version.
-  if (version !== undefined && versions.data && !versions.data.some((v) => v.version === version))
+  if (!p.version || (version !== undefined && p.version.version !== version))
     return (
       <EmptyState
         title={`Version ${version} does not exist`}
         next={
           <>
             <Link href={`/pipelines/${encodeURIComponent(p.name)}`}>Show the serving version</Link> ({p.name}{" "}
-            has {versions.data.map((v) => `v${v.version}`).join(", ") || "no versions"}).
+            has {(versions.data ?? []).map((v) => `v${v.version}`).join(", ") || "no versions"}).
           </>
         }
       >
@@ -126,13 +130,15 @@ export function PipelineDetail({
       <div className="header-slots" data-testid="pipeline-header-slots">
         <VersionSelect versions={versions.data ?? []} version={version} onChange={setVersion} />
         <FiringAlerts pipeline={p.name} placement="pipeline-header" />
-        <LifecycleActions
-          pipeline={p.name}
-          version={version ?? p.latestVersion.version}
-          placement="pipeline-header"
-        />
+        <LifecycleActions pipeline={p.name} version={p.version.version} placement="pipeline-header" />
       </div>
-      <PipelineAlerts pipeline={p.name} canRespond={canRespond} canEditRules={canEditRules} />
+      <PipelineAlerts
+        pipeline={p.name}
+        canRespond={canRespond}
+        canEditRules={canEditRules}
+        shownVersion={p.version.version}
+        servingVersion={p.servingVersion}
+      />
       <Summary detail={p} />
       <Dashboards
         pipeline={p.name}
@@ -150,16 +156,11 @@ export function PipelineDetail({
         </p>
       ) : batches.data.latest ? (
         <>
-          <LatestBatch latest={batches.data.latest} eventTime={p.latestVersion.eventTime} />
+          <LatestBatch latest={batches.data.latest} eventTime={p.version.eventTime} />
           <BatchHistory batches={batches.data.batches} pipeline={p.name} version={version ?? null} />
         </>
       ) : (
-        <NoBatchesYet
-          name={p.name}
-          version={p.latestVersion.version}
-          run={p.run}
-          topic={p.latestVersion.topic}
-        />
+        <NoBatchesYet name={cliTarget(p)} version={p.version.version} run={p.run} topic={p.version.topic} />
       )}
       {deadLetters.isPending ? (
         <p className="muted">Loading dead letters…</p>
@@ -170,7 +171,7 @@ export function PipelineDetail({
       ) : (
         <DeadLettersPanel pipeline={p.name} summary={deadLetters.data} />
       )}
-      <CheckpointReset pipeline={p.name} />
+      <CheckpointReset pipeline={p.name} version={p.version.version} serving={p.version.serving} />
       <VersionHistory name={p.name} />
       <section className="panel" data-testid="pipeline-audit">
         <h2 className="panel__title">History</h2>
@@ -184,11 +185,31 @@ export function PipelineDetail({
   );
 }
 
+/** How the CLI names the version shown: `name` for the serving one, `name@N` for another. */
+function cliTarget(p: TPipelineDetail): string {
+  return p.version && !p.version.serving ? `${p.name}@${p.version.version}` : p.name;
+}
+
 function Summary({ detail: p }: { detail: TPipelineDetail }) {
-  const v = p.latestVersion;
+  const v = p.version;
   return (
     <section className="panel" data-testid="pipeline-summary">
-      <h2 className="panel__title">Latest version</h2>
+      <h2 className="panel__title">
+        {v
+          ? v.serving
+            ? `Version ${v.version} (serving)`
+            : `Version ${v.version} (not serving)`
+          : "Version"}
+      </h2>
+      {v && !v.serving ? (
+        <p className="notice small" data-testid="not-serving-notice">
+          This page shows version {v.version}; the serving version is v{p.servingVersion}
+          {v.supersededBy !== null
+            ? ` — version ${v.supersededBy} took this one's place, so it can never run again`
+            : " — this one runs on its own checkpoint and table"}
+          . Every action here acts on version {v.version} only.
+        </p>
+      ) : null}
       {p.description ? <p className="small">{p.description}</p> : null}
       <dl className="facts">
         <div>
@@ -233,15 +254,15 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
           <dd>{p.run ? <RunPhase run={p.run} /> : <span className="badge">not started</span>}</dd>
         </div>
       </dl>
-      {v && p.run ? <RunState name={p.name} run={p.run} /> : null}
+      {v && p.run ? <RunState name={cliTarget(p)} run={p.run} /> : null}
       {v && !p.run ? (
         <EmptyState
           title="Not started on the workers"
           next={
             <>
-              Start it: <code>npx sluice start {p.name} &quot;first deploy&quot;</code>. The workers then run
-              it batch by batch, and its progress appears here. To try one batch in the foreground instead:{" "}
-              <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
+              Start it: <code>npx sluice start {cliTarget(p)} &quot;first deploy&quot;</code>. The workers
+              then run it batch by batch, and its progress appears here. To try one batch in the foreground
+              instead: <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
             </>
           }
         >

@@ -48,6 +48,17 @@ export function RegisterPanel({
             {done.replaced
               ? ` Version ${done.replaced} is superseded: its runs stop, so start version ${done.version} to go on${done.continuedFrom ? " from its checkpoint" : ""}.`
               : ""}
+            {done.fresh && !done.replaced && done.version > 1 ? (
+              <>
+                {" "}
+                Version {done.version - 1} keeps its own state and table: if it runs, it keeps running beside
+                this one (the fleet shows both) —{" "}
+                <Link href={`/pipelines/${encodeURIComponent(done.name)}?v=${done.version - 1}`}>
+                  its page
+                </Link>{" "}
+                stops it.
+              </>
+            ) : null}
           </p>
           <div className="draft-toolbar">
             <button
@@ -57,6 +68,7 @@ export function RegisterPanel({
               onClick={() =>
                 start.mutate({
                   pipeline: done.name,
+                  version: done.version,
                   command: "start",
                   reason: reason || `version ${done.version} registered in the console`,
                 })
@@ -64,7 +76,7 @@ export function RegisterPanel({
             >
               {start.isSuccess ? `Version ${done.version} started` : `Start version ${done.version}`}
             </button>
-            <Link href={`/pipelines/${encodeURIComponent(done.name)}`}>Open its page</Link>
+            <Link href={`/pipelines/${encodeURIComponent(done.name)}?v=${done.version}`}>Open its page</Link>
           </div>
           {start.isError ? (
             <p className="form__error" role="alert">
