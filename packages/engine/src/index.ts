@@ -45,6 +45,7 @@ export { dryRunBatch, type DryRunResult, type DryRunRow } from "./dry-run/dry-ru
 export { readSample, type Sample, type SampleRequest } from "./dry-run/read-sample";
 export type { RowVerdict } from "./batch/process-batch";
 export { registerPipelineVersionIn, type SqlClient } from "./store/register-version";
+export { claimName, SinkClaimError, sinkClaimRefusals } from "./store/sink-claims";
 export { migrateSinkTable, sinkTableChanges, type SinkTableChanges } from "./store/migrate-sink-table";
 export {
   inferFieldType,

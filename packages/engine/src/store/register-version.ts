@@ -8,6 +8,8 @@
 // A version with fresh state (blue/green, or a rebuild) is asked for explicitly and carries nothing over.
 // A superseded version never runs again: registering its spec once more (a rollback) makes a new
 // version that continues the latest state, instead of resuming the old version's stale checkpoint.
+// Its sink tables are claimed for the pipeline in the same transaction (sink-claims.ts): a table
+// another pipeline owns, or an existing table no pipeline owns, is refused.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import {
@@ -25,6 +27,7 @@ import {
   IncompatibleStateError,
   latestVersion,
 } from "./version-compatibility";
+import { claimSinkTables } from "./sink-claims";
 
 export interface RegisteredVersion {
   pipelineId: string;
@@ -108,6 +111,7 @@ export async function registerPipelineVersionIn(
     [newId(), spec.name, spec.description ?? "", team.rows[0]!.id],
   );
   const pipelineId = pipeline.rows[0]!.id;
+  await claimSinkTables(client, spec, pipelineId);
   const same = await client.query<{ id: string; version: number }>(
     `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
     [pipelineId, hash],

@@ -1,15 +1,17 @@
 // Validation as you type: the same parseSpec the CLI and the engine use (every error at its line and
 // column), plus what registering the draft would do — a new pipeline, the next version continuing the
-// previous one's state, or a refusal with the reasons — and the contract's fields for the editor's
+// previous one's state, or a refusal with the reasons (a sink table another pipeline owns, or one no
+// pipeline owns, is refused here as registration would) — and the contract's fields for the editor's
 // completions inside expressions (read leniently, so they are there while the spec is still invalid).
 import type pg from "pg";
 import { parseDocument } from "yaml";
-import { formatStateFindings, previewRegistration } from "@sluice/engine";
+import { formatStateFindings, previewRegistration, sinkClaimRefusals } from "@sluice/engine";
 import { parseSpec, validateSpec, type TPipelineSpec, type TSpecError } from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { needsApproval } from "./needs-approval";
 
 export type TDraftRegistration =
+  | { kind: "refused"; message: string }
   | { kind: "new-pipeline"; message: string }
   | { kind: "unchanged"; version: number; message: string }
   | {
@@ -58,6 +60,9 @@ async function draftRegistration(
   res: { db: PrismaClient; pool: pg.Pool },
   spec: TPipelineSpec,
 ): Promise<TDraftRegistration> {
+  const refusals = await sinkClaimRefusals(res.pool, spec);
+  if (refusals.length > 0)
+    return { kind: "refused", message: `Registering it would be refused: ${refusals.join("; ")}.` };
   const preview = await previewRegistration(res.pool, spec);
   if (preview.kind === "new-pipeline")
     return { kind: "new-pipeline", message: `Registers a new pipeline, ${spec.name}, as version 1.` };

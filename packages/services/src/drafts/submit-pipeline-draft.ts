@@ -3,7 +3,12 @@
 // for), after the approval rule (needs-approval.ts), recording who registered it and why with the
 // version and as an audit event. The caller has already decided the actor may (pipeline.register).
 import type pg from "pg";
-import { IncompatibleStateError, registerPipelineVersion, type RegisteredVersion } from "@sluice/engine";
+import {
+  IncompatibleStateError,
+  registerPipelineVersion,
+  SinkClaimError,
+  type RegisteredVersion,
+} from "@sluice/engine";
 import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditOrigin } from "../audit/record-audit-event";
@@ -21,7 +26,7 @@ export type TSubmitDraftResult =
       fresh: boolean;
       notes: string[];
     }
-  | { ok: false; code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "UNCHANGED"; message: string };
+  | { ok: false; code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "SINK_TAKEN" | "UNCHANGED"; message: string };
 
 export async function submitPipelineDraft(
   res: { db: PrismaClient; pool: pg.Pool },
@@ -38,6 +43,8 @@ export async function submitPipelineDraft(
       reason: input.reason,
     });
   } catch (err) {
+    // Another pipeline's table, or an existing table no pipeline owns: refused with the owner's name.
+    if (err instanceof SinkClaimError) return refused(res.db, input, "SINK_TAKEN", err.message);
     if (!(err instanceof IncompatibleStateError)) throw err;
     // The engine's words name the CLI flag; in the console the same choice is the fresh-state box.
     return refused(
@@ -83,7 +90,7 @@ export async function submitPipelineDraft(
 async function refused(
   db: PrismaClient,
   input: { spec: TPipelineSpec; reason: string; actor: TActor; from: TAuditOrigin },
-  code: "NEEDS_APPROVAL" | "INCOMPATIBLE",
+  code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "SINK_TAKEN",
   message: string,
 ): Promise<TSubmitDraftResult> {
   await recordAuditEvent(db, {

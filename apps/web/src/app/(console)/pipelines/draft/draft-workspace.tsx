@@ -187,7 +187,14 @@ function CheckStatus({
       {pending ? <p className="muted small">Checking…</p> : null}
       {r.ok ? (
         <div className="notice" data-testid="draft-valid">
-          <strong>Valid.</strong> <span style={{ whiteSpace: "pre-line" }}>{r.registration.message}</span>
+          <strong>Valid.</strong>{" "}
+          <span
+            style={{ whiteSpace: "pre-line" }}
+            className={r.registration.kind === "refused" ? "bad" : undefined}
+            data-testid={r.registration.kind === "refused" ? "draft-refused" : undefined}
+          >
+            {r.registration.message}
+          </span>
           {r.registration.kind === "new-version" && r.registration.needsApproval ? (
             <p className="warn">Needs a change request: {r.registration.needsApproval.join("; ")}</p>
           ) : null}

@@ -119,7 +119,9 @@ export function RegisterPanel({
           <button
             type="submit"
             className="button button--primary"
-            disabled={submit.isPending || registration.kind === "unchanged"}
+            disabled={
+              submit.isPending || registration.kind === "unchanged" || registration.kind === "refused"
+            }
           >
             {submit.isPending ? "Registering…" : "Register"}
           </button>

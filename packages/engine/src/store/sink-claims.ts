@@ -1,0 +1,82 @@
+// A sink table belongs to one pipeline (issue 19, item 5): the first pipeline registered writing it
+// claims it (`sink_claims`), and every other pipeline naming it is refused — at registration, inside
+// its transaction, and in the console's draft check — with the owner team's name. A table that exists
+// but no pipeline claims is never a sink either: Sluice creates its sink tables itself, and the tables
+// that exist without a claim are the control plane's own (sessions, team_members, …) or someone
+// else's. Names are compared as Postgres resolves them: an unqualified name is in `public`.
+import {
+  quoteQualifiedName,
+  sinkTables,
+  splitQualifiedName,
+  type TPipelineSpec,
+} from "@sluice/pipeline-spec";
+import { ConfigurationError } from "../errors";
+import type { SqlClient } from "./register-version";
+
+/** Registration refused: the spec writes a table another pipeline owns, or one Sluice did not create. */
+export class SinkClaimError extends ConfigurationError {}
+
+/** "schema.table" as stored in sink_claims. */
+export function claimName(table: string): string {
+  const { schema, table: name } = splitQualifiedName(table);
+  return `${schema ?? "public"}.${name}`;
+}
+
+/** Why this spec may not write each of its tables (empty: it may write all of them). Reads only. */
+export async function sinkClaimRefusals(client: SqlClient, spec: TPipelineSpec): Promise<string[]> {
+  const tables = [...new Set(sinkTables(spec).map((t) => t.table))];
+  const refusals: string[] = [];
+  for (const table of tables) {
+    const owner = await client.query<{ pipeline: string; team: string }>(
+      `SELECT p.name AS pipeline, t.name AS team FROM sink_claims c JOIN pipelines p ON p.id = c.pipeline_id
+         JOIN teams t ON t.id = p.owner_team_id WHERE c.table_name = $1`,
+      [claimName(table)],
+    );
+    const o = owner.rows[0];
+    if (o) {
+      if (o.pipeline !== spec.name)
+        refusals.push(
+          `sink table ${table} belongs to pipeline ${o.pipeline} of team ${o.team}: a sink table is written by one pipeline only — choose another table name`,
+        );
+      continue;
+    }
+    const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [
+      quoteQualifiedName(table),
+    ]);
+    if (exists.rows[0]?.found)
+      refusals.push(
+        `${table} is an existing table no pipeline owns (Sluice's own tables, or someone else's): a sink table is one Sluice creates for its pipeline — choose a new table name`,
+      );
+  }
+  return refusals;
+}
+
+/**
+ * Inside the registration's transaction: claims the spec's tables for its pipeline, or throws
+ * SinkClaimError with every refusal. Two registrations claiming one new table at once: the second waits
+ * on the first's row and then finds it taken.
+ */
+export async function claimSinkTables(
+  client: SqlClient,
+  spec: TPipelineSpec,
+  pipelineId: string,
+): Promise<void> {
+  const refusals = await sinkClaimRefusals(client, spec);
+  if (refusals.length > 0) throw new SinkClaimError(`${spec.name}: ${refusals.join("; ")}`);
+  for (const { table } of sinkTables(spec)) {
+    await client.query(
+      `INSERT INTO sink_claims (table_name, pipeline_id) VALUES ($1, $2) ON CONFLICT (table_name) DO NOTHING`,
+      [claimName(table), pipelineId],
+    );
+    const owner = await client.query<{ pipeline_id: string }>(
+      `SELECT pipeline_id FROM sink_claims WHERE table_name = $1`,
+      [claimName(table)],
+    );
+    if (owner.rows[0]?.pipeline_id !== pipelineId) {
+      const again = await sinkClaimRefusals(client, spec);
+      throw new SinkClaimError(
+        `${spec.name}: ${again.join("; ") || `sink table ${table} was claimed meanwhile`}`,
+      );
+    }
+  }
+}
