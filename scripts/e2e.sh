@@ -63,7 +63,7 @@ for _ in $(seq 1 30); do curl -fsS -o /dev/null "$receiver_url/pages.json" && br
 start web env DATABASE_URL="$e2e_url" PORT="$port" SLUICE_PUBLIC_URL="http://127.0.0.1:$port" SLUICE_SIGN_INS_PER_ADDRESS_PER_MINUTE=1000 \
   SLUICE_SSO_ISSUER="http://127.0.0.1:$oidc_port" SLUICE_SSO_CLIENT_ID=sluice-console \
   SLUICE_SSO_CLIENT_SECRET=test-client-secret-not-for-production SLUICE_SSO_LABEL="Test IdP" SLUICE_SMTP_URL="$smtp_url" \
-  node node_modules/next/dist/bin/next start apps/web -p "$port" -H 127.0.0.1
+  NODE_ENV=production SLUICE_LISTEN_HOST=127.0.0.1 node --import tsx apps/web/server.ts
 # The producer creates the topic; adversarial like the demo's (duplicates, late, malformed).
 start producer node --import tsx packages/producer/src/cli.ts --topic "$topic" --partitions 3 --rate "${SLUICE_E2E_RATE:-40}" \
   --seed "$run" --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01

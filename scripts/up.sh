@@ -45,7 +45,7 @@ export SLUICE_SIGNING_KEY
 
 # The demo receivers first: the fraud-alerts webhook and the on-call receiver (HTTP 4010, SMTP 4025).
 start webhook-receiver node --import tsx scripts/demo-receivers.ts 4010 4025
-PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" SLUICE_SMTP_URL="${SLUICE_SMTP_URL:-$smtp_url}" start web node node_modules/next/dist/bin/next start apps/web -p "$PORT" -H 127.0.0.1
+PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" SLUICE_SMTP_URL="${SLUICE_SMTP_URL:-$smtp_url}" NODE_ENV=production SLUICE_LISTEN_HOST=127.0.0.1 start web node --import tsx apps/web/server.ts
 # A new seed per start: the same seed re-sends the same event ids, which the pipelines would (rightly)
 # count as duplicates of the previous run's events. Set SLUICE_DEMO_SEED to replay a stream.
 demo_seed="${SLUICE_DEMO_SEED:-$(date +%s)}"

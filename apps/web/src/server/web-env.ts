@@ -1,12 +1,29 @@
 // The console's environment schema: the shared service settings plus what only the web app needs.
 import { ZServiceEnv, ZSmtpEnv, ZWorkerEnv } from "@sluice/config";
 import { z } from "zod";
+import { parseTrustedProxies } from "./http/client-address";
 
 const SSO_VARS = ["SLUICE_SSO_ISSUER", "SLUICE_SSO_CLIENT_ID", "SLUICE_SSO_CLIENT_SECRET"] as const;
 
 export const ZWebEnv = ZServiceEnv.extend({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** The address the console's server (apps/web/server.ts) listens on; 0.0.0.0 or :: for every interface. */
+  SLUICE_LISTEN_HOST: z.string().min(1).default("127.0.0.1"),
+  /**
+   * Reverse proxies in front of the console whose X-Forwarded-For is believed (comma-separated addresses
+   * or CIDR ranges). Default none: the client's address is the socket's, whatever headers it sends.
+   */
+  SLUICE_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((text, ctx) => {
+      try {
+        parseTrustedProxies(text);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
   /** The workers' BullMQ queue: the console queues a started or resumed pipeline's first batch there. */
   WORKER_QUEUE: ZWorkerEnv.shape.WORKER_QUEUE,
   /**

@@ -1,6 +1,7 @@
-// Where a request came from, for the audit log: the client address (as the auth library sees it:
-// the first X-Forwarded-For hop, which Next.js sets to the socket's address when no proxy did) and
-// the user agent.
+// Where a request came from, for the audit log: the client address and the user agent. The address is
+// X-Forwarded-For, which the console's front door (http/front-door.ts) has already reduced to the one
+// address it believes — the socket's, or what a trusted proxy forwarded — the same one the auth
+// library's per-address limit reads.
 import type { TAuditOrigin } from "@sluice/services";
 
 export function requestOrigin(
@@ -10,7 +11,7 @@ export function requestOrigin(
   const forwarded = headers?.get("x-forwarded-for")?.split(",")[0]?.trim();
   return {
     origin,
-    ipAddress: forwarded || headers?.get("x-real-ip") || null,
+    ipAddress: forwarded || null,
     userAgent: headers?.get("user-agent")?.slice(0, 1000) ?? null,
   };
 }

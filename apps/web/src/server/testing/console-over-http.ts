@@ -1,7 +1,12 @@
 // The console under test on a real socket (127.0.0.1, a free port), for tests that must go through
-// HTTP: concurrent requests sharing one event loop, bodies as bytes, addresses from the socket.
+// HTTP: concurrent requests sharing one event loop, bodies streamed as bytes, addresses from the
+// socket. Each request passes the same front door as in production (http/front-door.ts: forwarded
+// headers believed only from `trustedProxies`), then the console's handlers.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { NO_TRUSTED_PROXIES, type TTrustedProxies } from "../http/client-address";
+import { throughFrontDoor } from "../http/front-door";
 import type { TConsoleUnderTest } from "./console-under-test";
 
 export interface TConsoleOverHttp {
@@ -9,33 +14,39 @@ export interface TConsoleOverHttp {
   close(): Promise<void>;
 }
 
-export async function serveOverHttp(cut: Pick<TConsoleUnderTest, "handle">): Promise<TConsoleOverHttp> {
+export async function serveOverHttp(
+  cut: Pick<TConsoleUnderTest, "handle">,
+  opts: { trustedProxies?: TTrustedProxies } = {},
+): Promise<TConsoleOverHttp> {
+  const door = { trustedProxies: opts.trustedProxies ?? NO_TRUSTED_PROXIES };
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers))
-        if (typeof value === "string") headers.set(name, value);
-      const request = new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        body,
-      });
-      void cut
-        .handle(request)
-        .then(async (response) => {
-          res.writeHead(response.status, Object.fromEntries(response.headers));
-          res.end(Buffer.from(await response.arrayBuffer()));
-        })
-        .catch((err: Error) => res.writeHead(500).end(err.message));
-    });
+    throughFrontDoor(req, door);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === "string") headers.set(name, value);
+    const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    const request = new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method,
+      headers,
+      // Streamed, as Next.js hands it to route handlers: a handler decides how much of it to read.
+      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
+    } as RequestInit);
+    void cut
+      .handle(request)
+      .then(async (response) => {
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      })
+      .catch((err: Error) => res.writeHead(500).end(err.message));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
