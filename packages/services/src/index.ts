@@ -19,8 +19,11 @@ export {
   consumeSignInAttempt,
   clearSignInAttempts,
   describeRetry,
-  SIGN_IN_THROTTLE,
+  describeThrottle,
+  SIGN_IN_LIMITS,
+  type TSignInAttempt,
   type TThrottleDecision,
+  type TThrottleScope,
 } from "./auth/throttle-sign-in";
 export {
   recordAuditEvent,

@@ -1,11 +1,12 @@
 // What Sluice adds around the auth library's own endpoints: clear refusals for bad sign-in input, the
-// per-account attempt limit (the library limits per address), refusing disabled users, applying the
+// attempt limits per account (with device cookies, so nobody can lock anyone out; the library limits
+// per address), refusing disabled users, applying the
 // SSO group mapping at each single sign-on, and the audit log of sign-ins, failures and sign-outs.
 import {
   applySsoGrants,
   clearSignInAttempts,
   consumeSignInAttempt,
-  describeRetry,
+  describeThrottle,
   groupsFromClaim,
   recordAuditEvent,
   resolveSsoGrants,
@@ -14,6 +15,7 @@ import {
 import { APIError, createAuthMiddleware, getSessionFromCtx, isAPIError } from "better-auth/api";
 import { z } from "zod";
 import type { TAuthDeps } from "./create-auth";
+import { issueDeviceCookie, readDeviceCookie } from "./device-cookie";
 import { requestOrigin } from "./request-origin";
 import { SSO_PROVIDER_ID } from "./sso-config";
 
@@ -40,6 +42,15 @@ async function userIdFor(deps: TAuthDeps, email: string): Promise<string | null>
   return (await deps.db.user.findUnique({ where: { email }, select: { id: true } }))?.id ?? null;
 }
 
+/** Who is trying: the account, the client's address, and this browser's device cookie for the account. */
+async function signInAttempt(deps: TAuthDeps, ctx: TMiddlewareCtx, email: string) {
+  return {
+    email,
+    address: origin(ctx).ipAddress ?? null,
+    deviceId: await readDeviceCookie(ctx, deps, email),
+  };
+}
+
 async function beforePasswordSignIn(deps: TAuthDeps, ctx: TMiddlewareCtx): Promise<void> {
   const input = ZPasswordSignInSchema.safeParse(ctx.body ?? {});
   if (!input.success) {
@@ -49,9 +60,9 @@ async function beforePasswordSignIn(deps: TAuthDeps, ctx: TMiddlewareCtx): Promi
     });
   }
   const email = input.data.email.trim().toLowerCase();
-  const throttle = await consumeSignInAttempt(deps.db, email);
+  const throttle = await consumeSignInAttempt(deps.db, await signInAttempt(deps, ctx, email));
   if (throttle.allowed) return;
-  const message = `Too many failed sign-ins for ${email}. ${describeRetry(throttle.retryAfterSeconds)}`;
+  const message = describeThrottle(email, throttle);
   await audit(deps, {
     actorUserId: await userIdFor(deps, email),
     actor: email,
@@ -74,7 +85,9 @@ async function afterPasswordSignIn(deps: TAuthDeps, ctx: TMiddlewareCtx): Promis
     .slice(0, 320);
   const signedIn = ctx.context.newSession;
   if (signedIn) {
-    await clearSignInAttempts(deps.db, email);
+    await clearSignInAttempts(deps.db, await signInAttempt(deps, ctx, email));
+    // From now on this browser is one the account signed in with: others' guesses cannot lock it out.
+    await issueDeviceCookie(ctx, deps, signedIn.user.email);
     await audit(deps, {
       actorUserId: signedIn.user.id,
       actor: signedIn.user.email,

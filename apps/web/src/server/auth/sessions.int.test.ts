@@ -68,16 +68,17 @@ describe("sessions", () => {
     expect((await auditOf("user.password_change")).map((e) => e.actor)).toEqual(["owner@sluice.local"]);
   });
 
-  it("the sixth quick wrong password for an account is refused, says when to try again, and so is the right one then", async () => {
+  it("the sixth quick wrong password for an account from one address is refused, says when to try again, and so is the right one from there", async () => {
     for (let i = 1; i <= 5; i++) {
-      expect((await c.signIn("viewer@sluice.local", `wrong-${i}`, { ip: `10.1.0.${i}` })).status).toBe(401);
+      expect((await c.signIn("viewer@sluice.local", `wrong-${i}`, { ip: "10.1.0.1" })).status).toBe(401);
     }
-    const sixth = await c.signIn("viewer@sluice.local", "wrong-6", { ip: "10.1.0.6" });
+    const sixth = await c.signIn("viewer@sluice.local", "wrong-6", { ip: "10.1.0.1" });
     expect(sixth.status).toBe(429);
     expect(sixth.body.message).toMatch(
-      /^Too many failed sign-ins for viewer@sluice\.local\. Try again in 15 minutes \(at \d\d:\d\d UTC\)\.$/,
+      /^Too many failed sign-ins for viewer@sluice\.local from your address\. Try again in 15 minutes \(at \d\d:\d\d UTC\)\. /,
     );
-    const right = await c.signIn("viewer@sluice.local", DEMO_PASSWORD, { ip: "10.1.0.7" });
+    // (Another address, or a browser that signed in before, is not affected: security/lockout.int.test.ts.)
+    const right = await c.signIn("viewer@sluice.local", DEMO_PASSWORD, { ip: "10.1.0.1" });
     expect(right).toMatchObject({ status: 429, cookie: null });
     expect(await c.db.session.count({ where: { user: { email: "viewer@sluice.local" } } })).toBe(0);
     const attempts = (await auditOf("auth.sign_in")).filter((e) => e.actor === "viewer@sluice.local");
@@ -117,7 +118,11 @@ describe("sessions", () => {
     });
     const empty = await c.signIn("admin@sluice.local", "", { ip: "10.3.0.1" });
     expect(empty).toMatchObject({ status: 400, cookie: null, body: { message: "Enter your password" } });
-    expect(await c.db.signInThrottle.count({ where: { accountKey: "admin@sluice.local" } })).toBe(0);
+    expect(
+      await c.db.signInThrottle.count({
+        where: { accountKey: { contains: "admin@sluice.local" }, attempts: { gt: 0 } },
+      }),
+    ).toBe(0);
     expect(await c.db.auditEvent.count()).toBe(before);
   });
 

@@ -28,14 +28,17 @@ export interface TConsoleUnderTest {
   database: TestDatabase;
   auth: TAuth;
   /** POST /api/auth/sign-in/email; `cookie` is the session cookie ("name=value") on success. */
+  /** `device` sends a device cookie ("sluice.device=…") the way the browser that got it would. */
   signIn(
     email: string,
     password: string,
-    opts?: { ip?: string },
+    opts?: { ip?: string; device?: string | null },
   ): Promise<{
     status: number;
     body: { message?: string; code?: string; retryAfterSeconds?: number };
     cookie: string | null;
+    /** The device cookie a successful sign-in gives the browser ("sluice.device=…"). */
+    device: string | null;
   }>;
   /** POST to any /api/auth path as a browser on the console's own page would. */
   authPost(
@@ -140,12 +143,17 @@ export async function startConsoleUnderTest(
       return Promise.resolve(new Response("not found", { status: 404 }));
     },
     async signIn(email, password, o = {}) {
-      const res = await authPost("/sign-in/email", { email, password }, null, o);
-      const setCookie = res.headers.getSetCookie().find((c) => c.startsWith("sluice.session_token="));
+      const res = await authPost("/sign-in/email", { email, password }, o.device ?? null, o);
+      const set = (name: string) =>
+        res.headers
+          .getSetCookie()
+          .find((c) => c.startsWith(`${name}=`))
+          ?.split(";")[0] ?? null;
       return {
         status: res.status,
         body: await res.json().catch(() => ({})),
-        cookie: setCookie ? setCookie.split(";")[0]! : null,
+        cookie: set("sluice.session_token"),
+        device: set("sluice.device"),
       };
     },
     async trpc(kind, path, input, cookie, o = {}) {
