@@ -117,3 +117,8 @@ export function childEnv(
 export function isNodeRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.NEXT_RUNTIME === "nodejs";
 }
+
+/** `next dev`: React's development build evaluates code at run time, which the console's CSP must then allow. */
+export function isNextDev(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.NODE_ENV === "development";
+}

@@ -1,7 +1,8 @@
 // The console under test on a real socket (127.0.0.1, a free port), for tests that must go through
 // HTTP: concurrent requests sharing one event loop, bodies streamed as bytes, addresses from the
 // socket. Each request passes the same front door as in production (http/front-door.ts: forwarded
-// headers believed only from `trustedProxies`), then the console's handlers.
+// headers believed only from `trustedProxies`, security headers on every response), then the
+// console's handlers.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -16,11 +17,11 @@ export interface TConsoleOverHttp {
 
 export async function serveOverHttp(
   cut: Pick<TConsoleUnderTest, "handle">,
-  opts: { trustedProxies?: TTrustedProxies } = {},
+  opts: { trustedProxies?: TTrustedProxies; https?: boolean } = {},
 ): Promise<TConsoleOverHttp> {
-  const door = { trustedProxies: opts.trustedProxies ?? NO_TRUSTED_PROXIES };
+  const door = { trustedProxies: opts.trustedProxies ?? NO_TRUSTED_PROXIES, https: opts.https ?? false };
   const server = http.createServer((req, res) => {
-    throughFrontDoor(req, door);
+    throughFrontDoor(req, res, door);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers))
       if (typeof value === "string") headers.set(name, value);
@@ -34,7 +35,9 @@ export async function serveOverHttp(
     void cut
       .handle(request)
       .then(async (response) => {
-        res.writeHead(response.status, Object.fromEntries(response.headers));
+        for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value);
+        if (response.headers.has("set-cookie")) res.setHeader("set-cookie", response.headers.getSetCookie());
+        res.writeHead(response.status);
         res.end(Buffer.from(await response.arrayBuffer()));
       })
       .catch((err: Error) => res.writeHead(500).end(err.message));
