@@ -3,6 +3,7 @@
 
 // Parsing and validation
 export { parseSpec, parseSpecOrThrow, type TParseOptions } from "./parse-spec";
+export { nestingProblem, MAX_NESTING } from "./nesting-depth";
 export { validateSpec, ZValidPipelineSpec, type TValidationResult } from "./validate-spec";
 export { SpecValidationError, formatPath, formatSpecErrors, type TSpecError } from "./errors";
 

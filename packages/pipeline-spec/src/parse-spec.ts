@@ -1,6 +1,6 @@
 // parseSpec: text (YAML or JSON) to a validated spec, with every error located at a line and column
 // of the text, so the CLI and the console's editor can point at it.
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from "yaml";
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, visit, type Document } from "yaml";
 import {
   SpecValidationError,
   formatPath,
@@ -8,6 +8,7 @@ import {
   type TSpecError,
   type TSpecIssue,
 } from "./errors";
+import { nestingProblem } from "./nesting-depth";
 import type { TPipelineSpec } from "./spec-schema";
 import { checkSpec, type TValidationResult } from "./validate-spec";
 
@@ -17,6 +18,9 @@ export interface TParseOptions {
 }
 
 export function parseSpec(text: string, options: TParseOptions = {}): TValidationResult {
+  // Before any recursive parser sees it (nesting-depth.ts says why).
+  const tooDeep = nestingProblem(text);
+  if (tooDeep) return { ok: false, errors: [tooDeep] };
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   let value: unknown;
@@ -40,7 +44,12 @@ export function parseSpec(text: string, options: TParseOptions = {}): TValidatio
         }),
       };
     }
-    value = doc.toJS({ maxAliasCount: 50 });
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      // The yaml library refuses aliases that expand too much (a "billion laughs" bomb).
+      return { ok: false, errors: [aliasError(doc, lines, error as Error)] };
+    }
   }
   if (value === null || value === undefined)
     return { ok: false, errors: [{ path: "", message: "the spec is empty" }] };
@@ -52,6 +61,26 @@ export function parseSpec(text: string, options: TParseOptions = {}): TValidatio
   const located = issues.map((i) => locate(i, doc, lines));
   const key = (e: TSpecError) => (e.line ?? 0) * 1e6 + (e.column ?? 0);
   return { ok: false, errors: located.sort((a, b) => key(a) - key(b)) };
+}
+
+/** Aliases may expand to at most this many nodes each (the yaml library's own guard). */
+const MAX_ALIAS_COUNT = 50;
+
+/** An alias bomb, located at the first alias of the document. */
+function aliasError(doc: Document, lines: LineCounter, error: Error): TSpecError {
+  let offset: number | undefined;
+  visit(doc, {
+    Alias(_, node) {
+      offset = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  const message = /alias/i.test(error.message)
+    ? `YAML aliases expand to too much (more than ${MAX_ALIAS_COUNT} nodes per alias): write the values out, a spec needs no aliases that large`
+    : `YAML could not be read: ${error.message.split("\n")[0]}`;
+  if (offset === undefined) return { path: "", message };
+  const { line, col } = lines.linePos(offset);
+  return { path: "", message, line, column: col };
 }
 
 /** parseSpec that throws SpecValidationError (with every error) instead of returning them. */

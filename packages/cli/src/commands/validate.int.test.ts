@@ -2,6 +2,8 @@
 // offending field's path (issue 3, "Bad specs"). Drives the real `sluice validate` command as a child
 // process on the three deliberately bad example specs, and checks exit code 1.
 import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -18,7 +20,7 @@ function sluiceValidate(file: string): Promise<{ code: number; stdout: string; s
         "tsx",
         path.join(REPO_ROOT, "packages/cli/src/main.ts"),
         "validate",
-        path.join(EXAMPLES, file),
+        path.isAbsolute(file) ? file : path.join(EXAMPLES, file),
       ],
       { cwd: REPO_ROOT },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
@@ -66,5 +68,43 @@ describe("sluice validate rejects bad specs with the path of the offending field
     const r = await sluiceValidate("payments-ledger.yaml");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/valid pipeline "payments-ledger"/);
+  });
+
+  // Hostile files: a parser must not be the thing that fails (#19 item 7: these exited 2, uncaught).
+  const hostile = mkdtempSync(path.join(tmpdir(), "sluice-validate-"));
+  const write = (name: string, text: string) => {
+    const file = path.join(hostile, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it.concurrent("10,000-deep JSON: exit 1 with the line and column where it got too deep", async () => {
+    const r = await sluiceValidate(write("deep.json", "[".repeat(10_000) + "]".repeat(10_000)));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/deep\.json:1:65 \(spec\): the text is nested more than 64 levels deep here/);
+  });
+
+  it.concurrent("10,000-deep YAML flow collections: exit 1, located", async () => {
+    const r = await sluiceValidate(
+      write("deep.yaml", `name: x\nowner: ${"{a: ".repeat(10_000)}1${"}".repeat(10_000)}\n`),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/deep\.yaml:2:\d+ \(spec\): the text is nested more than 64 levels deep here/);
+  });
+
+  it.concurrent("a YAML alias bomb (billion laughs): exit 1, located at its first alias", async () => {
+    const levels = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
+    for (const [prev, name] of [
+      ["a", "b"],
+      ["b", "c"],
+      ["c", "d"],
+      ["d", "e"],
+      ["e", "f"],
+      ["f", "g"],
+    ])
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(", ")}]`);
+    const r = await sluiceValidate(write("bomb.yaml", levels.join("\n") + "\n"));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bomb\.yaml:2:\d+ \(spec\): YAML aliases expand to too much/);
   });
 });

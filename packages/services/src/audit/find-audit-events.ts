@@ -3,6 +3,7 @@
 // (Prisma parameters), never SQL text.
 import { z } from "zod";
 import type { Prisma, PrismaClient } from "@sluice/db";
+import { escapeLike } from "../sql/escape-like";
 
 export const ZFindAuditEventsInput = z
   .object({
@@ -46,10 +47,13 @@ export interface TAuditEventView {
 
 export function auditEventsWhere(f: z.output<typeof ZFindAuditEventsInput>): Prisma.AuditEventWhereInput {
   const and: Prisma.AuditEventWhereInput[] = [];
-  if (f.actor) and.push({ actor: { contains: f.actor, mode: "insensitive" } });
+  // Typed text matches literally: % and _ are not wildcards (escape-like.ts).
+  if (f.actor) and.push({ actor: { contains: escapeLike(f.actor), mode: "insensitive" } });
   if (f.action)
-    and.push({ OR: [{ action: f.action }, { action: { startsWith: `${f.action.replace(/\.$/, "")}.` } }] });
-  if (f.target) and.push({ targetLabel: { contains: f.target, mode: "insensitive" } });
+    and.push({
+      OR: [{ action: f.action }, { action: { startsWith: `${escapeLike(f.action.replace(/\.$/, ""))}.` } }],
+    });
+  if (f.target) and.push({ targetLabel: { contains: escapeLike(f.target), mode: "insensitive" } });
   if (f.pipeline) and.push({ targetType: "pipeline", targetLabel: f.pipeline });
   if (f.outcome) and.push({ outcome: f.outcome });
   if (f.from) and.push({ occurredAt: { gte: f.from } });

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { Prisma } from "@sluice/db";
 import { DEAD_LETTER_OUTCOMES, REASON_CHARS, REASON_GROUPING } from "./summarize-dead-letters";
+import { escapeLike } from "../sql/escape-like";
 
 /** At most this many ids in one filter (a page selection; "all with this reason" uses the reason instead). */
 export const MAX_FILTER_IDS = 10_000;
@@ -65,6 +66,3 @@ export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Pri
     );
   return parts.length ? Prisma.join(parts, " AND ") : Prisma.sql`TRUE`;
 }
-
-/** A LIKE pattern that matches the text literally (% and _ typed by a person are not wildcards). */
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -6,7 +6,13 @@
 import type pg from "pg";
 import { parseDocument } from "yaml";
 import { formatStateFindings, previewRegistration, sinkClaimRefusals } from "@sluice/engine";
-import { parseSpec, validateSpec, type TPipelineSpec, type TSpecError } from "@sluice/pipeline-spec";
+import {
+  nestingProblem,
+  parseSpec,
+  validateSpec,
+  type TPipelineSpec,
+  type TSpecError,
+} from "@sluice/pipeline-spec";
 import type { PrismaClient } from "@sluice/db";
 import { needsApproval } from "./needs-approval";
 
@@ -100,6 +106,7 @@ export async function latestSpec(db: PrismaClient, name: string): Promise<TPipel
 
 /** contract.fields as written, even when the rest of the spec does not validate yet. */
 export function lenientContractFields(text: string): TContractField[] {
+  if (nestingProblem(text)) return [];
   try {
     const value = parseDocument(text, { uniqueKeys: false }).toJS({ maxAliasCount: 50 }) as {
       contract?: { fields?: Record<string, unknown> };

@@ -28,9 +28,37 @@ const t = initTRPC.context<TTrpcContext>().create({
 export const createTrpcRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/**
+ * Every procedure's first step: a NUL character anywhere in the input (a string or a key) is refused
+ * with 400 naming where. Postgres cannot store it in text, so it would otherwise surface as a 500 from
+ * whichever query met it first.
+ */
+const procedure = t.procedure.use(async ({ getRawInput, next }) => {
+  const at = nulPath(await getRawInput().catch(() => undefined));
+  if (at !== null)
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: `${at || "input"}: contains a NUL character (\\u0000), which is not allowed in any text; remove it`,
+    });
+  return next();
+});
+
+/** The path of the first string or key holding U+0000 ("" for the input itself), or null. */
+export function nulPath(value: unknown, path = "", depth = 0): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (value === null || typeof value !== "object" || depth > 64) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const here = path ? `${path}.${key}` : key;
+    if (key.includes("\u0000")) return here;
+    const found = nulPath(item, here, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /** Callers whose role is `minRole` or higher on the ladder; `ctx.user` is then non-null. */
 export function roleProcedure(minRole: TRole) {
-  return t.procedure.use(({ ctx, next }) => next({ ctx: { ...ctx, user: requireRole(ctx.user, minRole) } }));
+  return procedure.use(({ ctx, next }) => next({ ctx: { ...ctx, user: requireRole(ctx.user, minRole) } }));
 }
 
 /**
@@ -43,7 +71,7 @@ export function actionProcedure<TSchema extends z.ZodType>(
   input: TSchema,
   targetOf?: (input: z.output<TSchema>) => TTargetRef,
 ) {
-  return t.procedure
+  return procedure
     .use(async ({ ctx, next, getRawInput }) => {
       // Refused before the input is validated: the raw input's pipeline (if any) only labels the audit event.
       const raw = (await getRawInput().catch(() => null)) as { pipeline?: unknown } | null;
