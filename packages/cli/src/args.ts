@@ -11,7 +11,7 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to", "team", "version"]);
+const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to", "team", "version", "email", "role", "name"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -72,6 +72,12 @@ export const USAGE = `usage: sluice <command>
                                        the Standard Webhooks secret a receiver verifies a pipeline's
                                        webhook (its team's owners) or a team's alert notifications
                                        (admins) with; needs SLUICE_SIGNING_KEY, audited
+  sluice users create --email <email> --role <viewer|operator|owner|admin> [--name <name>]
+                     [--team <slug>[,<slug>…]]
+                                       add a person who signs in with a password (the first admin of a
+                                       new install needs no --as; later ones are added by an admin).
+                                       The password is typed at a hidden prompt or piped on stdin,
+                                       never given as an argument
   sluice alerts list [pipeline] [--all]
                                        firing and acknowledged alerts, problems first (--all: and those
                                        resolved in the last 24 hours), with their notifications' delivery

@@ -10,6 +10,7 @@ import { resetCommand } from "./commands/reset";
 import { runCommand } from "./commands/run";
 import { signingSecretCommand } from "./commands/signing-secret";
 import { statusCommand } from "./commands/status";
+import { usersCreateCommand } from "./commands/users";
 import { validateCommand } from "./commands/validate";
 import { webhooksCommand, webhooksRetryCommand } from "./commands/webhooks";
 import { FRESH_STATE_FLAG } from "./registration";
@@ -78,6 +79,20 @@ async function main(argv: string[]): Promise<number> {
         ...(key ? { key } : {}),
         reason: positionals.slice(2).join(" "),
         as: values.get("as"),
+      });
+    }
+    case "users": {
+      if (target !== "create") {
+        console.error(`users: create\n\n${USAGE}`);
+        return 1;
+      }
+      return usersCreateCommand({
+        email: values.get("email"),
+        role: values.get("role"),
+        name: values.get("name"),
+        teams: values.get("team"),
+        as: values.get("as"),
+        passwordOnArgv: flags.has("password") || [...flags].some((f) => f.startsWith("password=")),
       });
     }
     case "alerts": {

@@ -225,9 +225,16 @@ export {
 } from "./progress/get-batch-detail";
 export { findPipelineVersions, type TPipelineVersionSummary } from "./pipelines/find-pipeline-versions";
 export { applySsoGrants, groupsFromClaim, resolveSsoGrants, type TSsoGrants } from "./sso/sso-grants";
-export { AdminChangeError, type TAdminContext } from "./admin/admin-change";
+export { AdminChangeError, type TAdminContext, type TBootstrapActor } from "./admin/admin-change";
 export { findUsers, type TAdminUser } from "./admin/find-users";
-export { createUser, ZCreateUserInput, type TCreateUserInput } from "./admin/create-user";
+export {
+  createUser,
+  ZCreateUserInput,
+  ZEmail,
+  ZNewPassword,
+  ZRole,
+  type TCreateUserInput,
+} from "./admin/create-user";
 export {
   resetUserPassword,
   setUserDisabled,

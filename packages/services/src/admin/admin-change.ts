@@ -6,8 +6,17 @@ import { recordAuditEvent, type TAuditOrigin } from "../audit/record-audit-event
 import type { TActor } from "../auth/actor";
 
 export interface TAdminContext {
-  actor: TActor;
+  /**
+   * A signed-in admin — or, only while an install has no admin at all, whoever holds its database
+   * (`sluice users create` creating the first admin): no user id, a label for the audit log.
+   */
+  actor: TActor | TBootstrapActor;
   from: TAuditOrigin;
+}
+
+export interface TBootstrapActor {
+  id: null;
+  email: string;
 }
 
 /** A change that cannot be made as asked; `kind` picks the HTTP-ish answer at the edge. */
