@@ -226,6 +226,7 @@ export {
 export { findPipelineVersions, type TPipelineVersionSummary } from "./pipelines/find-pipeline-versions";
 export { applySsoGrants, groupsFromClaim, resolveSsoGrants, type TSsoGrants } from "./sso/sso-grants";
 export { AdminChangeError, type TAdminContext, type TBootstrapActor } from "./admin/admin-change";
+export { verifyPassword } from "./auth/hash-password";
 export { findUsers, type TAdminUser } from "./admin/find-users";
 export {
   createUser,

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "@sluice/services";
 import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -87,9 +88,9 @@ describe("sluice users create", { timeout: 600_000 }, () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^created admin ada@example\.com/);
     expect(await users()).toEqual([{ email: "ada@example.com", role: "admin" }]);
-    const { verifyPassword } = await import("better-auth/crypto");
     const hash = (await passwordOf("ada@example.com"))!;
-    expect(await verifyPassword({ hash, password: "first-admin-password" })).toBe(true);
+    expect(await verifyPassword(hash, "first-admin-password")).toBe(true);
+    expect(await verifyPassword(hash, "first-admin-password\n")).toBe(false);
     const { rows } = await pool.query(
       `SELECT actor, actor_user_id, action, origin, target_label FROM audit_events WHERE action = 'user.create'`,
     );

@@ -5,3 +5,9 @@ export async function hashPassword(password: string): Promise<string> {
   const { hashPassword: libraryHash } = await import("better-auth/crypto");
   return libraryHash(password);
 }
+
+/** Whether `password` is the one `hash` was made from (what the console's sign-in checks). */
+export async function verifyPassword(hash: string, password: string): Promise<boolean> {
+  const { verifyPassword: libraryVerify } = await import("better-auth/crypto");
+  return libraryVerify({ hash, password });
+}
