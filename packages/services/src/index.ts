@@ -266,6 +266,7 @@ export {
 export { commandPipeline } from "./runs/command-pipeline";
 export { isSpecRegistered } from "./pipelines/is-spec-registered";
 export * from "./alerts";
+export { withoutReceiverAnswers } from "./receivers/without-receiver-answers";
 
 // Authoring pipelines in the console: drafts checked as you type, dry runs, registration, history.
 export {

@@ -159,7 +159,8 @@ describe("alert evaluation and the outbox", () => {
     const failed = await db.alertNotification.findUniqueOrThrow({ where: { id: outbox[0]!.id } });
     expect(failed.status).toBe("failed");
     expect(failed.lastStatusCode).toBe(500);
-    expect(failed.lastError).toBe("HTTP 500: receiver is down (incident bridge) — gave up after 8 attempts");
+    expect(failed.lastError).toBe("HTTP 500 (incident bridge) — gave up after 8 attempts");
+    expect(failed.lastResponse).toBe("receiver is down");
     // Shown with the alert (the Alerts page reads findAlerts); the stored URL's path never is.
     const shown = (await findAlerts(db, { pipeline: "hooks-p" }))[0]!;
     expect(shown.deliveries).toEqual([
@@ -168,6 +169,7 @@ describe("alert evaluation and the outbox", () => {
         status: "failed",
         attempts: MAX_ATTEMPTS,
         lastError: failed.lastError,
+        lastResponse: "receiver is down",
         to: "incident bridge (webhook)",
       },
     ]);

@@ -71,6 +71,7 @@ export async function deliverAlertNotifications(
           deliveredAt: new Date(),
           lastStatusCode: result.status,
           lastError: null,
+          lastResponse: null,
         },
       });
       counts.delivered++;
@@ -86,6 +87,7 @@ export async function deliverAlertNotifications(
         status: final ? "failed" : "pending",
         lastStatusCode: result.status,
         lastError: `${result.error}${cp ? ` (${cp.name})` : ""}${final ? why : ""}`.slice(0, 2000),
+        lastResponse: result.response?.slice(0, 300) ?? null,
         nextAttemptAt: new Date(
           Date.now() +
             Math.max(notificationRetryDelay(n.attempts, baseMs), Math.min(result.retryAfterMs ?? 0, 600_000)),

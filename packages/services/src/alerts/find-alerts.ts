@@ -55,7 +55,10 @@ export interface TAlertDelivery {
   kind: string;
   status: string;
   attempts: number;
+  /** What went wrong, the receiver's status only. */
   lastError: string | null;
+  /** The start of the receiver's answer: for the pipeline's owners and operators (receivers/). */
+  lastResponse: string | null;
   to: string | null;
 }
 
@@ -78,6 +81,7 @@ const EPISODE_INCLUDE = {
       status: true,
       attempts: true,
       lastError: true,
+      lastResponse: true,
       contactPointId: true,
       teamId: true,
       contactPoint: { select: { name: true, kind: true } },
@@ -116,6 +120,7 @@ function view(e: TEpisodeRow, silences: { pipelineId: string | null; ruleId: str
       status: n.status,
       attempts: n.attempts,
       lastError: n.lastError,
+      lastResponse: n.lastResponse,
       to: n.contactPoint ? `${n.contactPoint.name} (${n.contactPoint.kind})` : null,
     });
   }
@@ -310,6 +315,8 @@ export interface TAlertNotificationView {
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
+  /** The start of the receiver's answer: for operators and admins (receivers/). */
+  lastResponse: string | null;
   createdAt: Date;
   deliveredAt: Date | null;
   nextAttemptAt: Date;
@@ -334,6 +341,7 @@ export async function findAlertNotifications(
     attempts: n.attempts,
     lastStatusCode: n.lastStatusCode,
     lastError: n.lastError,
+    lastResponse: n.lastResponse,
     createdAt: n.createdAt,
     deliveredAt: n.deliveredAt,
     nextAttemptAt: n.nextAttemptAt,

@@ -211,8 +211,10 @@ describe("contact points", () => {
     const by = Object.fromEntries(rows.map((r) => [r.contactPoint!.kind, r]));
     expect(by.slack).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: 404 });
     expect(by.slack!.lastError).toBe(
-      "HTTP 404: no_service (Slack refused the message: check the webhook URL is still installed and its channel exists) (#payments-oncall) — not retried: the receiver refused the request itself",
+      "HTTP 404 (Slack refused the message: check the webhook URL is still installed and its channel exists) (#payments-oncall) — not retried: the receiver refused the request itself",
     );
+    // The receiver's own words are kept apart (shown only to who runs the pipeline).
+    expect(by.slack!.lastResponse).toBe("no_service");
     expect(by.email).toMatchObject({ status: "failed", attempts: 1, lastStatusCode: 550 });
     expect(by.email!.lastError).toContain("no such mailbox");
     expect(by.pagerduty).toMatchObject({ status: "pending", lastStatusCode: 429 });
@@ -220,7 +222,8 @@ describe("contact points", () => {
     expect(by.webhook).toMatchObject({
       status: "pending",
       lastStatusCode: 503,
-      lastError: "HTTP 503: down for maintenance (incident bridge)",
+      lastError: "HTTP 503 (incident bridge)",
+      lastResponse: "down for maintenance",
     });
     // The Admin page shows each contact point's last error and what is retrying.
     const views = await findContactPoints(db, [teamId]);

@@ -54,7 +54,7 @@ export async function findContactPoints(db: PrismaClient, teamIds?: string[]): P
       where: { contactPointId: { in: ids }, lastError: { not: null } },
       orderBy: { id: "desc" },
       distinct: ["contactPointId"],
-      select: { contactPointId: true, lastError: true, lastAttemptAt: true },
+      select: { contactPointId: true, lastError: true, lastResponse: true, lastAttemptAt: true },
     }),
     db.alertNotification.groupBy({
       by: ["contactPointId"],
@@ -78,7 +78,15 @@ export async function findContactPoints(db: PrismaClient, teamIds?: string[]): P
       enabled: p.enabled,
       createdBy: p.createdBy,
       lastDeliveredAt: lastOk.get(p.id) ?? null,
-      lastError: bad?.lastError ? { at: bad.lastAttemptAt, error: bad.lastError } : null,
+      // The Admin page (admins only): with what the receiver answered.
+      lastError: bad?.lastError
+        ? {
+            at: bad.lastAttemptAt,
+            error: bad.lastResponse
+              ? `${bad.lastError} — the receiver said: ${bad.lastResponse}`
+              : bad.lastError,
+          }
+        : null,
       retrying: stuck.get(p.id) ?? 0,
       history: p.notifications.map((n) => ({
         id: String(n.id),

@@ -27,7 +27,8 @@ export async function postJson(
       ok: false,
       status: res.status,
       body: text,
-      error: `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`,
+      // The status only: the body (which can say anything) travels apart, for those who may see it.
+      error: `HTTP ${res.status}`,
       retryAfterMs: retryAfter(res.headers.get("retry-after")),
     };
   } catch (err) {

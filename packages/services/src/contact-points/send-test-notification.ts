@@ -48,6 +48,7 @@ export async function sendTestNotification(
         lastAttemptAt: now,
         lastStatusCode: result.status,
         lastError: result.ok ? null : result.error.slice(0, 2000),
+        lastResponse: result.ok ? null : (result.response?.slice(0, 300) ?? null),
         deliveredAt: result.ok ? new Date() : null,
         payload: facts as unknown as Prisma.InputJsonValue,
       },
@@ -60,5 +61,10 @@ export async function sendTestNotification(
   });
   return result.ok
     ? { delivered: true, error: null, status: result.status }
-    : { delivered: false, error: result.error, status: result.status };
+    : // An admin sent it (the Admin page): the receiver's answer is theirs to see.
+      {
+        delivered: false,
+        error: result.response ? `${result.error} — the receiver said: ${result.response}` : result.error,
+        status: result.status,
+      };
 }

@@ -32,7 +32,16 @@ export interface TSendOptions {
 
 export type TSendResult =
   | { ok: true; status: number | null }
-  | { ok: false; status: number | null; error: string; permanent: boolean; retryAfterMs: number | null };
+  | {
+      ok: false;
+      status: number | null;
+      /** What went wrong, without the receiver's answer. */
+      error: string;
+      /** The start of the receiver's answer, if it sent one (shown only to who may see it). */
+      response?: string | null;
+      permanent: boolean;
+      retryAfterMs: number | null;
+    };
 
 export async function sendToContactPoint(
   cp: TContactPointTarget,
@@ -100,6 +109,7 @@ function classify(a: THttpAnswer, kind: "webhook" | "slack" | "pagerduty"): TSen
     ok: false,
     status: a.status,
     error: `${a.error}${hint}`,
+    response: a.body || null,
     permanent: !retriable,
     retryAfterMs: a.retryAfterMs,
   };

@@ -19,7 +19,13 @@ export interface TWebhookDeliveryView {
   status: TWebhookDeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
+  /** What went wrong, the receiver's status only (never its body). */
   lastError: string | null;
+  /**
+   * The start of the receiver's last answer (it can say anything — an internal service's banner, a
+   * stack trace): for the pipeline's owners and operators only (receivers/without-receiver-answers.ts).
+   */
+  lastResponse: string | null;
   /** The batch that first claimed the key. */
   batchId: number;
   createdAt: Date;
@@ -67,6 +73,7 @@ export async function findWebhookDeliveries(
       attempts: r.attempts,
       lastStatusCode: r.lastStatusCode,
       lastError: r.lastError,
+      lastResponse: r.lastResponse,
       batchId: Number(r.batchId),
       createdAt: r.createdAt,
       lastAttemptAt: r.lastAttemptAt,

@@ -89,6 +89,9 @@ export function AlertRow({ alert: a, canRespond }: { alert: TAlertView; canRespo
               {d.kind} {d.to ? `to ${d.to}` : "notification"} {d.status}
               {d.status === "pending" && d.lastError ? ` (retrying after ${d.attempts} attempts)` : ""}
               {d.lastError && d.status !== "delivered" ? `: ${d.lastError}` : ""}
+              {d.lastResponse && d.status !== "delivered" ? (
+                <span className="mono"> — the receiver said: {d.lastResponse}</span>
+              ) : null}
             </li>
           ))}
         </ul>

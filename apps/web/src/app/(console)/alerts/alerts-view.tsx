@@ -156,6 +156,9 @@ export function AlertsView({
                   <td className="num">{n.attempts}</td>
                   <td className="small wrap-anywhere">
                     {n.lastError ?? (n.lastStatusCode ? `HTTP ${n.lastStatusCode}` : "—")}
+                    {n.lastResponse && n.status !== "delivered" ? (
+                      <div className="mono muted">The receiver said: {n.lastResponse}</div>
+                    ) : null}
                   </td>
                 </tr>
               ))}

@@ -126,7 +126,14 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
                   <tr key={d.key}>
                     <td className="mono">{d.key}</td>
                     <td className="num">{d.attempts}</td>
-                    <td className="small">{d.lastError ?? "—"}</td>
+                    <td className="small">
+                      {d.lastError ?? "—"}
+                      {d.lastResponse ? (
+                        <div className="mono muted" data-testid="receiver-answer">
+                          The receiver said: {d.lastResponse}
+                        </div>
+                      ) : null}
+                    </td>
                     <td className="muted">{d.lastAttemptAt ? dateTime.format(d.lastAttemptAt) : "—"}</td>
                     <td>
                       <button
@@ -143,6 +150,9 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
                 ))}
               </tbody>
             </table>
+          ) : null}
+          {failed.data?.receiverAnswers === "hidden" ? (
+            <p className="muted small">{failed.data.receiverAnswersHidden}</p>
           ) : null}
           {failed.data && failed.data.deliveries.length < counts.failed ? (
             <p className="muted small">

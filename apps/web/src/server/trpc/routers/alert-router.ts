@@ -1,10 +1,12 @@
 // Alerts: reads for everyone signed in (the Alerts page, a pipeline's rules and history, the fleet's
-// firing counts, notification deliveries); acknowledging, resolving and silencing for operators (any
+// firing counts, notification deliveries — what receivers answered only to who runs the pipeline); acknowledging, resolving and silencing for operators (any
 // pipeline) and owners (their teams'), rules for owners of the pipeline's team. Every change is
 // audited by the service in its own transaction, with the signed-in user.
+import type { PrismaClient } from "@sluice/db";
 import {
   acknowledgeAlert,
   AlertChangeError,
+  authorizeAction,
   endSilence,
   findAlertNotifications,
   findAlerts,
@@ -13,6 +15,7 @@ import {
   resolveAlert,
   silenceAlerts,
   updateAlertRule,
+  withoutReceiverAnswers,
   ZFindAlertsInput,
   type TAlertActor,
   type TActor,
@@ -47,13 +50,33 @@ async function change<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Whether the caller runs this pipeline's alerts (its owners, operators, admins) — who may see what
+ * receivers answered (docs/security.md). `null`: every pipeline's, i.e. operators and admins.
+ */
+async function respondsTo(db: PrismaClient, user: TActor, pipeline: string | null): Promise<boolean> {
+  if (pipeline === null) return user.role === "operator" || user.role === "admin";
+  return (await authorizeAction(db, user, "alert.respond", { pipeline })).ok;
+}
+
 const pipelineTarget = (input: { pipeline: string | null }) =>
   input.pipeline ? { pipeline: input.pipeline } : null;
 
 export const alertRouter = {
   list: roleProcedure("viewer")
     .input(ZFindAlertsInput)
-    .query(({ ctx, input }) => findAlerts(ctx.db, input)),
+    .query(async ({ ctx, input }) => {
+      const alerts = await findAlerts(ctx.db, input);
+      // Receivers' answers per alert: only where the caller runs the alert's pipeline.
+      const runs = new Map<string | null, Promise<boolean>>();
+      const mayRun = (pipeline: string | null) => {
+        if (!runs.has(pipeline)) runs.set(pipeline, respondsTo(ctx.db, ctx.user, pipeline));
+        return runs.get(pipeline)!;
+      };
+      return Promise.all(
+        alerts.map(async (a) => ((await mayRun(a.pipeline)) ? a : withoutReceiverAnswers(a))),
+      );
+    }),
 
   forPipeline: roleProcedure("viewer")
     .input(ZAlertPipelineInputSchema)
@@ -61,12 +84,17 @@ export const alertRouter = {
       const found = await getPipelineAlerts(ctx.db, input.pipeline);
       if (!found)
         throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
-      return found;
+      return (await respondsTo(ctx.db, ctx.user, input.pipeline)) ? found : withoutReceiverAnswers(found);
     }),
 
   firingByPipeline: roleProcedure("viewer").query(({ ctx }) => findFiringAlertsByPipeline(ctx.db)),
 
-  notifications: roleProcedure("viewer").query(({ ctx }) => findAlertNotifications(ctx.db, { limit: 30 })),
+  // Every team's recent notifications: the receivers' answers for those who respond to every
+  // pipeline's alerts (operators, admins).
+  notifications: roleProcedure("viewer").query(async ({ ctx }) => {
+    const found = await findAlertNotifications(ctx.db, { limit: 30 });
+    return (await respondsTo(ctx.db, ctx.user, null)) ? found : withoutReceiverAnswers(found);
+  }),
 
   acknowledge: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(
     ({ ctx, input }) => change(() => acknowledgeAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),

@@ -1,12 +1,15 @@
-// Webhook deliveries: what the ledger holds per pipeline (viewers) and re-queueing failed deliveries
+// Webhook deliveries: what the ledger holds per pipeline (viewers; the receivers' answers, which can
+// say anything, only to the pipeline's owners and operators) and re-queueing failed deliveries
 // once the receiver is fixed (operators for any pipeline, owners for their teams' pipelines: it causes
 // external side effects again). The re-queue is recorded with the signed-in user as the actor; the
 // workers running the pipeline do the sending.
 import {
+  authorizeAction,
   findWebhookDeliveries,
   requeueFailedWebhookDeliveries,
   summarizeWebhookDeliveries,
   WebhookRequeueError,
+  withoutReceiverAnswers,
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
@@ -29,7 +32,15 @@ export const webhookRouter = {
       });
       if (!found)
         throw new TRPCError({ code: "NOT_FOUND", message: `No pipeline named "${input.pipeline}".` });
-      return found;
+      // The receivers' answers only to those who run this pipeline: the same people who may re-send.
+      const mayRun = await authorizeAction(ctx.db, ctx.user, "webhook.requeue", { pipeline: input.pipeline });
+      return mayRun.ok
+        ? { ...found, receiverAnswers: "shown" as const }
+        : {
+            ...withoutReceiverAnswers(found),
+            receiverAnswers: "hidden" as const,
+            receiverAnswersHidden: `The receiver's answers are shown to the pipeline's owners and operators only: ${mayRun.message}`,
+          };
     }),
 
   requeue: actionProcedure("webhook.requeue", ZWebhookRequeueInputSchema, (input) => ({
