@@ -5,7 +5,12 @@ import { createTRPCClient, httpBatchLink, httpLink, splitLink } from "@trpc/clie
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
+import { z } from "zod";
 import type { AppRouter } from "@/server/trpc/root";
+
+// The console's Content-Security-Policy allows no eval: zod would otherwise probe for it (`Function("")`)
+// the first time it parses in the browser — harmless, but a policy violation on every page load.
+z.config({ jitless: true });
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
 
