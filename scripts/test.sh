@@ -21,6 +21,8 @@ step typecheck npx tsc --noEmit -p tsconfig.json
 step lint npx eslint . --max-warnings 0
 # knip: no workspace lists a dependency it does not use (~40 s wall, ~9 s CPU).
 step "unused dependencies" npx knip --no-progress
+# dependency-cruiser (.dependency-cruiser.cjs): the allowed arrows between packages, no cycles (~40 s wall, ~9 s CPU).
+step "import boundaries" npm run -s boundaries
 step format npx prettier --check . --log-level warn
 results="$sluice_root/.data/test-results"
 rm -rf "$results" && mkdir -p "$results"

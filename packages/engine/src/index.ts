@@ -4,9 +4,9 @@ export {
   PipelineRunner,
   type BatchResult,
   type EngineResources,
-  type EngineLogger,
   type RunnerOptions,
 } from "./runner/pipeline-runner";
+export type { EngineLogger } from "./runner/engine-logger";
 export { formatProgressLine, type BatchProgress } from "./runner/progress";
 export type { LatencyPercentiles } from "./runner/latency";
 export {
@@ -44,7 +44,8 @@ export {
 export { dryRunBatch, type DryRunResult, type DryRunRow } from "./dry-run/dry-run-batch";
 export { readSample, type Sample, type SampleRequest } from "./dry-run/read-sample";
 export type { RowVerdict } from "./batch/process-batch";
-export { registerPipelineVersionIn, type SqlClient } from "./store/register-version";
+export { registerPipelineVersionIn } from "./store/register-version";
+export type { SqlClient } from "./store/sql-client";
 export { claimName, SinkClaimError, sinkClaimRefusals } from "./store/sink-claims";
 export { migrateSinkTable, sinkTableChanges, type SinkTableChanges } from "./store/migrate-sink-table";
 export {

@@ -127,11 +127,10 @@ export {
   stateCompatibility,
   outputContinuations,
   outputPairs,
-  STATE_KINDS,
   type TStateCompatibility,
   type TStateFinding,
-  type TStateKind,
 } from "./state-compatibility";
+export { STATE_KINDS, type TStateKind } from "./state-checks";
 export {
   classifyContractChange,
   type TContractChange,

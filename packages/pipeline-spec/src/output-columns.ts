@@ -4,7 +4,7 @@ import type { TAggregate } from "./aggregate-schema";
 import { SCD2_COLUMNS, type TCdc } from "./cdc-schema";
 import { contractColumns, type TColumn, type TContract, type TFieldSpec } from "./contract";
 import type { TMeasure } from "./measure";
-import type { TTransform } from "./spec-schema";
+import type { TTransform } from "./row-schema";
 
 export const WINDOW_COLUMNS = ["window_start", "window_end"] as const;
 

@@ -4,9 +4,12 @@ import type { TAggregate } from "./aggregate-schema";
 import type { TCdc } from "./cdc-schema";
 import { issue, type TSpecIssue } from "./errors";
 import { aggregateResultKey, cdcResultKey } from "./output-columns";
+import type { TDedupe } from "./dedupe-schema";
 import type { TOutputSection } from "./outputs-schema";
-import type { TDedupe, TResolvedOutput } from "./spec-schema";
 import type { TResolvedSink, TSinkMode, TSinkSection } from "./sink-schema";
+
+/** An output after defaults that depend on the rest of the spec: its sink's mode and keys resolved. */
+export type TResolvedOutput = Omit<TOutputSection, "sink"> & { sink: TResolvedSink };
 
 export interface TSinkContext {
   sink: TSinkSection;

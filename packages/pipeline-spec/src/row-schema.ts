@@ -18,3 +18,4 @@ export const ZTransform = z.strictObject({
   /** The contract fields written to the sink, in this order (default: all). */
   select: ZColumnList.optional(),
 });
+export type TTransform = z.output<typeof ZTransform>;

@@ -6,38 +6,20 @@ import { z } from "zod";
 import { ZAggregate } from "./aggregate-schema";
 import { ZCdc } from "./cdc-schema";
 import { ZContract } from "./contract";
-import { canonicalDuration, durationProblem, parseDuration } from "./duration";
-import { resolveSinks } from "./resolve-sink";
+import { ZDedupe } from "./dedupe-schema";
+import { resolveSinks, type TResolvedOutput } from "./resolve-sink";
 import { ZSink, type TResolvedSink } from "./sink-schema";
 import { ZTargets } from "./targets";
 import { ZEventTime, ZKafkaSource, ZSource } from "./source-schema";
 import { ZExpectation, ZTransform } from "./row-schema";
 import { ZJoin } from "./join-schema";
-import { ZOutputs, type TOutputSection } from "./outputs-schema";
-import { ZColumnList, ZPositiveDuration, ZSlug, exactlyOneOf } from "./spec-primitives";
+import { ZOutputs } from "./outputs-schema";
+import { ZPositiveDuration, ZSlug, exactlyOneOf } from "./spec-primitives";
 
 export { ZEventTime, ZKafkaSource, ZSource } from "./source-schema";
-export { EXPECTATION_ACTIONS, ZExpectation, ZTransform } from "./row-schema";
-
-export const ZDedupe = z.strictObject({
-  key: ZColumnList,
-  /** "watermark": keys are kept until the watermark passes their event time; a duration: kept that long. */
-  within: z
-    .union([z.string(), z.number()], { error: "within must be watermark or a duration such as 24h" })
-    .transform((value, ctx) => {
-      if (value === "watermark") return value;
-      const problem = durationProblem(value) ?? (parseDuration(value) === 0 ? "0 keeps nothing" : undefined);
-      if (problem) {
-        ctx.issues.push({
-          code: "custom",
-          input: value,
-          message: `within must be watermark or a duration such as 24h: ${problem}`,
-        });
-        return z.NEVER;
-      }
-      return canonicalDuration(value);
-    }),
-});
+export { EXPECTATION_ACTIONS, ZExpectation, ZTransform, type TTransform } from "./row-schema";
+export { ZDedupe, type TDedupe } from "./dedupe-schema";
+export type { TResolvedOutput } from "./resolve-sink";
 
 export type TTrigger =
   { every: string; availableNow?: undefined } | { availableNow: true; every?: undefined };
@@ -79,9 +61,6 @@ export const ZPipelineSpecShape = z.strictObject(SPEC_SECTIONS);
 export type TSpecSections = z.output<typeof ZPipelineSpecShape>;
 export type TPipelineSpecInput = z.input<typeof ZPipelineSpecShape>;
 
-/** An output after defaults that depend on the rest of the spec: its sink's mode and keys resolved. */
-export type TResolvedOutput = Omit<TOutputSection, "sink"> & { sink: TResolvedSink };
-
 /**
  * A valid, normalized spec: defaults filled in, durations canonical, sink mode and keys resolved.
  * Exactly one of `sink` and `outputs` is set; `outputViews` (output-views.ts) gives every output,
@@ -115,7 +94,5 @@ export const ZPipelineSpec = ZPipelineSpecShape.transform((sections, ctx): TPipe
 });
 
 export type TEventTime = z.output<typeof ZEventTime>;
-export type TDedupe = z.output<typeof ZDedupe>;
 export type TExpectation = z.output<typeof ZExpectation>;
-export type TTransform = z.output<typeof ZTransform>;
 export type TKafkaSource = z.output<typeof ZKafkaSource>;

@@ -5,7 +5,14 @@ import type { TSpecChange } from "./diff";
 import { parseDuration } from "./duration";
 import { formatMeasure, type TMeasure } from "./measure";
 import type { TPipelineSpec, TSingleOutputSpec } from "./spec-schema";
-import type { TStateKind } from "./state-compatibility";
+
+export const STATE_KINDS = ["checkpoint", "sink", "dedup", "window", "cdc", "webhookLedger", "join"] as const;
+/**
+ * checkpoint: source offsets and watermark; sink: the result the checkpoint vouches for (its table,
+ * key and mode); dedup, window, cdc: the operators' state; webhookLedger: deliveries, kept per pipeline;
+ * join: the dimension's versions and offsets, and the rows waiting for it.
+ */
+export type TStateKind = (typeof STATE_KINDS)[number];
 
 export interface Context {
   before: TSingleOutputSpec;

@@ -17,16 +17,10 @@ import {
   checkWebhookLedger,
   checkWindows,
   describe,
+  STATE_KINDS,
   type Context,
+  type TStateKind,
 } from "./state-checks";
-
-export const STATE_KINDS = ["checkpoint", "sink", "dedup", "window", "cdc", "webhookLedger", "join"] as const;
-/**
- * checkpoint: source offsets and watermark; sink: the result the checkpoint vouches for (its table,
- * key and mode); dedup, window, cdc: the operators' state; webhookLedger: deliveries, kept per pipeline;
- * join: the dimension's versions and offsets, and the rows waiting for it.
- */
-export type TStateKind = (typeof STATE_KINDS)[number];
 
 export interface TStateFinding {
   state: TStateKind;

@@ -10,11 +10,7 @@ export { startOidcProvider, type TRunningOidcProvider } from "./oidc/start-oidc-
 export { TEST_IDENTITIES, TEST_OIDC_CLIENT, type TTestIdentity } from "./oidc/test-identities";
 export { createTestUsers, type TTestUser } from "./users";
 export { testProcessEnv } from "./outbound-env";
-export {
-  startOnCallReceiver,
-  type TOnCallReceiver,
-  type TReceivedPage,
-  type TChannel,
-} from "./receivers/start-on-call-receiver";
+export { startOnCallReceiver, type TOnCallReceiver } from "./receivers/start-on-call-receiver";
+export type { TReceivedPage, TChannel } from "./receivers/received-page";
 export { checkSlackMessage } from "./receivers/check-slack-message";
 export { checkPagerDutyEvent } from "./receivers/check-pagerduty-event";

@@ -1,4 +1,5 @@
-// How chart values read: rates, counts, durations, bytes and shares (one place for every chart).
+// How chart values read: rates, counts, durations, bytes and shares (one place for every chart), and the
+// console's points in time.
 const compact = new Intl.NumberFormat("en-GB", { notation: "compact", maximumFractionDigits: 1 });
 const exact = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 2 });
 const clock = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
@@ -62,4 +63,9 @@ export function formatClock(t: number | Date): string {
 
 export function formatInstant(t: number | Date): string {
   return full.format(t);
+}
+
+/** A date and time, local (medium style), "—" for none: the console's <Time> (components/time.tsx). */
+export function formatTime(d: Date | null | undefined): string {
+  return d ? full.format(d) : "—";
 }

@@ -4,7 +4,7 @@
 // receives are the join's), with the pipeline's expectations and filter left out — they ran before
 // the join, on the source's rows.
 import { compileSpec, outputViews, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
-import { openResult, type OpenedResult, type ResultContext } from "../operator/open-result";
+import { openResult, type OpenedResult, type ResultContext } from "../runner/open-result";
 import { outputTiming, type OutputTiming } from "./output-time";
 
 export interface OpenedOutput {

@@ -11,7 +11,7 @@ import { processBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
 import { advanceTime, NO_INPUT, unchangedTime, type TimedBatch } from "./advance-time";
-import type { WebhookTuning } from "../operator/open-result";
+import type { WebhookTuning } from "./open-result";
 import { openResultStep, type ResultStep } from "./result-step";
 import { prepareReplayBatch } from "./prepare-replay";
 import { planBatch, startingOffsets } from "../plan/plan-batch";
@@ -36,14 +36,7 @@ import { commitBatch } from "../store/commit-batch";
 import { lookupSeenKeys, stopForExpectations } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
-
-export interface EngineLogger {
-  /** What helps debugging only (optional: a logger without it drops those lines). */
-  debug?(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+import type { EngineLogger } from "./engine-logger";
 
 /** What the engine needs from outside; it never reads env or knows about HTTP. */
 export interface EngineResources {

@@ -12,7 +12,7 @@ import { processBatch, type ProcessedBatch } from "../batch/process-batch";
 import { planBatch } from "../plan/plan-batch";
 import type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "../source/source";
 import type { Checkpoint } from "../store/checkpoint-store";
-import type { EngineLogger } from "./pipeline-runner";
+import type { EngineLogger } from "./engine-logger";
 import type { CommitReplay } from "../store/commit-batch";
 import type { ReplayPlan } from "../store/replay-store";
 

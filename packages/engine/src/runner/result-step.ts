@@ -9,7 +9,7 @@ import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import type { ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
 import { ConfigurationError } from "../errors";
 import { JoinOperator } from "../join/join-operator";
-import { openResult, type ResultContext } from "../operator/open-result";
+import { openResult, type ResultContext } from "./open-result";
 import { applyPrepared } from "../operator/result-operator";
 import { openOutputs } from "../output/open-outputs";
 import { KafkaSource } from "../source/kafka-source";

@@ -15,7 +15,7 @@ import {
   type TPipelineSpec,
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
-import type { SqlClient } from "./register-version";
+import type { SqlClient } from "./sql-client";
 
 const WIDENINGS: Record<string, string[]> = {
   bigint: ["numeric", "double precision"],

@@ -20,6 +20,7 @@ import {
   type TPipelineSpec,
   type TStateFinding,
 } from "@sluice/pipeline-spec";
+import type { SqlClient } from "./sql-client";
 import {
   continuationRefusal,
   freshStateRefusal,
@@ -55,19 +56,6 @@ export interface RegisterOptions {
 }
 
 const newId = () => `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
-
-/**
- * The SQL a registration needs: a pg client, or an adapter over another driver's transaction (the
- * console applies an approved schema change inside its Prisma transaction, @sluice/services
- * change-requests/prisma-sql-client.ts), so that approving, registering and moving the runs commit
- * together or not at all.
- */
-export interface SqlClient {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    text: string,
-    values?: unknown[],
-  ): Promise<{ rows: R[]; rowCount: number | null }>;
-}
 
 export async function registerPipelineVersion(
   pool: pg.Pool,

@@ -11,7 +11,7 @@ import {
   type TPipelineSpec,
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
-import type { SqlClient } from "./register-version";
+import type { SqlClient } from "./sql-client";
 
 /** Registration refused: the spec writes a table another pipeline owns, or one Sluice did not create. */
 export class SinkClaimError extends ConfigurationError {}

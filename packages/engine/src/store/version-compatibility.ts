@@ -15,7 +15,7 @@ import {
   type TStateKind,
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
-import type { SqlClient } from "./register-version";
+import type { SqlClient } from "./sql-client";
 
 type Db = SqlClient;
 

@@ -4,12 +4,8 @@ import { Kafka, logLevel } from "kafkajs";
 import pg from "pg";
 import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
-import {
-  PipelineRunner,
-  type EngineLogger,
-  type EngineResources,
-  type RunnerOptions,
-} from "../runner/pipeline-runner";
+import type { EngineLogger } from "../runner/engine-logger";
+import { PipelineRunner, type EngineResources, type RunnerOptions } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../runner/progress";
 import { registerPipelineVersion } from "../store/register-version";
 

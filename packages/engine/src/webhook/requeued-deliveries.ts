@@ -12,7 +12,7 @@
 // Why not inside a batch? A batch's outcomes account for its input rows, and a resend has none; and a
 // caught-up runner does not reach its operator at all, so a quiet pipeline would never resend.
 import { compileSpec, outputViews, type TPipelineSpec } from "@sluice/pipeline-spec";
-import { openWebhook, type ResultContext } from "../operator/open-result";
+import { openWebhook, type ResultContext } from "../runner/open-result";
 
 /** At most this many re-queued deliveries per call (a batch turn): the rest go in the next ones. */
 export const REQUEUED_PER_TURN = 100;

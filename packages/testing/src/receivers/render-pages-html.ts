@@ -1,6 +1,6 @@
 // The on-call receiver's page: what was paged, newest first, and the state of every PagerDuty incident
 // — plain HTML (escaped text, no script), refreshing itself every 5 seconds.
-import type { TReceivedPage } from "./start-on-call-receiver";
+import type { TReceivedPage } from "./received-page";
 
 const esc = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);

@@ -11,23 +11,7 @@ import { SMTPServer } from "smtp-server";
 import { checkPagerDutyEvent } from "./check-pagerduty-event";
 import { checkSlackMessage } from "./check-slack-message";
 import { renderPagesHtml } from "./render-pages-html";
-
-export type TChannel = "slack" | "pagerduty" | "webhook" | "email";
-
-export interface TReceivedPage {
-  n: number;
-  at: string;
-  channel: TChannel;
-  /** The Slack channel, the PagerDuty routing key's first 6 characters, the webhook's name, the recipients. */
-  to: string;
-  /** trigger / acknowledge / resolve, the webhook event's type, or an email's subject's tag. */
-  action: string;
-  /** PagerDuty's dedup_key, the webhook's X-Sluice-Notification, an email's Message-ID. */
-  key: string;
-  summary: string;
-  /** The request body (JSON) or the parsed email (subject, text, headers). */
-  body: unknown;
-}
+import type { TChannel, TReceivedPage } from "./received-page";
 
 export interface TOnCallReceiver {
   httpUrl: string;

@@ -14,7 +14,7 @@ import {
 } from "@sluice/services";
 import { APIError, createAuthMiddleware, getSessionFromCtx, isAPIError } from "better-auth/api";
 import { z } from "zod";
-import type { TAuthDeps } from "./create-auth";
+import type { TAuthDeps } from "./auth-deps";
 import { issueDeviceCookie, readDeviceCookie } from "./device-cookie";
 import { requestOrigin } from "./request-origin";
 import { SSO_PROVIDER_ID } from "./sso-config";

@@ -3,26 +3,13 @@
 // Postgres (table sessions, through the library's Prisma adapter), so signing out, a password change
 // or an admin disabling the user ends them at once. No framework imports here: the Next.js route
 // and the integration tests build the same instance.
-import type { PrismaClient } from "@sluice/db";
 import { groupsFromClaim } from "@sluice/services";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
-import type { Logger } from "pino";
+import type { TAuthDeps } from "./auth-deps";
 import { authHooks, sessionCreateHook, validateSsoUser } from "./auth-hooks";
-import { SSO_PROVIDER_ID, type TSsoConfig } from "./sso-config";
-
-export interface TAuthDeps {
-  db: PrismaClient;
-  secret: string;
-  publicUrl: string;
-  trustedOrigins: string[];
-  sessionTtlHours: number;
-  sso: TSsoConfig | null;
-  logger: Logger;
-  /** Sign-ins per client address per minute (default 10); one address can be many people behind a NAT. */
-  signInsPerAddressPerMinute?: number;
-}
+import { SSO_PROVIDER_ID } from "./sso-config";
 
 /** Per client address, on the sign-in endpoints (the per-account limit is in auth-hooks.ts). */
 export const SIGN_IN_RATE_LIMIT = { window: 60, max: 10 } as const;

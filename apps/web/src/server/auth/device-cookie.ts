@@ -6,7 +6,7 @@
 // account, a forged or altered one counts as no cookie.
 import { randomBytes } from "node:crypto";
 import type { createAuthMiddleware } from "better-auth/api";
-import type { TAuthDeps } from "./create-auth";
+import type { TAuthDeps } from "./auth-deps";
 
 type TMiddlewareCtx = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 

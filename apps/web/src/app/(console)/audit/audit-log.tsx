@@ -4,7 +4,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAuditEventView, TFindAuditEventsInput } from "@sluice/services";
 import { useState, type FormEvent } from "react";
-import { Time } from "../pipelines/[name]/time";
+import { Time } from "@/components/time";
 import { useTRPC } from "@/trpc/react";
 
 type TFilters = {

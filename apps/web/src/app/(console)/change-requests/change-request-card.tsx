@@ -8,7 +8,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { TChangeRequestView, TResetImpact } from "@sluice/services";
 import Link from "next/link";
 import { useState } from "react";
-import { Time } from "../pipelines/[name]/time";
+import { Time } from "@/components/time";
 import { useTRPC } from "@/trpc/react";
 import { SchemaChangeDetails } from "./schema-change-details";
 

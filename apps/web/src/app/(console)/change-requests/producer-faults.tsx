@@ -9,7 +9,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TProducerFault } from "@sluice/services";
 import Link from "next/link";
 import { useState } from "react";
-import { Time } from "../pipelines/[name]/time";
+import { Time } from "@/components/time";
 import { useTRPC } from "@/trpc/react";
 
 const typeSet = (types: Record<string, number>) =>

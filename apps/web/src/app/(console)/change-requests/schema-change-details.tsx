@@ -5,7 +5,7 @@
 // and how many of the old version's quarantined rows the new contract accepts, offered for replay.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAppliedSchemaChange, TChangeRequestView, TSchemaChangeImpact } from "@sluice/services";
-import { Time } from "../pipelines/[name]/time";
+import { Time } from "@/components/time";
 import { useTRPC } from "@/trpc/react";
 
 interface TObserved {

@@ -3,7 +3,7 @@ import type { TBatchSummary } from "@sluice/services";
 import Link from "next/link";
 import { batchHref } from "./links";
 import { formatCount, formatDuration } from "./format";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 
 export function BatchHistory({
   batches,

@@ -9,7 +9,7 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { ResetImpact } from "../../change-requests/change-request-card";
 import { useTRPC } from "@/trpc/react";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 
 type TKind = "earliest" | "latest" | "timestamp" | "offsets";
 

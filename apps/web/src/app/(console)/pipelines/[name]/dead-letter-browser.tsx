@@ -16,7 +16,7 @@ import { FilterSelect } from "@/components/filter-select";
 import { formatCount } from "./format";
 import { DeadLetters, type TReasonGroupChoice } from "./dead-letters";
 import { batchHref } from "./links";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 
 type TFilter = Omit<TDeadLetterFilter, "pipeline" | "ids">;
 type TOutcome = "dead_letter" | "quarantined" | "late";

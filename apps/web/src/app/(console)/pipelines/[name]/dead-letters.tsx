@@ -6,7 +6,7 @@ import type { TDeadLetterOutcome, TDeadLetterSummary } from "@sluice/services";
 import type { ReactNode } from "react";
 import { EmptyState } from "@/components/empty-state";
 import { formatCount } from "./format";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 
 const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = {
   dead_letter: "dead letter",

@@ -1,7 +1,6 @@
-// Formatting for the pipeline page: counts with separators, bytes, durations and times (local, like the
-// rest of the console; the exact ISO instant is in each <time>'s title).
+// Formatting for the pipeline page: counts with separators, bytes and durations (points in time are
+// components/time.tsx, for every page).
 const count = new Intl.NumberFormat("en-GB");
-const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
 
 export function formatCount(n: number | null | undefined): string {
   return n === null || n === undefined ? "—" : count.format(n);
@@ -18,8 +17,4 @@ export function formatDuration(ms: number | null | undefined): string {
   if (m < 60) return `${m.toFixed(m < 10 ? 1 : 0)} min`;
   const h = m / 60;
   return h < 48 ? `${h.toFixed(h < 10 ? 1 : 0)} h` : `${Math.round(h / 24)} d`;
-}
-
-export function formatTime(d: Date | null | undefined): string {
-  return d ? dateTime.format(d) : "—";
 }

@@ -4,7 +4,7 @@
 import type { TBatchProgressView, TPipelineDetail } from "@sluice/services";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatDuration } from "./format";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 
 type TEventTime = NonNullable<TPipelineDetail["version"]>["eventTime"];
 

@@ -3,7 +3,7 @@
 import type { TCheckpointView } from "@sluice/services";
 import { formatMs, formatValue } from "@/charts/format";
 import { Ago } from "@/components/since";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 
 export function OffsetsTable({ view }: { view: TCheckpointView }) {
   return (

@@ -15,7 +15,7 @@ import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLettersPanel } from "./dead-letter-browser";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
-import { Time } from "./time";
+import { Time } from "@/components/time";
 import { VersionHistory } from "./version-history";
 import { useDashboardRange } from "./use-dashboard-range";
 

@@ -8,7 +8,7 @@ import { formatBytes, formatMs, formatValue } from "@/charts/format";
 import { EmptyState } from "@/components/empty-state";
 import { useTRPC } from "@/trpc/react";
 import { batchHref, deadLettersHref, pipelineHref } from "../../links";
-import { Time } from "../../time";
+import { Time } from "@/components/time";
 
 export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: number }) {
   const trpc = useTRPC();

@@ -16,7 +16,7 @@ import { findPipelineId } from "../webhook/delivery-ledger";
 import { WebhookDelivery, type WebhookDeliveryOptions } from "../webhook/webhook-delivery";
 import { WebhookOperator } from "../webhook/webhook-operator";
 import { WindowOperator } from "../window/window-operator";
-import type { ResultOperator } from "./result-operator";
+import type { ResultOperator } from "../operator/result-operator";
 
 export interface OpenedResult {
   /** The ledger's sink table, written by commit-batch (absent when an operator writes the result). */
