@@ -1,6 +1,7 @@
 // @sluice/outbound-http: the one home of Sluice's outbound HTTP (webhook sinks, alert notifications).
 export { addressRefusal, parseAllowlist, type TAllowEntry } from "./address-policy";
 export { OutboundRefusedError } from "./guarded-agent";
+export { outboundFromEnv } from "./outbound-from-env";
 export {
   ANSWER_EXCERPT_CHARS,
   createOutboundHttp,

@@ -4,7 +4,7 @@
 // derived from the deployment's SLUICE_SIGNING_KEY (never stored, never in a spec): a pipeline's
 // webhook sink and a team's alert notifications sign with different keys, and knowing one of them
 // tells nothing about another or about SLUICE_SIGNING_KEY. Receivers get theirs from
-// `sluice webhooks signing-secret` (docs/security.md shows how to verify).
+// `sluice signing-secret` (docs/security.md shows how to verify).
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 

@@ -1,10 +1,12 @@
 // Against real Postgres and a real local on-call receiver: the evaluator's lease fences a stale
 // evaluator out; a fire is queued once however often a tick re-runs; a receiver answering 500 is
 // retried with backoff and the failure is recorded and shown; bad input is refused naming the field.
+// Notifications go out with the test process's outbound settings (127.0.0.1 allowed, a signing key).
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import {
   createTestDatabase,
   startOnCallReceiver,
+  testProcessEnv,
   type TestDatabase,
   type TOnCallReceiver,
 } from "@sluice/testing";
@@ -28,7 +30,7 @@ const admin = {
   actor: { id: "u-admin", email: "admin@sluice.local", name: "Admin", role: "admin" as const, teams: [] },
   from: { origin: "cli" as const },
 };
-const delivery = { env: () => undefined, publicUrl: "http://console.test", smtp: null };
+const delivery = { env: testProcessEnv, publicUrl: "http://console.test", smtp: null };
 const actor = { userId: null, label: "operator@sluice.local", from: { origin: "cli" as const } };
 const KINDS = RULE_KINDS.filter((k) => k !== "no_worker_alive");
 

@@ -44,14 +44,19 @@ export async function deliverAlertNotifications(
   if (claimed.length === 0) return counts;
   const ids = [...new Set(claimed.flatMap((c) => (c.contact_point_id ? [c.contact_point_id] : [])))];
   const points = new Map(
-    (await db.contactPoint.findMany({ where: { id: { in: ids } } })).map((c) => [c.id, c]),
+    (
+      await db.contactPoint.findMany({
+        where: { id: { in: ids } },
+        include: { team: { select: { slug: true } } },
+      })
+    ).map((c) => [c.id, c]),
   );
   // One at a time, in queue order: a fire goes out before its acknowledge and its resolve.
   for (const n of claimed) {
     const cp = n.contact_point_id ? points.get(n.contact_point_id) : undefined;
     const result = cp
       ? await sendToContactPoint(
-          { ...cp, kind: cp.kind as TContactPointKind },
+          { ...cp, kind: cp.kind as TContactPointKind, teamSlug: cp.team.slug },
           n.payload as TNotificationFacts,
           n.dedup_key,
           opts,
@@ -78,9 +83,11 @@ export async function deliverAlertNotifications(
       continue;
     }
     const final = result.permanent || n.attempts >= MAX_ATTEMPTS;
-    const why = result.permanent
-      ? " — not retried: the receiver refused the request itself"
-      : ` — gave up after ${n.attempts} attempts`;
+    const why = result.refused
+      ? " — not retried"
+      : result.permanent
+        ? " — not retried: the receiver refused the request itself"
+        : ` — gave up after ${n.attempts} attempts`;
     await db.alertNotification.update({
       where: { id: n.id },
       data: {

@@ -4,14 +4,18 @@
 // a webhook event; acknowledging it in Sluice → PagerDuty `acknowledge` with the same dedup key (the
 // incident is acknowledged), a Slack message, an email in the same thread; resolving → `resolve`.
 // Refusals that retrying cannot fix fail at once with the receiver's answer; 429 waits for Retry-After;
-// a test notification lands in the contact point's history; secrets never come back.
+// a test notification lands in the contact point's history; secrets never come back. The receiver
+// verifies every HTTP request's signature with the team's secret (standardwebhooks) and refuses others.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
+import { signingSecretFor } from "@sluice/outbound-http";
 import {
   createTestDatabase,
   startOnCallReceiver,
+  testProcessEnv,
   type TestDatabase,
   type TOnCallReceiver,
 } from "@sluice/testing";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverAlertNotifications } from "../alerts/deliver-alert-notifications";
 import { acknowledgeAlert, resolveAlert } from "../alerts/respond-to-alert";
@@ -38,9 +42,22 @@ const KINDS = RULE_KINDS.filter((k) => k !== "no_worker_alive");
 beforeAll(async () => {
   database = await createTestDatabase("contact_points");
   db = createPrismaClient(database.url);
-  receiver = await startOnCallReceiver();
+  const team = new Webhook(
+    signingSecretFor(testProcessEnv("SLUICE_SIGNING_KEY")!, { kind: "team", slug: "payments-data" }),
+  );
+  receiver = await startOnCallReceiver({
+    verify(body, headers) {
+      try {
+        team.verify(body, headers as Record<string, string>);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+  });
   opts = {
-    env: (name) => (name === "PAYMENTS_PD_KEY" ? ROUTING_KEY : undefined),
+    // The routing key, and the outbound settings of the test process (127.0.0.1 allowed, a signing key).
+    env: (name) => (name === "PAYMENTS_PD_KEY" ? ROUTING_KEY : testProcessEnv(name)),
     publicUrl: "http://console.test",
     smtp: { url: receiver.smtpUrl, from: "Sluice alerts <alerts@sluice.test>" },
   };

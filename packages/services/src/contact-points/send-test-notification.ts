@@ -31,7 +31,7 @@ export async function sendTestNotification(
   const facts = testFacts(cp.team.name, ctx.actor.email, now);
   const dedupKey = `test:${cp.id}:${now.getTime()}`;
   const result = await sendToContactPoint(
-    { ...cp, kind: cp.kind as TContactPointKind },
+    { ...cp, kind: cp.kind as TContactPointKind, teamSlug: cp.team.slug },
     facts,
     dedupKey,
     opts,

@@ -3,6 +3,8 @@
 // PagerDuty's Events API v2 (POST /pagerduty/v2/enqueue, keeping each incident's state by dedup_key),
 // Sluice's webhook event (POST /oncall/hooks/<name>) and an SMTP server (smtp-server, mails parsed with
 // mailparser). Everything received is listed at GET / (a page a person can open) and GET /pages.json.
+// Given `verify`, it checks each HTTP request's signature first, as a careful receiver does, and
+// answers 401 with the reason to one that does not verify (recorded nowhere).
 // The integration tests, the browser tests and the quick start's demo receiver all use it.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -34,6 +36,8 @@ export async function startOnCallReceiver(
     host?: string;
     /** Another receiver on the same port (the demo's fraud webhook): true when it answered. */
     otherRoutes?: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => boolean;
+    /** Why a request's signature does not verify (the raw body as received), or undefined when it does. */
+    verify?: (body: string, headers: http.IncomingHttpHeaders) => string | undefined;
   } = {},
 ): Promise<TOnCallReceiver> {
   const host = opts.host ?? "127.0.0.1";
@@ -75,6 +79,11 @@ export async function startOnCallReceiver(
         res
           .writeHead(404, { "content-type": "text/plain" })
           .end("POST /slack/<channel>, /pagerduty/v2/enqueue or /oncall/hooks/<name>");
+        return;
+      }
+      const unverified = opts.verify?.(raw, req.headers);
+      if (unverified !== undefined) {
+        res.writeHead(401, { "content-type": "text/plain" }).end(`signature does not verify: ${unverified}`);
         return;
       }
       const next = planned.get(channel)?.shift();
