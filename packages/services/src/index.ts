@@ -230,6 +230,7 @@ export { verifyPassword } from "./auth/hash-password";
 export { findUsers, type TAdminUser } from "./admin/find-users";
 export {
   createUser,
+  FirstAdminExistsError,
   ZCreateUserInput,
   ZEmail,
   ZNewPassword,

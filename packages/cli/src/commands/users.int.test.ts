@@ -14,24 +14,32 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 let database: TestDatabase;
 let pool: pg.Pool;
 
+type TRun = { code: number; stdout: string; stderr: string };
+
+/** Starts the CLI against `url`; its stdin (the password: not a terminal) stays open until `send`. */
+function startSluice(url: string, args: string[]): { send(stdin: string): void; done: Promise<TRun> } {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
+    { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: url, SLUICE_ACTOR: "" } },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  return {
+    send: (stdin) => child.stdin.end(stdin),
+    done: new Promise((resolve) =>
+      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr })),
+    ),
+  };
+}
+
 /** Runs the CLI with `stdin` piped in (not a terminal: the password is read from it). */
-function sluice(stdin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "" },
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+function sluice(stdin: string, ...args: string[]): Promise<TRun> {
+  const run = startSluice(database.url, args);
+  run.send(stdin);
+  return run.done;
 }
 
 async function passwordOf(email: string): Promise<string | null> {
@@ -207,5 +215,61 @@ describe("sluice users create", { timeout: 600_000 }, () => {
       "olly@example.com",
       "owen@example.com",
     ]);
+  });
+
+  it("first-admin race: two `users create --role admin` at once on an empty install create exactly one admin; the other exits 5 and creates nothing", async () => {
+    const empty = await createTestDatabase("cli_users_race");
+    const racePool = new pg.Pool({ connectionString: empty.url, max: 1 });
+    try {
+      // A team to join makes each process look it up after its "is there an admin?" check, just before
+      // it reads the password: both are held there, each having seen no admin, then both go on at once.
+      await racePool.query(`INSERT INTO teams (id, slug, name) VALUES ('t-ops', 'ops', 'Ops')`);
+      const runs = ["ann", "bob"].map((who) =>
+        startSluice(empty.url, [
+          "users",
+          "create",
+          "--email",
+          `${who}@example.com`,
+          "--role",
+          "admin",
+          "--team",
+          "ops",
+        ]),
+      );
+      const waiting = async () =>
+        (
+          await racePool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle' AND query LIKE '%"teams"%'`,
+          )
+        ).rows[0]!.n;
+      const deadline = Date.now() + 300_000;
+      while ((await waiting()) < 2) {
+        if (Date.now() > deadline) throw new Error("the two CLIs never both reached the password");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await racePool.query(`SELECT count(*)::int AS n FROM users`)).rows[0].n).toBe(0);
+      for (const run of runs) run.send("first-admin-password\n");
+      const results = await Promise.all(runs.map((r) => r.done));
+
+      expect(results.map((r) => r.code).sort()).toEqual([0, 5]);
+      const loser = results.find((r) => r.code === 5)!;
+      expect(loser.stderr).toMatch(
+        /This install has an admin now \((ann|bob)@example\.com, created meanwhile\).*Nothing was created: ask them, or add people with --as <admin>/,
+      );
+      const created = (
+        await racePool.query<{ email: string; role: string }>(`SELECT email, role::text FROM users`)
+      ).rows;
+      expect(created).toHaveLength(1);
+      expect(created[0]!.role).toBe("admin");
+      expect(results.find((r) => r.code === 0)!.stdout).toContain(`created admin ${created[0]!.email}`);
+      const audited = await racePool.query(
+        `SELECT target_label FROM audit_events WHERE action = 'user.create'`,
+      );
+      expect(audited.rows).toEqual([{ target_label: created[0]!.email }]);
+    } finally {
+      await endPool(racePool);
+      await empty.drop();
+    }
   });
 });

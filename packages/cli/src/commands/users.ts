@@ -5,11 +5,14 @@
 //
 // Who may: an admin (`--as` / SLUICE_ACTOR, the same decision as the console's Admin page). While the
 // database has no enabled admin at all, the first admin may be created without one — whoever holds
-// DATABASE_URL controls the install anyway — and the audit log says so.
+// DATABASE_URL controls the install anyway — and the audit log says so. That "no admin" is decided
+// again where the admin is created, under a lock (createUser's firstAdmin): of two first admins
+// created at once, one is created and the other refused (exit 5).
 import { createPrismaClient } from "@sluice/db";
 import {
   AdminChangeError,
   createUser,
+  FirstAdminExistsError,
   ZEmail,
   ZNewPassword,
   ZRole,
@@ -50,7 +53,8 @@ export async function usersCreateCommand(opts: TUsersCreateOptions): Promise<num
   try {
     const admins = await db.user.count({ where: { role: "admin", disabledAt: null } });
     let actor: TAdminContext["actor"];
-    if (admins === 0) {
+    const firstAdmin = admins === 0;
+    if (firstAdmin) {
       if (role.data !== "admin")
         throw new CliError(
           "users create: this Sluice has no admin yet: create the first admin first (--role admin), who then adds everyone else",
@@ -85,7 +89,13 @@ export async function usersCreateCommand(opts: TUsersCreateOptions): Promise<num
         teamIds: teams.map((t) => t.id),
         password: password.data,
       },
+      { firstAdmin },
     ).catch((err: unknown) => {
+      if (err instanceof FirstAdminExistsError)
+        throw new CliError(
+          `users create: ${err.message} Nothing was created: ask them, or add people with --as <admin>.`,
+          EXIT_NOT_ALLOWED,
+        );
       if (err instanceof AdminChangeError) throw new CliError(`users create: ${err.message}`, 1);
       throw err;
     });

@@ -1,6 +1,9 @@
 // An admin creates (invites) a user: email, name, role, teams, and a password — the admin's, or a
 // generated one-time password returned once so the admin can hand it over (the user then changes it
 // on the Account page). A user who will only use single sign-on may be created without a password.
+// The first admin of an install without one (`sluice users create` with nobody to act as) is created
+// only while there still is none, decided under a transaction-scoped advisory lock: two such
+// creations at once are serialized, and the second sees the first's admin and is refused.
 import { hashPassword } from "../auth/hash-password";
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
@@ -26,15 +29,41 @@ export const ZCreateUserInput = z.object({
 });
 export type TCreateUserInput = z.input<typeof ZCreateUserInput>;
 
+/** The first admin was not created: the install has an admin (created meanwhile). */
+export class FirstAdminExistsError extends AdminChangeError {
+  constructor(readonly admin: string) {
+    super(
+      `This install has an admin now (${admin}, created meanwhile): people are added by an admin.`,
+      "conflict",
+    );
+    this.name = "FirstAdminExistsError";
+  }
+}
+
 export async function createUser(
   db: PrismaClient,
   ctx: TAdminContext,
   input: TCreateUserInput,
+  opts: {
+    /** Bootstrap: create this admin only if the install has no enabled admin when it commits. */
+    firstAdmin?: boolean;
+  } = {},
 ): Promise<{ id: string; email: string; oneTimePassword: string | null }> {
   const { email, name, role, teamIds, password } = ZCreateUserInput.parse(input);
+  if (opts.firstAdmin && role !== "admin")
+    throw new AdminChangeError("The first user of an install is an admin.", "conflict");
   const plain = password === "generate" ? generatePassword() : password === "none" ? null : password;
   const hash = plain ? await hashPassword(plain) : null;
   return db.$transaction(async (tx) => {
+    if (opts.firstAdmin) {
+      // Held until this transaction ends; the count below runs after any earlier holder committed.
+      await tx.$executeRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext('sluice.first-admin'))) l`;
+      const admin = await tx.user.findFirst({
+        where: { role: "admin", disabledAt: null },
+        select: { email: true },
+      });
+      if (admin) throw new FirstAdminExistsError(admin.email);
+    }
     if (await tx.user.findUnique({ where: { email }, select: { id: true } }))
       throw new AdminChangeError(`A user with email ${email} exists already.`, "conflict");
     const teams = await tx.team.findMany({
