@@ -33,6 +33,7 @@ import {
   type Checkpoint,
 } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
+import { claimNames } from "../store/sink-claims";
 import { lookupSeenKeys, stopForExpectations } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
@@ -166,6 +167,7 @@ export class PipelineRunner {
       batchId,
       epoch: this.epoch,
       topic: spec.source.kafka.topic,
+      sinkClaims: claimNames(spec),
       ...step.commit,
       ranges,
       inputRows: records.length,

@@ -9,6 +9,7 @@ import type { Checkpoint } from "./checkpoint-store";
 import { endOffsetsOf, type OffsetRange } from "../source/source";
 import { bulkSelect } from "./bulk";
 import type { SinkTable } from "./sink-table";
+import { assertSinkClaims } from "./sink-claims";
 import { writeSinkRows } from "./write-sink";
 import { markReplayed, type ReplayItem, type ReplayItemResult } from "./replay-store";
 
@@ -29,6 +30,8 @@ export interface CommitInput {
   batchId: number;
   epoch: number;
   topic: string;
+  /** Every table the version writes, as claimed (sink-claims.ts claimNames): checked before any write. */
+  sinkClaims: readonly string[];
   /** The ledger's sink table; absent when an operator writes the result. */
   sink?: SinkTable;
   /** A stateful operator (windows, CDC, webhook) writes its state and result instead; returns the change in state size. */
@@ -88,6 +91,9 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         `batch ${input.batchId} not committed: the last committed batch is ${cp.last_batch_id}`,
       );
     }
+
+    // The tables are still this pipeline's (a claim that changed hands since registration stops here).
+    await assertSinkClaims(client, input.pipelineVersionId, input.sinkClaims);
 
     const outcomes = structuredClone(input.processed.outcomes);
     const writtenRows = input.replay ? new Set<string>() : undefined;

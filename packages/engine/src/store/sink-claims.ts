@@ -4,6 +4,8 @@
 // but no pipeline claims is never a sink either: Sluice creates its sink tables itself, and the tables
 // that exist without a claim are the control plane's own (sessions, team_members, …) or someone
 // else's. Names are compared as Postgres resolves them: an unqualified name is in `public`.
+// The claim is checked again in every batch's commit transaction (assertSinkClaims, before anything is
+// written), so a version whose table changed hands after it registered writes nothing into it.
 import {
   quoteQualifiedName,
   sinkTables,
@@ -20,6 +22,51 @@ export class SinkClaimError extends ConfigurationError {}
 export function claimName(table: string): string {
   const { schema, table: name } = splitQualifiedName(table);
   return `${schema ?? "public"}.${name}`;
+}
+
+/** The claim names of every table the spec writes (its sink and each output's), once each. */
+export function claimNames(spec: TPipelineSpec): string[] {
+  return [...new Set(sinkTables(spec).map((t) => claimName(t.table)))];
+}
+
+/**
+ * Inside a batch's commit transaction, before its writes: every table the version writes (`tables`,
+ * claim names) is claimed by the version's pipeline, or SinkClaimError says which is whose and nothing
+ * of the batch is written. The claim rows are share-locked until the commit, so none changes hands
+ * while the batch writes.
+ */
+export async function assertSinkClaims(
+  client: SqlClient,
+  pipelineVersionId: string,
+  tables: readonly string[],
+): Promise<void> {
+  if (tables.length === 0) return;
+  const held = await client.query<{ table_name: string }>(
+    `SELECT c.table_name FROM sink_claims c JOIN pipeline_versions v ON v.pipeline_id = c.pipeline_id
+      WHERE v.id = $1 AND c.table_name = ANY($2::text[]) FOR SHARE OF c`,
+    [pipelineVersionId, tables],
+  );
+  if (held.rows.length === tables.length) return;
+  const ours = new Set(held.rows.map((r) => r.table_name));
+  const who = await client.query<{ table_name: string; pipeline: string | null; team: string | null }>(
+    `SELECT n.table_name, p.name AS pipeline, t.name AS team FROM unnest($1::text[]) AS n(table_name)
+       LEFT JOIN sink_claims c ON c.table_name = n.table_name
+       LEFT JOIN pipelines p ON p.id = c.pipeline_id LEFT JOIN teams t ON t.id = p.owner_team_id`,
+    [tables.filter((t) => !ours.has(t))],
+  );
+  const me = await client.query<{ pipeline: string; version: number }>(
+    `SELECT p.name AS pipeline, v.version FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE v.id = $1`,
+    [pipelineVersionId],
+  );
+  const self = me.rows[0] ? `${me.rows[0].pipeline} v${me.rows[0].version}` : pipelineVersionId;
+  const refusals = who.rows.map((r) =>
+    r.pipeline
+      ? `sink table ${r.table_name} belongs to pipeline ${r.pipeline} of team ${r.team}`
+      : `sink table ${r.table_name} is claimed by no pipeline any more`,
+  );
+  throw new SinkClaimError(
+    `${self}: batch not committed, nothing written: ${refusals.join("; ")}. A sink table is written only by the pipeline that claims it (sink_claims): register a version of ${me.rows[0]?.pipeline ?? "this pipeline"} writing a table of its own, or have an admin give the claim back`,
+  );
 }
 
 /** Why this spec may not write each of its tables (empty: it may write all of them). Reads only. */
