@@ -11,7 +11,8 @@ failed=()
 step() { # step NAME COMMAND...
   local name="$1"; shift
   sluice_log "── $name"
-  if "$@"; then sluice_log "ok: $name"; else sluice_log "FAILED: $name"; failed+=("$name"); fi
+  local started=$SECONDS
+  if "$@"; then sluice_log "ok: $name ($((SECONDS - started)) s)"; else sluice_log "FAILED: $name ($((SECONDS - started)) s)"; failed+=("$name"); fi
 }
 
 # One TypeScript program for the whole repository (tsconfig.json): packages are consumed as source, so

@@ -160,7 +160,8 @@ test.describe("Authoring a pipeline in the browser", () => {
     await register.getByRole("button", { name: "Start version 1" }).click();
     await expect(page.getByTestId("started")).toBeVisible();
     await register.getByRole("link", { name: "Open its page" }).click();
-    await page.waitForURL(new RegExp(`/pipelines/${name}$`));
+    // The link names the version it registered (every page acts on the version it shows).
+    await page.waitForURL(new RegExp(`/pipelines/${name}\\?v=1$`));
     await expect(page.getByTestId("batch-history").locator('[data-testid^="batch-"]').first()).toBeVisible({
       timeout: 60_000,
     });

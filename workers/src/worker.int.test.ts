@@ -6,7 +6,13 @@ import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTestDatabase, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  testServices,
+  uniqueName,
+  type TestDatabase,
+  entrypointArgs,
+} from "@sluice/testing";
 import { JOB_SYSTEM_ECHO } from "@sluice/queue";
 import { handleSystemEcho } from "./jobs/system-echo";
 import { createLogger } from "./logger";
@@ -56,7 +62,7 @@ describe("worker skeleton on real Redis", () => {
 
   it("the worker process serves /metrics, registers itself, and exits 0 on SIGTERM", async () => {
     database = await createTestDatabase("worker_process");
-    const child = spawn(process.execPath, ["--import", "tsx", "workers/src/main.ts"], {
+    const child = spawn(process.execPath, entrypointArgs("worker"), {
       env: {
         ...process.env,
         DATABASE_URL: database.url,

@@ -1,13 +1,18 @@
 // How `sluice run` rides out an outage: a transient failure (Postgres restarting, a broker down, a read
-// timing out) is retried after 1, 2, 4, 8, 16, 30, 30 and 30 s — two minutes in all, about what a
-// broker or database restart can take — with one line per retry that says what is down; only when the
+// timing out) is retried after 1, 2, 4, 8, 16, 30, 30 and 30 s — two minutes in all (SLUICE_RUN_RETRIES), about
+// what a broker or database restart can take — with one line per retry that says what is down; only when the
 // last retry fails too does the run exit 2.
 import { setTimeout as sleep } from "node:timers/promises";
+import { loadEnv, ZRunEnv } from "@sluice/config";
 import { describeDatabaseUrl } from "@sluice/db";
 import { isRetriable } from "@sluice/engine";
 import { CliError } from "./cli-error";
 
-export const RUN_RETRIES = 8;
+/**
+ * How many retries before exit 2: 8 (two minutes) unless SLUICE_RUN_RETRIES says otherwise — fewer where a
+ * supervisor restarts the command anyway, more for longer maintenance windows.
+ */
+export const runRetries = (): number => loadEnv(ZRunEnv).SLUICE_RUN_RETRIES;
 export const retryDelayMs = (attempt: number): number => Math.min(30_000, 1000 * 2 ** (attempt - 1));
 
 export interface Endpoints {
@@ -62,7 +67,7 @@ export function describeFailure(err: unknown, at: Endpoints): string {
 }
 
 /**
- * Run `attempt` until it succeeds, retrying transient failures RUN_RETRIES times with a line on stderr
+ * Run `attempt` until it succeeds, retrying transient failures runRetries() times with a line on stderr
  * each; rethrows the last failure (or a permanent one at once). `signal` ends the wait early (SIGINT).
  */
 export async function withRetries<T>(
@@ -74,7 +79,7 @@ export async function withRetries<T>(
     try {
       return await attempt();
     } catch (err) {
-      if (!isTransient(err) || ++failures > RUN_RETRIES || signal?.aborted) throw err;
+      if (!isTransient(err) || ++failures > runRetries() || signal?.aborted) throw err;
       await waitBeforeRetry(err, at, failures, signal);
     }
   }
@@ -89,7 +94,7 @@ export async function waitBeforeRetry(
 ): Promise<void> {
   const delay = retryDelayMs(failures);
   console.error(
-    `${describeFailure(err, at)}, retrying in ${Math.round(delay / 1000)} s (attempt ${failures} of ${RUN_RETRIES})`,
+    `${describeFailure(err, at)}, retrying in ${Math.round(delay / 1000)} s (attempt ${failures} of ${runRetries()})`,
   );
   await sleep(delay, undefined, signal ? { signal } : undefined).catch(() => undefined);
 }

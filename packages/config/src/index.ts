@@ -32,6 +32,11 @@ export const ZServiceEnv = z.object({
 });
 export type TServiceEnv = z.infer<typeof ZServiceEnv>;
 
+/** `sluice run`: how many times it retries an outage (1, 2, 4, 8, 16, 30 s, …) before it exits 2. */
+export const ZRunEnv = z.object({
+  SLUICE_RUN_RETRIES: z.coerce.number().int().min(0).max(100).default(8),
+});
+
 /** Email contact points: the SMTP server the workers and the console send alert email through. */
 export const ZSmtpEnv = z.object({
   /** smtp://[user:password@]host[:port] (STARTTLS when the server offers it) or smtps://… ; unset: no email. */

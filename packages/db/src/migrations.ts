@@ -3,13 +3,25 @@
 // takes (Prisma's `migrate deploy` with prisma.config.ts). Used by `sluice db` and by every command
 // before it touches the database, so a missing database or table is reported with what to do.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+/**
+ * The checkout: the nearest directory above this module holding prisma/migrations — found, not
+ * counted, because the same code also runs bundled from elsewhere in the checkout (the tests' builds).
+ */
+export const REPO_ROOT = findUp(path.dirname(fileURLToPath(import.meta.url)));
+
+function findUp(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, "prisma/migrations"))) return d;
+    if (path.dirname(d) === d) return path.resolve(dir, "../../.."); // not in a checkout: as laid out
+  }
+}
 export const MIGRATIONS_DIR = path.join(REPO_ROOT, "prisma/migrations");
 
 /** Where a database URL points, without its credentials (for messages). */

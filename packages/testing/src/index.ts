@@ -14,3 +14,4 @@ export { startOnCallReceiver, type TOnCallReceiver } from "./receivers/start-on-
 export type { TReceivedPage, TChannel } from "./receivers/received-page";
 export { checkSlackMessage } from "./receivers/check-slack-message";
 export { checkPagerDutyEvent } from "./receivers/check-pagerduty-event";
+export { buildEntrypoints, entrypointArgs, type TEntrypoint } from "./entrypoints";

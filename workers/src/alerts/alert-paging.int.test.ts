@@ -141,7 +141,7 @@ describe("alert paging", () => {
       const fire = received[0]!;
       expect(kinds([fire])).toEqual(["fire"]);
       expect(fire.body.text).toMatch(
-        /^\[FIRING\] critical Backlog growing while input is steady on alerts-ledger v1: backlog \d+ events .* rising, input steady at [\d.]+\/s — http:\/\/console\.example:3000\/pipelines\/alerts-ledger$/,
+        /^\[FIRING\] critical Backlog growing while input is steady on alerts-ledger v1: backlog \d+ events .* rising, input steady at [\d.]+\/s; paused by test@sluice\.local .+ ago: “slow it down” — resume it to drain — http:\/\/console\.example:3000\/pipelines\/alerts-ledger$/,
       );
       const fields = fire.body.blocks.flatMap((b) => b.fields ?? []).map((f) => f.text);
       expect(fields).toContain("*Pipeline*\nalerts-ledger v1");

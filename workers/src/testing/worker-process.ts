@@ -1,10 +1,10 @@
-// Worker processes as real children (`node --import tsx workers/src/main.ts`), for the tests that
-// SIGKILL, SIGTERM and restart them. Their pino JSON logs are kept, parsed, for assertions.
+// Worker processes as real children (the integration run's bundled worker, @sluice/testing entrypoints), for
+// the tests that SIGKILL, SIGTERM and restart them. Their pino JSON logs are kept, parsed, for assertions.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { testServices } from "@sluice/testing";
+import { testServices, entrypointArgs } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -23,7 +23,7 @@ export interface WorkerProcess {
 }
 
 export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "workers/src/main.ts")], {
+  const child = spawn(process.execPath, entrypointArgs("worker"), {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

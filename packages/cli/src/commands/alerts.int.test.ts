@@ -8,7 +8,13 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPipelineVersion } from "@sluice/engine";
 import { ledgerSpec } from "@sluice/engine/testing";
-import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  createTestUsers,
+  endPool,
+  type TestDatabase,
+  entrypointArgs,
+} from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
@@ -19,7 +25,7 @@ function sluice(...args: string[]): Promise<{ code: number; stdout: string; stde
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
+      [...entrypointArgs("cli"), ...args],
       {
         cwd: REPO_ROOT,
         env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" },

@@ -19,6 +19,7 @@ import {
   testServices,
   uniqueName,
   type TestDatabase,
+  entrypointArgs,
 } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -41,7 +42,7 @@ function sluiceAs(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
+      [...entrypointArgs("cli"), ...args],
       { cwd: REPO_ROOT, env },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );

@@ -23,7 +23,7 @@ import { connect, type Services } from "../connect";
 import { loadSpecFile } from "../load-spec";
 import { describeRegistration } from "../registration";
 import { describeUnfinishedBatch } from "../unfinished-batch";
-import { describeFailure, RUN_RETRIES, waitBeforeRetry, withRetries } from "../retry";
+import { describeFailure, runRetries, waitBeforeRetry, withRetries } from "../retry";
 
 export type RunMode = "once" | "until-caught-up" | "continuous";
 
@@ -119,7 +119,7 @@ export async function runCommand(
         if (result.kind === "empty" && effectiveMode === "until-caught-up") break;
         if (result.kind === "committed" && result.progress.backlog > 0) continue;
       } catch (err) {
-        if (!isRetriable(err) || effectiveMode === "once" || ++failures > RUN_RETRIES) throw err;
+        if (!isRetriable(err) || effectiveMode === "once" || ++failures > runRetries()) throw err;
         await waitBeforeRetry(err, at, failures, stopping.signal);
         continue;
       }

@@ -10,7 +10,13 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPipelineVersion } from "@sluice/engine";
 import { ledgerSpec } from "@sluice/engine/testing";
-import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  createTestUsers,
+  endPool,
+  type TestDatabase,
+  entrypointArgs,
+} from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
@@ -20,7 +26,7 @@ function sluice(as: string, ...args: string[]): Promise<{ code: number; stdout: 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args, "--as", as],
+      [...entrypointArgs("cli"), ...args, "--as", as],
       { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: database.url } },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );

@@ -8,7 +8,13 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@sluice/services";
-import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
+import {
+  createTestDatabase,
+  createTestUsers,
+  endPool,
+  type TestDatabase,
+  entrypointArgs,
+} from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
@@ -18,11 +24,10 @@ type TRun = { code: number; stdout: string; stderr: string };
 
 /** Starts the CLI against `url`; its stdin (the password: not a terminal) stays open until `send`. */
 function startSluice(url: string, args: string[]): { send(stdin: string): void; done: Promise<TRun> } {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", path.join(REPO_ROOT, "packages/cli/src/main.ts"), ...args],
-    { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: url, SLUICE_ACTOR: "" } },
-  );
+  const child = spawn(process.execPath, [...entrypointArgs("cli"), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: url, SLUICE_ACTOR: "" },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { entrypointArgs } from "@sluice/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const EXAMPLES = path.join(REPO_ROOT, "packages/pipeline-spec/examples");
@@ -15,13 +16,7 @@ function sluiceValidate(file: string): Promise<{ code: number; stdout: string; s
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        path.join(REPO_ROOT, "packages/cli/src/main.ts"),
-        "validate",
-        path.isAbsolute(file) ? file : path.join(EXAMPLES, file),
-      ],
+      [...entrypointArgs("cli"), "validate", path.isAbsolute(file) ? file : path.join(EXAMPLES, file)],
       { cwd: REPO_ROOT },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );

@@ -1,15 +1,14 @@
 // The `sluice` command as a real child process, for tests that kill it, race two of it, or read its
-// exit code: `node --import tsx packages/cli/src/main.ts <args>` against a test database and topic.
+// exit code, against a test database and topic (the bundled CLI of the integration run, testing/entrypoints.ts).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { testServices } from "@sluice/testing";
+import { testServices, entrypointArgs } from "@sluice/testing";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-const CLI_MAIN = path.join(REPO_ROOT, "packages/cli/src/main.ts");
 
 export interface SluiceProcess {
   child: ChildProcess;
@@ -54,7 +53,7 @@ function ensureTestActor(databaseUrl: string): void {
 
 export function spawnSluice(args: string[], env: SluiceEnv): SluiceProcess {
   ensureTestActor(env.databaseUrl);
-  const child = spawn(process.execPath, ["--import", "tsx", CLI_MAIN, ...args], {
+  const child = spawn(process.execPath, [...entrypointArgs("cli"), ...args], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -128,7 +128,7 @@ function DeadLetterBrowser({
             </span>{" "}
             row(s) match · {selected.size} selected
           </p>
-          <table className="table table--compact" data-testid="dead-letter-page">
+          <table className="table table--compact dead-letters-table" data-testid="dead-letter-page">
             <thead>
               <tr>
                 <th aria-label="Select" />
@@ -285,10 +285,14 @@ function Row({
       <td className="num">{r.partition}</td>
       <td className="num mono">{r.offset}</td>
       <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
-      <td className="small">{r.reason}</td>
+      <td className="small">
+        <div className="clamp-3" title={r.reason}>
+          {r.reason}
+        </div>
+      </td>
       <td className="small mono">
         <button
-          className="button button--ghost button--small"
+          className="button button--ghost button--small dead-letter__preview"
           type="button"
           onClick={onOpen}
           aria-label={`Inspect partition ${r.partition} offset ${r.offset}`}
@@ -296,7 +300,7 @@ function Row({
           {r.preview || "(empty)"}
         </button>
       </td>
-      <td className="muted">
+      <td className="muted nowrap">
         <Time value={r.createdAt} />
       </td>
       <td className="small" data-testid="dead-letter-replay-status">
@@ -325,7 +329,7 @@ function Inspector({ pipeline, id, onClose }: { pipeline: string; id: number; on
         </p>
       ) : (
         <>
-          <p className="small">
+          <p className="small wrap-anywhere">
             {OUTCOME_LABEL[row.data.outcome] ?? row.data.outcome}:{" "}
             <span data-testid="inspector-reason">{row.data.reason}</span>
             <br />

@@ -83,7 +83,7 @@ export function DeadLetters({
                 <tr key={`${r.outcome}:${r.reason}`}>
                   <td>{OUTCOME_LABEL[r.outcome] ?? r.outcome}</td>
                   <td className="small" title={`e.g. ${r.example}`}>
-                    {r.reason}
+                    <div className="clamp-3">{r.reason}</div>
                   </td>
                   <td className="num">{formatCount(r.count)}</td>
                   <td className="muted">
