@@ -34,8 +34,9 @@ start() {
 }
 
 # Outbound HTTP (docs/security.md): Sluice sends only to public addresses unless SLUICE_OUTBOUND_ALLOW
-# lists an internal receiver — here the demo's own fraud receiver, that port only — and signs every
-# webhook and notification with keys derived from SLUICE_SIGNING_KEY (generated once into .data/).
+# lists an internal receiver — here the demo's own receivers (the fraud webhook and the on-call pages),
+# that port only — and signs every webhook and notification with keys derived from SLUICE_SIGNING_KEY
+# (generated once into .data/).
 export SLUICE_OUTBOUND_ALLOW="${SLUICE_OUTBOUND_ALLOW:-127.0.0.1:4010}"
 if [ -z "${SLUICE_SIGNING_KEY:-}" ]; then
   [ -s .data/signing-key ] || (umask 077 && node -e 'process.stdout.write(require("crypto").randomBytes(48).toString("base64"))' >.data/signing-key)
