@@ -56,8 +56,8 @@ export const USAGE = `usage: sluice <command>
                                        (after a failure) likewise; each change is recorded with who,
                                        when and why (table pipeline_run_transitions)
   sluice <lifecycle command> <pipeline>@<version> [reason]   (or --version <version>)
-                                       act on that version only (default: the serving one, the
-                                       newest); the output says which other versions still run
+                                       act on that version only (default: the serving one); the
+                                       output says which other versions still run
   sluice db migrate                    create the database of DATABASE_URL if it does not exist and
                                        apply Sluice's migrations (what npm run db:migrate runs)
   sluice db status                     whether that database has every migration of this version
