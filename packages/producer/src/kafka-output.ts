@@ -1,5 +1,6 @@
 // Kafka plumbing: a client configured for this producer, an idempotent topic helper, and the mapping
 // from stream messages to Kafka records (key = merchant_id, value = the exact bytes).
+import { setTimeout as sleep } from "node:timers/promises";
 import { Kafka, logLevel, type logCreator, type Message } from "kafkajs";
 import type { StreamMessage } from "./payment-stream";
 
@@ -62,6 +63,25 @@ export async function ensureTopic(
   options: EnsureTopicOptions = {},
 ): Promise<{ created: boolean; partitions: number }> {
   if (!isValidTopicName(topic)) throw new RangeError(`invalid Kafka topic name: ${JSON.stringify(topic)}`);
+  // kafkajs' createTopics({ waitForLeaders }) retries only LEADER_NOT_AVAILABLE; a broker that has not
+  // yet propagated the new topic answers UNKNOWN_TOPIC_OR_PARTITION (retriable) and the call throws
+  // (tulios/kafkajs#1222). Seen on a fresh broker under load: the quick start's producer died at start.
+  // Retry what kafkajs marks retriable, for up to ~15 s; a second pass finds the topic and creates nothing.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await createIfMissing(kafka, topic, options);
+    } catch (err) {
+      if (!(err as { retriable?: boolean }).retriable || attempt >= 10) throw err;
+      await sleep(Math.min(3000, 250 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+async function createIfMissing(
+  kafka: Kafka,
+  topic: string,
+  options: EnsureTopicOptions,
+): Promise<{ created: boolean; partitions: number }> {
   const admin = kafka.admin();
   await admin.connect();
   try {
