@@ -11,6 +11,7 @@ import {
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 import { physicalSql, SINK_SCHEMA } from "./physical-sink-table";
+import { grantSinkWriter } from "./sink-writer-role";
 import type { SqlClient } from "./sql-client";
 
 /** Columns Sluice adds to every sink row: where it came from and which batch wrote it. */
@@ -106,6 +107,7 @@ export async function createSinkTableIn(
 ): Promise<void> {
   await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(t.schema)}`);
   await db.query(`CREATE TABLE ${opts.ifMissing ? "IF NOT EXISTS " : ""}${t.sql} ${createTableSql(t)}`);
+  await grantSinkWriter(db, t.sql);
 }
 
 // information_schema's data_type for each SQL type we create.
@@ -131,6 +133,7 @@ export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable)
     try {
       if (t.schema !== "public") await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(t.schema)}`);
       await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} ${createTableSql(t)}`);
+      await grantSinkWriter(db, t.sql);
     } catch (err) {
       // Two runners creating it at the same moment: IF NOT EXISTS is not atomic in Postgres, and the
       // second fails on a catalog index (23505) or as a duplicate table, schema or row type (42P07,
