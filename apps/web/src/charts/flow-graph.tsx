@@ -8,7 +8,9 @@ import "@xyflow/react/dist/style.css";
 import type { TPipelineFlow } from "@sluice/services";
 import { formatValue } from "./format";
 
-const X_STEP = 190;
+// Nodes are 124 px wide (globals.css .flow-node): a step of 214 leaves 90 px between two phases, room for
+// the edge's row count ("1,234,567") without covering either box.
+const X_STEP = 214;
 const BRANCH_Y = 150;
 
 function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
