@@ -6,6 +6,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { Outcome, RoleField, TeamField, useAdminRefresh, useMutation, useOutcome } from "./admin-controls";
+import { WhyDisabled } from "@/components/why-disabled";
 
 /** `roles`: the role ladder, from the server (a client bundle must not import the services package). */
 export function UsersSection({ selfId, roles }: { selfId: string; roles: TRole[] }) {
@@ -115,7 +116,7 @@ function UserRow({ user, self, roles }: { user: TAdminUser; self: boolean; roles
           className="button button--small"
           type="button"
           disabled={self || setDisabled.isPending}
-          title={self ? "You cannot disable yourself" : undefined}
+          aria-describedby={self ? `self-${user.id}` : undefined}
           onClick={() => setDisabled.mutate({ userId: user.id, disabled: !user.disabled })}
         >
           {user.disabled ? "Enable" : "Disable"}
@@ -128,6 +129,7 @@ function UserRow({ user, self, roles }: { user: TAdminUser; self: boolean; roles
         >
           Reset password
         </button>
+        <WhyDisabled id={`self-${user.id}`} reason={self ? "You cannot disable yourself." : null} />
       </td>
     </tr>
   );

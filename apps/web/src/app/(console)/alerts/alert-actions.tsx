@@ -6,6 +6,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { TAlertView } from "@sluice/services";
 import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
+import { WhyDisabled } from "@/components/why-disabled";
 
 const SILENCE_FOR = [
   { label: "1 hour", ms: 3600_000 },
@@ -36,7 +37,7 @@ export function AlertActions({ alert, canRespond }: { alert: TAlertView; canResp
   const [silenceFor, setSilenceFor] = useState(SILENCE_FOR[0]!.ms);
   const [reason, setReason] = useState("");
   if (alert.state === "resolved") return null;
-  const title = canRespond ? undefined : NOT_ALLOWED;
+  const whyId = canRespond ? undefined : `alert-why-${alert.id}`;
   const ref = { episodeId: alert.id, pipeline: alert.pipeline };
   const error = m.acknowledge.error ?? m.resolve.error ?? m.silence.error;
   return (
@@ -54,7 +55,7 @@ export function AlertActions({ alert, canRespond }: { alert: TAlertView; canResp
           type="button"
           className="button button--small"
           disabled={!canRespond || m.acknowledge.isPending}
-          title={title}
+          aria-describedby={whyId}
           onClick={() => m.acknowledge.mutate({ ...ref, note })}
         >
           Acknowledge
@@ -64,7 +65,7 @@ export function AlertActions({ alert, canRespond }: { alert: TAlertView; canResp
         type="button"
         className="button button--small"
         disabled={!canRespond || m.resolve.isPending}
-        title={title}
+        aria-describedby={whyId}
         onClick={() => m.resolve.mutate({ ...ref, note })}
       >
         Resolve
@@ -94,7 +95,7 @@ export function AlertActions({ alert, canRespond }: { alert: TAlertView; canResp
           type="button"
           className="button button--small"
           disabled={!canRespond || m.silence.isPending}
-          title={title}
+          aria-describedby={whyId}
           onClick={() =>
             m.silence.mutate({
               pipeline: alert.pipeline,
@@ -107,7 +108,7 @@ export function AlertActions({ alert, canRespond }: { alert: TAlertView; canResp
           Silence {alert.pipeline ? "pipeline" : "rule"}
         </button>
       </span>
-      {!canRespond ? <span className="muted small">{NOT_ALLOWED}</span> : null}
+      <WhyDisabled id={`alert-why-${alert.id}`} reason={canRespond ? null : NOT_ALLOWED} />
       {error ? (
         <p className="form__error" role="alert">
           {error.message}

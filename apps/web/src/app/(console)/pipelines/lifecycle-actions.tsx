@@ -9,6 +9,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TRunCommand, TRunPhase } from "@sluice/services";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
+import { WhyDisabled } from "@/components/why-disabled";
 
 /** Commands that apply from each phase (packages/services/src/runs/run-state.ts decides on the server). */
 const OFFERED: Record<TRunPhase | "none", TRunCommand[]> = {
@@ -62,6 +63,7 @@ export function LifecycleActions({ pipeline, version }: { pipeline: string; vers
     (c) => shown.supersededBy === null || c === "stop",
   );
   const refusal = allowed && !allowed.ok ? allowed.message : undefined;
+  const whyId = `lifecycle-why-${pipeline}-${version}`;
   const which = `${pipeline} version ${version}`;
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -77,7 +79,7 @@ export function LifecycleActions({ pipeline, version }: { pipeline: string; vers
             type="button"
             className={c === command ? "button button--small button--primary" : "button button--small"}
             disabled={!allowed?.ok || run.isPending}
-            title={refusal}
+            aria-describedby={refusal ? whyId : undefined}
             onClick={() => {
               setCommand(c);
               run.reset();
@@ -87,6 +89,7 @@ export function LifecycleActions({ pipeline, version }: { pipeline: string; vers
           </button>
         ))}
       </div>
+      <WhyDisabled id={whyId} reason={refusal} />
       {command ? (
         <form className="lifecycle__form panel" onSubmit={submit} aria-label={`${LABEL[command]} ${which}`}>
           <p className="small">

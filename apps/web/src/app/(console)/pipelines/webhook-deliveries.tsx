@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TRequeueWebhookDeliveriesResult, TWebhookPipelineSummary } from "@sluice/services";
 import { useState } from "react";
 import { useTRPC } from "@/trpc/react";
+import { WhyDisabled } from "@/components/why-disabled";
 
 const dateTime = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "medium" });
 const REFRESH_MS = 5_000;
@@ -99,13 +100,13 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
               className="button button--primary"
               type="button"
               disabled={!canRetry || requeue.isPending}
-              title={notAllowed}
+              aria-describedby={notAllowed ? `webhook-why-${pipeline}` : undefined}
               onClick={() => retry()}
             >
               Retry all {counts.failed} failed
             </button>
           </div>
-          {notAllowed ? <p className="muted small">{notAllowed}</p> : null}
+          <WhyDisabled id={`webhook-why-${pipeline}`} reason={notAllowed} />
           {failed.isError ? (
             <p className="form__error" role="alert">
               Could not load the failed deliveries: {failed.error.message}
@@ -140,7 +141,7 @@ function PipelineDeliveries({ summary, canRetry }: { summary: TWebhookPipelineSu
                         className="button button--small"
                         type="button"
                         disabled={!canRetry || requeue.isPending}
-                        title={notAllowed}
+                        aria-describedby={notAllowed ? `webhook-why-${pipeline}` : undefined}
                         onClick={() => retry(d.key)}
                       >
                         Retry

@@ -17,6 +17,7 @@ import { formatCount } from "./format";
 import { DeadLetters, type TReasonGroupChoice } from "./dead-letters";
 import { batchHref } from "./links";
 import { Time } from "@/components/time";
+import { WhyDisabled } from "@/components/why-disabled";
 
 type TFilter = Omit<TDeadLetterFilter, "pipeline" | "ids">;
 type TOutcome = "dead_letter" | "quarantined" | "late";
@@ -456,7 +457,15 @@ function RowActions({
   });
   const busy = discard.isPending || replay.isPending;
   const noReason = !reason.trim();
-  const needFilter = narrows ? undefined : "Filter first: acting on every row needs at least an outcome";
+  // What the disabled buttons wait for, said beside them (not only on hover).
+  const why =
+    [
+      noReason ? "give a reason (Why)" : null,
+      selected.length === 0 ? "select rows for the “selected” buttons" : null,
+      narrows ? null : "filter by at least an outcome for the “all matching” ones",
+    ]
+      .filter(Boolean)
+      .join("; ") || null;
   return (
     <div className="stack" data-testid="dead-letter-actions">
       <p className="muted small">
@@ -484,6 +493,7 @@ function RowActions({
               className="button button--small button--primary"
               type="button"
               disabled={busy || selected.length === 0 || noReason}
+              aria-describedby={why ? "dead-letter-actions-why" : undefined}
               onClick={() => replay.mutate({ ...which("selected"), note: reason })}
             >
               Replay {selected.length} selected
@@ -492,7 +502,7 @@ function RowActions({
               className="button button--small"
               type="button"
               disabled={busy || !narrows || noReason}
-              title={needFilter}
+              aria-describedby={why ? "dead-letter-actions-why" : undefined}
               onClick={() => replay.mutate({ ...which("matching"), note: reason })}
             >
               Replay all {formatCount(matching)} matching
@@ -505,6 +515,7 @@ function RowActions({
               className="button button--small"
               type="button"
               disabled={busy || selected.length === 0 || noReason}
+              aria-describedby={why ? "dead-letter-actions-why" : undefined}
               onClick={() => discard.mutate({ ...which("selected"), reason })}
             >
               Discard {selected.length} selected
@@ -513,7 +524,7 @@ function RowActions({
               className="button button--small"
               type="button"
               disabled={busy || !narrows || noReason}
-              title={needFilter}
+              aria-describedby={why ? "dead-letter-actions-why" : undefined}
               onClick={() => discard.mutate({ ...which("matching"), reason })}
             >
               Discard all {formatCount(matching)} matching
@@ -521,6 +532,7 @@ function RowActions({
           </>
         ) : null}
       </div>
+      <WhyDisabled id="dead-letter-actions-why" reason={why ? `To act on rows: ${why}.` : null} />
       {replay.isError || discard.isError ? (
         <p className="form__error" role="alert">
           {(replay.error ?? discard.error)?.message}
