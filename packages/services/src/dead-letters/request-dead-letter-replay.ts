@@ -98,10 +98,10 @@ export async function requestDeadLetterReplay(
     select: {
       id: true,
       name: true,
-      servingVersion: { select: { id: true, version: true, spec: true } },
+      versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, spec: true } },
     },
   });
-  const serving = pipeline?.servingVersion;
+  const serving = pipeline?.versions[0];
   if (!pipeline || !serving) return null;
   const spec = serving.spec as TReplaySpec;
   const { pipeline: _name, note: _note, ...filter } = f;
