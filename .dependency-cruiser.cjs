@@ -1,8 +1,9 @@
 // The allowed arrows between Sluice's packages, checked by `npm test` (dependency-cruiser). Entry points
 // (the console, the workers, the CLI) sit on top; the queue client over the services; the services over
-// the engine; the engine over the pipeline spec and outbound HTTP; the spec, outbound HTTP, db and config
-// import no other package. Nothing imports the console or the workers, test support stays out of
-// production code, and no module imports itself back through others (no cycles, type-only ones too).
+// the engine; the engine over the pipeline spec and outbound HTTP; the spec, outbound HTTP, db, config and
+// the retry policy (which every package may use) import no other package. Nothing imports the console or
+// the workers, test support stays out of production code, and no module imports itself back through
+// others (no cycles, type-only ones too).
 // docs/architecture.md draws the same arrows; change both together.
 
 /** Tests and test support: they may use test fixtures and the packages they test. */
@@ -57,8 +58,9 @@ module.exports = {
     {
       name: "leaves",
       severity: "error",
-      comment: "The pipeline spec, outbound HTTP, db and config import no other Sluice package.",
-      from: { path: "^packages/(pipeline-spec|outbound-http|db|config)/", pathNot: TESTS },
+      comment:
+        "The pipeline spec, outbound HTTP, db, config and the retry policy import no other Sluice package.",
+      from: { path: "^packages/(pipeline-spec|outbound-http|db|config|retry-policy)/", pathNot: TESTS },
       to: { path: "^(packages|apps|workers)/", pathNot: "^packages/$1/" },
     },
     below(

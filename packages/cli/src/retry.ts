@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadEnv, ZRunEnv } from "@sluice/config";
 import { describeDatabaseUrl } from "@sluice/db";
 import { isRetriable } from "@sluice/engine";
+import { retryDelayMs, type TRetryPolicy } from "@sluice/retry-policy";
 import { CliError } from "./cli-error";
 
 /**
@@ -13,7 +14,10 @@ import { CliError } from "./cli-error";
  * supervisor restarts the command anyway, more for longer maintenance windows.
  */
 export const runRetries = (): number => loadEnv(ZRunEnv).SLUICE_RUN_RETRIES;
-export const retryDelayMs = (attempt: number): number => Math.min(30_000, 1000 * 2 ** (attempt - 1));
+/**
+ * 1 s doubling to 30 s. No jitter: one process retries alone, and the retry line says the exact wait.
+ */
+const RUN_RETRY: TRetryPolicy = { baseMs: 1000, capMs: 30_000 };
 
 export interface Endpoints {
   DATABASE_URL: string;
@@ -92,7 +96,7 @@ export async function waitBeforeRetry(
   failures: number,
   signal?: AbortSignal,
 ): Promise<void> {
-  const delay = retryDelayMs(failures);
+  const delay = retryDelayMs(RUN_RETRY, failures);
   console.error(
     `${describeFailure(err, at)}, retrying in ${Math.round(delay / 1000)} s (attempt ${failures} of ${runRetries()})`,
   );

@@ -2,6 +2,7 @@
 // from stream messages to Kafka records (key = merchant_id, value = the exact bytes).
 import { setTimeout as sleep } from "node:timers/promises";
 import { Kafka, logLevel, type logCreator, type Message } from "kafkajs";
+import { retryDelayMs } from "@sluice/retry-policy";
 import type { StreamMessage } from "./payment-stream";
 
 export const DEFAULT_BROKERS = ["127.0.0.1:9092"];
@@ -72,7 +73,7 @@ export async function ensureTopic(
       return await createIfMissing(kafka, topic, options);
     } catch (err) {
       if (!(err as { retriable?: boolean }).retriable || attempt >= 10) throw err;
-      await sleep(Math.min(3000, 250 * 2 ** (attempt - 1)));
+      await sleep(retryDelayMs({ baseMs: 250, capMs: 3000 }, attempt));
     }
   }
 }

@@ -4,6 +4,7 @@
 // rebuilt from pipeline_runs.
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
+import { retryDelayMs } from "@sluice/retry-policy";
 import type { TBatchScheduler, TScheduledRun } from "@sluice/services";
 import { batchRunJobId, JOB_BATCH_RUN, type TBatchRunPayload } from "./job-definitions";
 
@@ -18,10 +19,12 @@ const JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 24 * 3600 },
 };
 
-/** Delay before the n-th retry of a failed batch: base·2^(n−1), capped at 30 s, with ±20% jitter. */
+/**
+ * Delay before the n-th retry of a failed batch: base·2^(n−1), capped at 30 s, with ±20% jitter — when
+ * Postgres or Kafka comes back, the versions that failed together do not all retry at the same instant.
+ */
 export function batchRetryDelay(attemptsMade: number, baseMs: number): number {
-  const delay = Math.min(30_000, baseMs * 2 ** Math.max(0, attemptsMade - 1));
-  return Math.round(delay * (0.8 + Math.random() * 0.4));
+  return retryDelayMs({ baseMs, capMs: 30_000, jitter: 0.2 }, attemptsMade);
 }
 
 export type TEnsureTurnResult = "present" | "added" | "retried" | "replaced" | "moved-on";

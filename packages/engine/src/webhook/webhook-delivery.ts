@@ -17,6 +17,7 @@ import {
   type LedgerScope,
 } from "./delivery-ledger";
 import type { TOutboundHttp, TSender } from "@sluice/outbound-http";
+import { retryDelayMs } from "@sluice/retry-policy";
 
 export interface HttpTarget {
   url: string;
@@ -138,8 +139,12 @@ export class WebhookDelivery {
         report.failed.set(d.key, `webhook delivery failed after ${attempt} attempt(s): ${outcome.error}`);
         return;
       }
+      // No jitter: the key's retries are spaced within this one batch, whose commit waits for them.
       await sleep(
-        Math.min(this.opts.maxBackoffMs ?? 10_000, (this.opts.backoffBaseMs ?? 250) * 2 ** (attempt - 1)),
+        retryDelayMs(
+          { baseMs: this.opts.backoffBaseMs ?? 250, capMs: this.opts.maxBackoffMs ?? 10_000 },
+          attempt,
+        ),
       );
     }
   }

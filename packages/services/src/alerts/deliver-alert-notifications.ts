@@ -7,6 +7,7 @@
 // answer and the record sends once more with the same dedup key (PagerDuty's dedup_key, the
 // webhook's Idempotency-Key / X-Sluice-Notification), so a receiver can drop the repeat.
 import type { PrismaClient } from "@sluice/db";
+import { retryDelayMs } from "@sluice/retry-policy";
 import { sendToContactPoint, type TSendOptions } from "../contact-points/send-to-contact-point";
 import type { TContactPointKind } from "../contact-points/contact-point-kinds";
 import type { TNotificationFacts } from "./notification-facts";
@@ -22,8 +23,9 @@ export interface TDeliveryOptions extends TSendOptions {
   ruleKinds?: readonly string[];
 }
 
+/** No jitter: a retry is a row due at a time in Postgres, which one deliverer claims (SKIP LOCKED). */
 export function notificationRetryDelay(attempt: number, baseMs: number): number {
-  return Math.min(600_000, baseMs * 2 ** Math.max(0, attempt - 1));
+  return retryDelayMs({ baseMs, capMs: 600_000 }, attempt);
 }
 
 export async function deliverAlertNotifications(

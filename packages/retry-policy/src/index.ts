@@ -1,0 +1,1 @@
+export { jitteredMs, retryDelayMs, type TRetryPolicy } from "./retry-delay";
