@@ -217,7 +217,7 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     alerts,
     queue,
     async close(timeoutMs) {
-      reconciler.stop();
+      await reconciler.stop();
       await offsetSampler.stop();
       await alerts.close();
       heartbeat.stop();

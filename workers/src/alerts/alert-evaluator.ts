@@ -16,6 +16,7 @@ import {
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger";
+import { singleFlight, startPeriodicLoop } from "../periodic-loop";
 import { JOB_ALERTS_EVALUATE } from "@sluice/queue";
 
 /** Every rule but no_worker_alive, which a worker cannot evaluate (the console's watchdog does). */
@@ -52,7 +53,6 @@ export function startAlertEvaluator(opts: {
   // The lease's expiry matters only to evaluators that do not take over (the console's watchdog).
   const leaseMs = Math.max(3 * opts.intervalMs, 5000);
 
-  let inFlight: Promise<TAlertEvaluationResult> | undefined;
   async function pass(): Promise<TAlertEvaluationResult> {
     // The job is this worker's turn: it takes the lease over (a previous holder's tick in flight is fenced off).
     const result = await runAlertEvaluation(db, {
@@ -78,7 +78,9 @@ export function startAlertEvaluator(opts: {
     opts.onTick?.(result, delivery);
     return result;
   }
-  const tick = () => (inFlight ??= pass().finally(() => (inFlight = undefined)));
+  // BullMQ runs one job at a time here (concurrency 1); a test's tick() joins a job's tick in flight.
+  const ticks = singleFlight(pass);
+  const tick = ticks.run;
 
   const worker = new Worker(
     opts.queueName,
@@ -101,30 +103,20 @@ export function startAlertEvaluator(opts: {
       { name: JOB_ALERTS_EVALUATE, opts: { removeOnComplete: 100, removeOnFail: 100 } },
     );
   }
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const keepScheduled = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      ensureScheduled()
-        .catch((err) => logger.warn({ err }, "could not schedule the alert evaluation; retrying"))
-        .finally(keepScheduled);
-    }, opts.intervalMs);
-    timer.unref();
-  };
-  void ensureScheduled().catch((err) =>
-    logger.warn({ err }, "could not schedule the alert evaluation; retrying"),
-  );
-  keepScheduled();
+  const keepScheduled = startPeriodicLoop({
+    pass: ensureScheduled,
+    intervalMs: opts.intervalMs,
+    immediate: true,
+    onError: (err) => logger.warn({ err }, "could not schedule the alert evaluation; retrying"),
+  });
 
   return {
     tick,
     ensureScheduled,
     async close() {
-      stopped = true;
-      clearTimeout(timer);
+      await keepScheduled.stop();
       await worker.close().catch(() => undefined);
-      await inFlight?.catch(() => undefined);
+      await ticks.idle();
       await releaseAlertLease(db, "workers", opts.workerId).catch(() => undefined);
       await queue.close().catch(() => undefined);
       await queueConnection.quit().catch(() => queueConnection.disconnect());

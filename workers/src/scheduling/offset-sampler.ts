@@ -12,6 +12,7 @@ import {
   type TOffsetSampleInput,
 } from "@sluice/services";
 import type { Logger } from "../logger";
+import { startPeriodicLoop } from "../periodic-loop";
 
 export interface OffsetSampler {
   /** One pass now (tests). Resolves with the samples written. */
@@ -30,10 +31,7 @@ export function startOffsetSampler(opts: {
 }): OffsetSampler {
   const { db, logger } = opts;
   let admin: Admin | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
   let lastPrune = 0;
-  let inFlight: Promise<number> | undefined;
 
   async function pass(): Promise<number> {
     const versions = await findSampledVersions(db);
@@ -72,33 +70,20 @@ export function startOffsetSampler(opts: {
     return written;
   }
 
-  function tick(): Promise<number> {
-    inFlight ??= pass().finally(() => (inFlight = undefined));
-    return inFlight;
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      tick()
-        .catch(async (err) => {
-          logger.warn({ err }, "offset sample failed; retrying next interval");
-          // A broken admin connection is rebuilt on the next pass.
-          await admin?.disconnect().catch(() => undefined);
-          admin = undefined;
-        })
-        .finally(schedule);
-    }, opts.intervalMs);
-    timer.unref();
-  }
-
-  schedule();
+  const loop = startPeriodicLoop({
+    pass,
+    intervalMs: opts.intervalMs,
+    onError: async (err) => {
+      logger.warn({ err }, "offset sample failed; retrying next interval");
+      // A broken admin connection is rebuilt on the next pass.
+      await admin?.disconnect().catch(() => undefined);
+      admin = undefined;
+    },
+  });
   return {
-    tick,
+    tick: loop.tick,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await inFlight?.catch(() => undefined);
+      await loop.stop();
       await admin?.disconnect().catch(() => undefined);
     },
   };

@@ -7,11 +7,13 @@ import type { PrismaClient } from "@sluice/db";
 import { findScheduledRuns, getScheduledRun } from "@sluice/services";
 import type { BatchQueue, TEnsureTurnResult } from "@sluice/queue";
 import type { Logger } from "../logger";
+import { startPeriodicLoop } from "../periodic-loop";
 
 export interface Reconciler {
   /** Run one pass now (also used by tests). Resolves with what changed. */
   tick(): Promise<Record<TEnsureTurnResult, number>>;
-  stop(): void;
+  /** No more passes; resolves when the pass in flight has finished. */
+  stop(): Promise<void>;
 }
 
 const PARALLEL = 16;
@@ -24,9 +26,6 @@ export function startReconciler(opts: {
   onAction?: (action: TEnsureTurnResult) => void;
 }): Reconciler {
   const { db, queue, logger } = opts;
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  let inFlight: Promise<Record<TEnsureTurnResult, number>> | undefined;
 
   async function pass(): Promise<Record<TEnsureTurnResult, number>> {
     const counts: Record<TEnsureTurnResult, number> = {
@@ -55,30 +54,13 @@ export function startReconciler(opts: {
     return counts;
   }
 
-  function tick(): Promise<Record<TEnsureTurnResult, number>> {
-    inFlight ??= pass().finally(() => (inFlight = undefined));
-    return inFlight;
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    // Jitter spreads the workers' passes over the interval.
-    const delay = Math.round(opts.intervalMs * (0.75 + Math.random() * 0.5));
-    timer = setTimeout(() => {
-      tick()
-        .catch((err) => logger.warn({ err }, "reconciler pass failed; retrying next interval"))
-        .finally(schedule);
-    }, delay);
-    timer.unref();
-  }
-
-  void tick().catch((err) => logger.warn({ err }, "first reconciler pass failed"));
-  schedule();
-  return {
-    tick,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  return startPeriodicLoop({
+    pass,
+    intervalMs: opts.intervalMs,
+    // Spreads the workers' passes over the interval.
+    jitter: 0.25,
+    // A worker that starts after a Redis loss rebuilds the jobs at once.
+    immediate: true,
+    onError: (err) => logger.warn({ err }, "reconciler pass failed; retrying next interval"),
+  });
 }
