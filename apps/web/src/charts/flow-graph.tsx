@@ -6,7 +6,7 @@
 import { Background, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import type { TPipelineFlow } from "@sluice/services";
-import { formatValue } from "./format";
+import { formatValue } from "@/lib/format";
 
 // Nodes are 124 px wide (globals.css .flow-node): a step of 214 leaves 90 px between two phases, room for
 // the edge's row count ("1,234,567") without covering either box.

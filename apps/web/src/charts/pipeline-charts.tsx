@@ -2,7 +2,7 @@
 // The pipeline page's charts, each built from the one series answer (signals.series): which signal,
 // its definition, and which numbers of each bucket it plots. Definitions match docs/console.md.
 import type { TPipelineSeries, TSeriesPoint } from "@sluice/services";
-import { formatClock } from "./format";
+import { formatClock } from "@/lib/format";
 import { TimeSeriesChart, type TChartMarker, type TChartRow, type TChartSeries } from "./time-series-chart";
 
 const PALETTE = ["#1f6feb", "#cf222e", "#1a7f37", "#bf8700", "#8250df", "#0969da", "#bc4c00", "#57606a"];

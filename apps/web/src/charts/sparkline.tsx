@@ -3,7 +3,7 @@
 // the topic) is the grey area, processing (what the pipeline commits) the line: a line under the area
 // for long means it is falling behind.
 import { Area, ComposedChart, Line, Tooltip, YAxis } from "recharts";
-import { formatInstant, formatValue } from "./format";
+import { formatInstant, formatValue } from "@/lib/format";
 import { plottedAttribute } from "./plotted";
 
 export interface TSparklineProps {

@@ -17,7 +17,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import { formatInstant, formatTick, formatValue, type TUnit } from "./format";
+import { formatInstant, formatTick, formatValue, type TUnit } from "@/lib/format";
 import { plottedAttribute } from "./plotted";
 
 export interface TChartSeries {

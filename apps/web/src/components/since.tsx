@@ -3,7 +3,7 @@
 // renders must be pure: a re-render would show another age). The time is state, read once when the
 // component mounts and then every few seconds, so the age also stays true between data refreshes.
 import { useEffect, useState } from "react";
-import { formatClock, formatMs } from "@/charts/format";
+import { formatClock, formatMs } from "@/lib/format";
 
 const TICK_MS = 5_000;
 

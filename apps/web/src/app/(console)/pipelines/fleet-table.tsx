@@ -13,7 +13,7 @@ import {
 } from "@sluice/services/signals/pure";
 import Link from "next/link";
 import { useMemo, useState } from "react";
-import { formatMs, formatValue } from "@/charts/format";
+import { formatMs, formatValue } from "@/lib/format";
 import { Since } from "@/components/since";
 import { RateSparkline } from "@/charts/sparkline";
 import { EmptyState } from "@/components/empty-state";

@@ -2,7 +2,7 @@
 import type { TBatchSummary } from "@sluice/services";
 import Link from "next/link";
 import { batchHref } from "./links";
-import { formatCount, formatDuration } from "./format";
+import { formatCount, formatMs } from "@/lib/format";
 import { Time } from "@/components/time";
 
 export function BatchHistory({
@@ -52,7 +52,7 @@ export function BatchHistory({
                 <Time value={b.committedAt} />
               </td>
               <td className="num">{formatCount(b.inputRows)}</td>
-              <td className="num">{formatDuration(b.durationMs)}</td>
+              <td className="num">{formatMs(b.durationMs)}</td>
               <td className="num">{formatCount(b.sink)}</td>
               <td className="num">{formatCount(b.duplicate)}</td>
               <td className={b.quarantined > 0 ? "num warn" : "num"}>{formatCount(b.quarantined)}</td>

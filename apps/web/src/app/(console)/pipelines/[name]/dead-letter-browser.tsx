@@ -13,7 +13,7 @@ import { useState, type FormEvent } from "react";
 import { useTRPC } from "@/trpc/react";
 import { EmptyState } from "@/components/empty-state";
 import { FilterSelect } from "@/components/filter-select";
-import { formatCount } from "./format";
+import { formatCount } from "@/lib/format";
 import { DeadLetters, type TReasonGroupChoice } from "./dead-letters";
 import { batchHref } from "./links";
 import { Time } from "@/components/time";

@@ -5,7 +5,7 @@
 import type { TDeadLetterOutcome, TDeadLetterSummary } from "@sluice/services";
 import type { ReactNode } from "react";
 import { EmptyState } from "@/components/empty-state";
-import { formatCount } from "./format";
+import { formatCount } from "@/lib/format";
 import { Time } from "@/components/time";
 
 const OUTCOME_LABEL: Record<TDeadLetterOutcome, string> = {

@@ -3,7 +3,7 @@
 // whether the partition still holds the watermark back.
 import type { TBatchProgressView, TPipelineDetail } from "@sluice/services";
 import type { ReactNode } from "react";
-import { formatBytes, formatCount, formatDuration } from "./format";
+import { formatBytes, formatCount, formatMs } from "@/lib/format";
 import { Time } from "@/components/time";
 
 type TEventTime = NonNullable<TPipelineDetail["version"]>["eventTime"];
@@ -36,7 +36,7 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
         <Stat label="Processed rows/s" value={formatCount(b.processedRowsPerSecond)} />
         <Stat
           label="Duration"
-          value={formatDuration(b.durationMs?.total)}
+          value={formatMs(b.durationMs?.total)}
           title={
             b.durationMs
               ? `plan ${b.durationMs.plan} ms, read ${b.durationMs.read} ms, process ${b.durationMs.process} ms, commit ${b.durationMs.commit} ms`
@@ -156,7 +156,7 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
                   {p.lastDataAt && b.timestamp.getTime() - p.lastDataAt.getTime() >= 1000 ? (
                     <span className="muted">
                       {" "}
-                      ({formatDuration(b.timestamp.getTime() - p.lastDataAt.getTime())} before the batch)
+                      ({formatMs(b.timestamp.getTime() - p.lastDataAt.getTime())} before the batch)
                     </span>
                   ) : null}
                 </td>

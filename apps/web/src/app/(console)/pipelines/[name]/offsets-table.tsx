@@ -1,7 +1,7 @@
 // Checkpoint and offsets per partition (signals.offsets): what is committed, what is on the topic, how
 // far behind, and whether the partition is idle.
 import type { TCheckpointView } from "@sluice/services";
-import { formatMs, formatValue } from "@/charts/format";
+import { formatMs, formatValue } from "@/lib/format";
 import { Ago } from "@/components/since";
 import { Time } from "@/components/time";
 

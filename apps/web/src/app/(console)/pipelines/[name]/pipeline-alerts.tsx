@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAlertRuleView, TPipelineAlerts } from "@sluice/services";
 import { formatRuleValue, thresholdUnit } from "@sluice/services/alerts/pure";
 import { useState } from "react";
-import { formatClock } from "@/charts/format";
+import { formatClock } from "@/lib/format";
 import { useTRPC } from "@/trpc/react";
 import { NOT_ALLOWED, useAlertMutations } from "../../alerts/alert-actions";
 import { AlertRow } from "../../alerts/alert-row";

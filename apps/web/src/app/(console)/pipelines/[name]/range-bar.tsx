@@ -3,7 +3,7 @@
 // fixed custom one (also what a drag-to-zoom on any chart sets).
 import { RANGE_PRESETS, type TRangePreset } from "@sluice/services/signals/pure";
 import { useState } from "react";
-import { formatInstant } from "@/charts/format";
+import { formatInstant } from "@/lib/format";
 import type { TRangeChoice } from "./use-dashboard-range";
 
 const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);

@@ -1,7 +1,7 @@
 // Freshness, completeness and correctness: three separate signals, never one score. Each says what it
 // measures (the title's hover text and the first line), its value and its target.
 import type { TPipelineSignals } from "@sluice/services";
-import { formatMs, formatValue } from "@/charts/format";
+import { formatMs, formatValue } from "@/lib/format";
 
 const DEFINITIONS = {
   freshness:

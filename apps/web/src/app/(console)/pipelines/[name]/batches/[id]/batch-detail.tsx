@@ -4,7 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { formatBytes, formatMs, formatValue } from "@/charts/format";
+import { formatBytes, formatMs, formatValue } from "@/lib/format";
 import { EmptyState } from "@/components/empty-state";
 import { useTRPC } from "@/trpc/react";
 import { batchHref, deadLettersHref, pipelineHref } from "../../links";

@@ -1,5 +1,5 @@
-// How chart values read: rates, counts, durations, bytes and shares (one place for every chart), and the
-// console's points in time.
+// How the console's values read — rates, counts, durations, bytes, shares and points in time — in
+// charts, components and pages alike: one module, so a number reads the same wherever it is shown.
 const compact = new Intl.NumberFormat("en-GB", { notation: "compact", maximumFractionDigits: 1 });
 const exact = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 2 });
 const clock = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
@@ -30,7 +30,14 @@ export function formatValue(v: number | null | undefined, unit: TUnit, precise =
   }
 }
 
-export function formatMs(ms: number): string {
+/** A count with separators (12,345), "—" for none. */
+export function formatCount(n: number | null | undefined): string {
+  return formatValue(n, "count", true);
+}
+
+/** A duration: 850 ms, 4.2 s, 12 s, 3.5 min, 2.0 h, 2.5 d; "—" for none. */
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "—";
   const a = Math.abs(ms);
   if (a < 1000) return `${Math.round(ms)} ms`;
   if (a < 60_000) return `${(ms / 1000).toFixed(a < 10_000 ? 1 : 0)} s`;
