@@ -1,39 +1,18 @@
 // Guarantee proven: `sluice alerts` lists a pipeline's open alerts as the console does; `ack` and
 // `silence` change them as the acting user, audited, and refuse a viewer (exit 5) and a silence
 // without an expiry (exit 1, naming --for).
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPipelineVersion } from "@sluice/engine";
-import { ledgerSpec } from "@sluice/engine/testing";
-import {
-  createTestDatabase,
-  createTestUsers,
-  endPool,
-  type TestDatabase,
-  entrypointArgs,
-} from "@sluice/testing";
+import { ledgerSpec, runSluice } from "@sluice/engine/testing";
+import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
 let pool: pg.Pool;
 let episodeId: string;
 
-function sluice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...entrypointArgs("cli"), ...args],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" },
-      },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-    );
-  });
-}
+const sluice = (...args: string[]) =>
+  runSluice(args, { databaseUrl: database.url, actor: "oncall@ops.test" });
 
 beforeAll(async () => {
   database = await createTestDatabase("cli_alerts");

@@ -3,11 +3,9 @@
 // recorded with who and why, and a command that does not apply exits 1 saying what to do instead.
 // Each command acts as a named user (SLUICE_ACTOR / --as): one without a user, an unknown or
 // disabled one, a viewer or an owner of another team exits 5 saying why, and nothing changes.
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -19,35 +17,17 @@ import {
   testServices,
   uniqueName,
   type TestDatabase,
-  entrypointArgs,
 } from "@sluice/testing";
+import { runSluice } from "@sluice/engine/testing";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const queueName = uniqueName("cli_lifecycle");
 let database: TestDatabase;
 let pool: pg.Pool;
 let dir: string;
 
-function sluiceAs(
-  actor: string | undefined,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    WORKER_QUEUE: queueName,
-    SLUICE_ACTOR: actor,
-  };
-  if (actor === undefined) delete env.SLUICE_ACTOR;
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...entrypointArgs("cli"), ...args],
-      { cwd: REPO_ROOT, env },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-    );
-  });
-}
+/** `sluice <args>` as `actor` (SLUICE_ACTOR; undefined: not set) on this file's queue. */
+const sluiceAs = (actor: string | undefined, ...args: string[]) =>
+  runSluice(args, { databaseUrl: database.url, actor: actor ?? null, extra: { WORKER_QUEUE: queueName } });
 
 /** The shop team's owner runs the commands unless a test says otherwise. */
 const sluice = (...args: string[]) => sluiceAs("owner@shop.test", ...args);

@@ -1,37 +1,20 @@
 // `sluice signing-secret`: a pipeline's owners get its webhook secret (which verifies what the workers
 // sign, and only that pipeline's requests); another team's owner and a viewer are refused (exit 5), a
 // team's notification secret is for admins, and every showing is audited.
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { signatureHeaders, signingSecretFor } from "@sluice/outbound-http";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPipelineVersion } from "@sluice/engine";
-import { ledgerSpec } from "@sluice/engine/testing";
-import {
-  createTestDatabase,
-  createTestUsers,
-  endPool,
-  type TestDatabase,
-  entrypointArgs,
-} from "@sluice/testing";
+import { ledgerSpec, runSluice } from "@sluice/engine/testing";
+import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
 let pool: pg.Pool;
 
-function sluice(as: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...entrypointArgs("cli"), ...args, "--as", as],
-      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: database.url } },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-    );
-  });
-}
+/** `sluice <args> --as <as>`, with no SLUICE_ACTOR: --as alone says who acts. */
+const sluice = (as: string, ...args: string[]) =>
+  runSluice([...args, "--as", as], { databaseUrl: database.url, actor: null });
 
 beforeAll(async () => {
   database = await createTestDatabase("cli_signing_secret");

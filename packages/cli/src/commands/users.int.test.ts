@@ -2,50 +2,18 @@
 // a password that never appears on the command line. The created password is the one the console's
 // sign-in verifies (the auth library's scrypt); refusals exit 1 (bad input) or 5 (not allowed) and
 // create nothing.
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "@sluice/services";
-import {
-  createTestDatabase,
-  createTestUsers,
-  endPool,
-  type TestDatabase,
-  entrypointArgs,
-} from "@sluice/testing";
+import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
+import { runSluice, sluiceResult, spawnSluice } from "@sluice/engine/testing";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
 let pool: pg.Pool;
 
-type TRun = { code: number; stdout: string; stderr: string };
-
-/** Starts the CLI against `url`; its stdin (the password: not a terminal) stays open until `send`. */
-function startSluice(url: string, args: string[]): { send(stdin: string): void; done: Promise<TRun> } {
-  const child = spawn(process.execPath, [...entrypointArgs("cli"), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: url, SLUICE_ACTOR: "" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  return {
-    send: (stdin) => child.stdin.end(stdin),
-    done: new Promise((resolve) =>
-      child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr })),
-    ),
-  };
-}
-
-/** Runs the CLI with `stdin` piped in (not a terminal: the password is read from it). */
-function sluice(stdin: string, ...args: string[]): Promise<TRun> {
-  const run = startSluice(database.url, args);
-  run.send(stdin);
-  return run.done;
-}
+/** Runs the CLI with `stdin` piped in (not a terminal: the password is read from it), SLUICE_ACTOR empty. */
+const sluice = (stdin: string, ...args: string[]) =>
+  runSluice(args, { databaseUrl: database.url, actor: "", input: stdin });
 
 async function passwordOf(email: string): Promise<string | null> {
   const { rows } = await pool.query<{ password: string | null }>(
@@ -229,17 +197,12 @@ describe("sluice users create", { timeout: 600_000 }, () => {
       // A team to join makes each process look it up after its "is there an admin?" check, just before
       // it reads the password: both are held there, each having seen no admin, then both go on at once.
       await racePool.query(`INSERT INTO teams (id, slug, name) VALUES ('t-ops', 'ops', 'Ops')`);
+      // Each CLI's stdin (the password) stays open until both are held.
       const runs = ["ann", "bob"].map((who) =>
-        startSluice(empty.url, [
-          "users",
-          "create",
-          "--email",
-          `${who}@example.com`,
-          "--role",
-          "admin",
-          "--team",
-          "ops",
-        ]),
+        spawnSluice(
+          ["users", "create", "--email", `${who}@example.com`, "--role", "admin", "--team", "ops"],
+          { databaseUrl: empty.url, actor: "", holdStdin: true },
+        ),
       );
       const waiting = async () =>
         (
@@ -254,8 +217,8 @@ describe("sluice users create", { timeout: 600_000 }, () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect((await racePool.query(`SELECT count(*)::int AS n FROM users`)).rows[0].n).toBe(0);
-      for (const run of runs) run.send("first-admin-password\n");
-      const results = await Promise.all(runs.map((r) => r.done));
+      for (const run of runs) run.child.stdin!.end("first-admin-password\n");
+      const results = await Promise.all(runs.map(sluiceResult));
 
       expect(results.map((r) => r.code).sort()).toEqual([0, 5]);
       const loser = results.find((r) => r.code === 5)!;

@@ -1,27 +1,19 @@
 // Guarantee: a bad spec is rejected at validation, before anything runs, with a message that names the
 // offending field's path (issue 3, "Bad specs"). Drives the real `sluice validate` command as a child
 // process on the three deliberately bad example specs, and checks exit code 1.
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { entrypointArgs } from "@sluice/testing";
+import { runSluice } from "@sluice/engine/testing";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const EXAMPLES = path.join(REPO_ROOT, "packages/pipeline-spec/examples");
 
-function sluiceValidate(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...entrypointArgs("cli"), "validate", path.isAbsolute(file) ? file : path.join(EXAMPLES, file)],
-      { cwd: REPO_ROOT },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-    );
-  });
-}
+/** `sluice validate <file>` (an example's name, or a path): no database, no user. */
+const sluiceValidate = (file: string) =>
+  runSluice(["validate", path.isAbsolute(file) ? file : path.join(EXAMPLES, file)], { actor: null });
 
 describe("sluice validate rejects bad specs with the path of the offending field", () => {
   it.concurrent("a table name with SQL in it: exit 1, names sink.postgres.table and the line", async () => {

@@ -3,38 +3,17 @@
 // records who and why, refuses a delivered key (exit 1, saying it is never sent again) and exits 1 on an
 // unknown pipeline or a missing --key value. (The sending after a re-queue is proven with a real worker
 // and receiver in workers/src/batches/webhook-retry.int.test.ts.)
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerPipelineVersion } from "@sluice/engine";
-import { ledgerSpec } from "@sluice/engine/testing";
-import {
-  createTestDatabase,
-  createTestUsers,
-  endPool,
-  type TestDatabase,
-  entrypointArgs,
-} from "@sluice/testing";
+import { ledgerSpec, runSluice } from "@sluice/engine/testing";
+import { createTestDatabase, createTestUsers, endPool, type TestDatabase } from "@sluice/testing";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 let database: TestDatabase;
 let pool: pg.Pool;
 
-function sluice(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...entrypointArgs("cli"), ...args],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, DATABASE_URL: database.url, SLUICE_ACTOR: "oncall@ops.test" },
-      },
-      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
-    );
-  });
-}
+const sluice = (...args: string[]) =>
+  runSluice(args, { databaseUrl: database.url, actor: "oncall@ops.test" });
 
 const status = async (key: string) =>
   (

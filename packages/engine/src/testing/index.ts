@@ -13,7 +13,15 @@ export {
 } from "./engine-fixture";
 export { auditExactlyOnce, type AuditInput, type AuditedBatch } from "./exactly-once-audit";
 export { startWebhookReceiver, type WebhookReceiver, type ReceivedRequest } from "./webhook-receiver";
-export { spawnSluice, runSluice, specDir, committedBatchIds, type SluiceProcess } from "./sluice-process";
+export {
+  spawnSluice,
+  runSluice,
+  sluiceResult,
+  specDir,
+  committedBatchIds,
+  type SluiceProcess,
+  type SluiceResult,
+} from "./sluice-process";
 export { sendLedgerEvents, sendPoisonEvents, type SentEvents } from "./ledger-events";
 export {
   settlementsSpec,

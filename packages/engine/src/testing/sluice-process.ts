@@ -22,10 +22,21 @@ export interface SluiceProcess {
 }
 
 export interface SluiceEnv {
-  databaseUrl: string;
+  /** DATABASE_URL; none: the tests' environment's (`sluice validate` needs no database). */
+  databaseUrl?: string;
   kafkaBrokers?: string[];
-  /** More environment variables (LOG_LEVEL, …). */
+  /**
+   * Who the command acts as (SLUICE_ACTOR). By default TEST_ACTOR, an admin created in the database for
+   * it; an email is passed as it is (the test created that user, or means one that does not exist); null
+   * leaves SLUICE_ACTOR unset.
+   */
+  actor?: string | null;
+  /** More environment variables (LOG_LEVEL, WORKER_QUEUE, …). */
   extra?: Record<string, string>;
+  /** Piped to the command's stdin, which is then closed (not a terminal: how a password is read). */
+  input?: string;
+  /** Leave stdin piped and open: the test writes to `child.stdin` and ends it when it chooses. */
+  holdStdin?: boolean;
 }
 
 /** The user these tests' commands act as (SLUICE_ACTOR): an admin, so every command is allowed. */
@@ -52,18 +63,27 @@ function ensureTestActor(databaseUrl: string): void {
 }
 
 export function spawnSluice(args: string[], env: SluiceEnv): SluiceProcess {
-  ensureTestActor(env.databaseUrl);
+  if (env.actor === undefined && env.databaseUrl) ensureTestActor(env.databaseUrl);
+  const actor = env.actor === undefined ? TEST_ACTOR : env.actor;
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...(env.databaseUrl ? { DATABASE_URL: env.databaseUrl } : {}),
+    KAFKA_BROKERS: (env.kafkaBrokers ?? testServices.kafkaBrokers).join(","),
+    ...(actor === null ? {} : { SLUICE_ACTOR: actor }),
+    ...env.extra,
+  };
+  if (actor === null) delete childEnv.SLUICE_ACTOR;
+  const piped = env.input !== undefined || env.holdStdin === true;
   const child = spawn(process.execPath, [...entrypointArgs("cli"), ...args], {
     cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: env.databaseUrl,
-      KAFKA_BROKERS: (env.kafkaBrokers ?? testServices.kafkaBrokers).join(","),
-      SLUICE_ACTOR: TEST_ACTOR,
-      ...env.extra,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: childEnv,
+    stdio: [piped ? "pipe" : "ignore", "pipe", "pipe"],
   });
+  if (piped) {
+    // A command that exits without reading its stdin must not fail the test with EPIPE.
+    child.stdin!.on("error", () => undefined);
+    if (env.input !== undefined) child.stdin!.end(env.input);
+  }
   const stdout: string[] = [];
   const stderr: string[] = [];
   const waiters: { pattern: RegExp; n: number; resolve: (ok: boolean) => void }[] = [];
@@ -99,12 +119,20 @@ export function spawnSluice(args: string[], env: SluiceEnv): SluiceProcess {
   };
 }
 
+export interface SluiceResult {
+  code: number | null;
+  /** The lines printed, joined with "\n" (no trailing newline). */
+  stdout: string;
+  stderr: string;
+}
+
 /** Run `sluice <args>` to completion. */
-export async function runSluice(
-  args: string[],
-  env: SluiceEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = spawnSluice(args, env);
+export function runSluice(args: string[], env: SluiceEnv): Promise<SluiceResult> {
+  return sluiceResult(spawnSluice(args, env));
+}
+
+/** What a spawned `sluice` printed and its exit code, once it has exited. */
+export async function sluiceResult(p: SluiceProcess): Promise<SluiceResult> {
   const { code } = await p.exited;
   return { code, stdout: p.stdout.join("\n"), stderr: p.stderr.join("\n") };
 }
