@@ -11,7 +11,19 @@ export interface ParsedArgs {
 }
 
 /** The options that take a value; every other --name is a flag. */
-const VALUE_OPTIONS = new Set(["key", "as", "for", "rule", "to", "team", "version", "email", "role", "name"]);
+const VALUE_OPTIONS = new Set([
+  "key",
+  "as",
+  "for",
+  "rule",
+  "to",
+  "team",
+  "version",
+  "email",
+  "role",
+  "name",
+  "from",
+]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const [command, ...rest] = argv;
@@ -56,8 +68,8 @@ export const USAGE = `usage: sluice <command>
                                        (after a failure) likewise; each change is recorded with who,
                                        when and why (table pipeline_run_transitions)
   sluice <lifecycle command> <pipeline>@<version> [reason]   (or --version <version>)
-                                       act on that version only (default: the serving one, the
-                                       newest); the output says which other versions still run
+                                       act on that version only (default: the serving one); the
+                                       output says which other versions still run
   sluice db migrate                    create the database of DATABASE_URL if it does not exist and
                                        apply Sluice's migrations (what npm run db:migrate runs)
   sluice db status                     whether that database has every migration of this version
@@ -92,8 +104,16 @@ export const USAGE = `usage: sluice <command>
                                        why it is refused) and raises a change request that someone else
                                        approves in the console; the CLI never applies one
 
+  sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason
+                                       run the spec's new version beside the serving one (a candidate,
+                                       in tables of its own) from the topic's earliest offsets, blue's
+                                       own starting offsets, or a point in time
+  sluice rollout promote|rollback|abort <pipeline> reason
+                                       ask for the promotion (someone else approves it in the console),
+                                       switch readers back to blue, or discard the running candidate
+
 Commands that change something (run, start, pause, resume, stop, restart, webhooks retry, alerts
-ack|resolve|silence, reset) and signing-secret act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by
+ack|resolve|silence, reset, rollout) and signing-secret act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by
 that user's role and teams.
 
 exit codes: 0 ok, 1 invalid spec or configuration (or an unknown pipeline, a key that is not failed,

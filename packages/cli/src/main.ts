@@ -7,6 +7,7 @@ import { alertsListCommand, alertsRespondCommand, alertsSilenceCommand } from ".
 import { dbCommand } from "./commands/db";
 import { lifecycleCommand } from "./commands/lifecycle";
 import { resetCommand } from "./commands/reset";
+import { rolloutCommand } from "./commands/rollout";
 import { runCommand } from "./commands/run";
 import { signingSecretCommand } from "./commands/signing-secret";
 import { statusCommand } from "./commands/status";
@@ -60,6 +61,12 @@ async function main(argv: string[]): Promise<number> {
         reason: positionals.slice(1).join(" "),
         as: values.get("as"),
         version: values.get("version"),
+      });
+    case "rollout":
+      return rolloutCommand(target, positionals[1], {
+        from: values.get("from"),
+        reason: positionals.slice(2).join(" "),
+        as: values.get("as"),
       });
     case "signing-secret": {
       const team = values.get("team");

@@ -1,4 +1,4 @@
-// Which pipeline version a command names: `name` (the serving version — the newest), `name@2`, or
+// Which pipeline version a command names: `name` (the serving version), `name@2`, or
 // `name --version 2`. A pipeline may have several versions running (one beside another with its own
 // state and table), so commands that change something act on exactly the version named, never a guess.
 // Pipeline names are slugs (no "@"), so the suffix cannot be part of a name.

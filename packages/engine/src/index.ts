@@ -49,6 +49,15 @@ export type { SqlClient } from "./store/sql-client";
 export { claimName, SinkClaimError, sinkClaimRefusals } from "./store/sink-claims";
 export { migrateSinkTable, sinkTableChanges, type SinkTableChanges } from "./store/migrate-sink-table";
 export {
+  physicalSinkTable,
+  physicalSql,
+  servingName,
+  SINK_SCHEMA,
+  type SinkTableMap,
+} from "./store/physical-sink-table";
+export { loadSinkTables, serveVersion } from "./store/serving-views";
+export { discardCandidate, fenceRunners, switchServing } from "./store/switch-serving";
+export {
   inferFieldType,
   mergeFieldTypes,
   DRIFT_SAMPLES,

@@ -426,3 +426,13 @@ export type {
   TValueDifference,
   TRowValues,
 } from "./rollouts/reconciliation-report";
+export {
+  startRollout,
+  ZRolloutStart,
+  type TRolloutStart,
+  type TStartedRollout,
+} from "./rollouts/start-rollout";
+export { requestPromotion, ZRolloutStepInput, type TRolloutStepInput } from "./rollouts/request-promotion";
+export { abortRollout, rollbackRollout } from "./rollouts/rollback-rollout";
+export { findRollout, type TRolloutView } from "./rollouts/find-rollout";
+export { RolloutError } from "./rollouts/rollout-error";

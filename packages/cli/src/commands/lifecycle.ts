@@ -1,6 +1,6 @@
 // `sluice start|pause|resume|stop|restart <pipeline[@version]|spec> [reason] [--version N]`: lifecycle
 // commands on one pipeline version — the one named (`orders@2`, `--version 2`), else the serving one
-// (the newest) — run by the worker processes (see README "What runs where"). What it prints names the
+// (pipelines.serving_version_id) — run by the worker processes (see README "What runs where"). What it prints names the
 // version, and says which other versions of the pipeline still run, so none runs unseen. Given a
 // spec file, `start` registers it first (a changed spec becomes a new version that continues the
 // previous version's checkpoint and state, which is stopped — or, when the change makes that state
@@ -98,8 +98,10 @@ export async function lifecycleCommand(
       if (!who) return EXIT_NOT_ALLOWED;
       actor = who.label;
       const v = await db.pipelineVersion.findFirst({
-        where: { pipeline: { name }, ...(named.version === undefined ? {} : { version: named.version }) },
-        orderBy: { version: "desc" },
+        where:
+          named.version === undefined
+            ? { servingFor: { is: { name } } }
+            : { pipeline: { name }, version: named.version },
         select: { id: true, version: true, pipelineId: true },
       });
       if (!v) {

@@ -232,11 +232,19 @@ describe("two outputs with different lateness from one read", () => {
       });
       const before = await snapshot();
 
-      // Outputs write in name order, finance before fraud: hold the fraud table so the commit stops there.
+      // Outputs write in name order, finance before fraud: hold the fraud table (the version's physical
+      // table; fraud_ck is its serving view) so the commit stops there.
+      const physical = (
+        await fx.pool.query<{ t: string }>(
+          `SELECT sink_tables ->> 'public.fraud_ck' AS t FROM pipeline_versions WHERE id = $1`,
+          [pipelineVersionId],
+        )
+      ).rows[0]!.t;
+      const fraudInsert = `INSERT INTO "sluice_sinks"."${physical}"%`;
       const blocker = new pg.Client({ connectionString: fx.db.url });
       await blocker.connect();
       await blocker.query("BEGIN");
-      await blocker.query(`LOCK TABLE fraud_ck IN ACCESS EXCLUSIVE MODE`);
+      await blocker.query(`LOCK TABLE sluice_sinks."${physical}" IN ACCESS EXCLUSIVE MODE`);
       try {
         const child = spawnSluice(
           [
@@ -250,7 +258,8 @@ describe("two outputs with different lateness from one read", () => {
         );
         for (;;) {
           const waiting = await fx.pool.query(
-            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO "fraud_ck"%'`,
+            `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+            [fraudInsert],
           );
           if (waiting.rowCount) break;
           const exited = await Promise.race([
@@ -273,7 +282,8 @@ describe("two outputs with different lateness from one read", () => {
       }
       for (;;) {
         const left = await fx.pool.query(
-          `SELECT 1 FROM pg_stat_activity WHERE query LIKE 'INSERT INTO "fraud_ck"%' AND state <> 'idle'`,
+          `SELECT 1 FROM pg_stat_activity WHERE query LIKE $1 AND state <> 'idle'`,
+          [fraudInsert],
         );
         if (!left.rowCount) break;
         await new Promise((r) => setTimeout(r, 100));

@@ -2,16 +2,13 @@
 // (written by commit-batch itself), or a stateful operator — event-time windows, CDC apply-changes,
 // or a webhook — that prepares before the commit and writes inside it.
 import type pg from "pg";
-import {
-  outputColumns,
-  parseDuration,
-  type TCompiledSpec,
-  type TResolvedWebhookSink,
-} from "@sluice/pipeline-spec";
+import { parseDuration, type TCompiledSpec, type TResolvedWebhookSink } from "@sluice/pipeline-spec";
 import { CdcOperator } from "../cdc/cdc-operator";
 import { ConfigurationError } from "../errors";
 import { outboundFrom } from "../webhook/outbound";
-import { ensureSinkTable, RESULT_METADATA_COLUMNS, sinkTableFor, type SinkTable } from "../store/sink-table";
+import { servingName, type SinkTableMap } from "../store/physical-sink-table";
+import { ensureServingView } from "../store/serving-views";
+import { ensureSinkTable, outputSinkTable, type SinkTable } from "../store/sink-table";
 import { findPipelineId } from "../webhook/delivery-ledger";
 import { WebhookDelivery, type WebhookDeliveryOptions } from "../webhook/webhook-delivery";
 import { WebhookOperator } from "../webhook/webhook-operator";
@@ -30,6 +27,8 @@ export type WebhookTuning = Pick<WebhookDeliveryOptions, "backoffBaseMs" | "maxB
 export interface ResultContext {
   pool: pg.Pool;
   pipelineVersionId: string;
+  /** The version's physical tables (pipeline_versions.sink_tables): a sink writes its own, never the serving view. */
+  sinkTables: SinkTableMap;
   /** The output this result is ("" for a pipeline with one sink): it names the operator's state. */
   output?: string;
   /**
@@ -63,11 +62,7 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
         ),
       };
     }
-    const table: SinkTable = {
-      ...sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode),
-      metadata: RESULT_METADATA_COLUMNS,
-    };
-    await ensureSinkTable(ctx.pool, table);
+    const table = await physicalTable(ctx, spec);
     return {
       operator: new WindowOperator(
         ctx.pool,
@@ -83,8 +78,7 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
       throw new ConfigurationError(
         `pipeline "${spec.name}": cdc applies changes to a table: use a postgres sink`,
       );
-    const table = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
-    await ensureSinkTable(ctx.pool, table);
+    const table = await physicalTable(ctx, spec);
     return {
       operator: new CdcOperator(
         ctx.pool,
@@ -97,14 +91,26 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
     };
   }
   if (!pgSink) return { operator: await openWebhook(ctx, compiled, target.webhook!) };
-  const sink = sinkTableFor(pgSink.table, outputColumns(spec), pgSink.key, pgSink.mode);
-  await ensureSinkTable(ctx.pool, sink);
-  return { sink };
+  return { sink: await physicalTable(ctx, spec) };
+}
+
+/** The version's own physical table for this output, created if missing or checked against its columns. */
+async function physicalTable(ctx: ResultContext, spec: TCompiledSpec["spec"]): Promise<SinkTable> {
+  const serving = servingName(spec.sink!.postgres!.table);
+  const physical = ctx.sinkTables[serving];
+  if (!physical)
+    throw new ConfigurationError(
+      `pipeline "${spec.name}": version ${ctx.pipelineVersionId} has no physical table for ${serving}: register the version (registration names its tables) before running it`,
+    );
+  const table = outputSinkTable(spec, physical)!;
+  await ensureSinkTable(ctx.pool, table);
+  await ensureServingView(ctx.pool, serving, physical, ctx.pipelineVersionId);
+  return table;
 }
 
 /** The webhook operator of a spec with a webhook sink: its target resolved (env), its ledger scope found. */
 export async function openWebhook(
-  ctx: ResultContext,
+  ctx: Omit<ResultContext, "sinkTables">,
   compiled: TCompiledSpec,
   hook: TResolvedWebhookSink,
 ): Promise<WebhookOperator> {

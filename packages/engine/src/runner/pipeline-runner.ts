@@ -34,6 +34,7 @@ import {
 } from "../store/checkpoint-store";
 import { commitBatch } from "../store/commit-batch";
 import { claimNames } from "../store/sink-claims";
+import { loadSinkTables } from "../store/serving-views";
 import { lookupSeenKeys, stopForExpectations } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
 import { buildProgress, type BatchProgress } from "./progress";
@@ -91,6 +92,7 @@ export class PipelineRunner {
         pool: res.pool,
         kafka: res.kafka,
         pipelineVersionId: opts.pipelineVersionId,
+        sinkTables: await loadSinkTables(res.pool, opts.pipelineVersionId),
         ...(opts.env ? { env: opts.env } : {}),
         ...(opts.webhook ? { webhook: opts.webhook } : {}),
         ...(opts.dimensionSource ? { dimensionSource: opts.dimensionSource } : {}),

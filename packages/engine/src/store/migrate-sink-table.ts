@@ -5,7 +5,9 @@
 // stored row valid are made: a new column is added nullable (existing rows have no value), a column
 // the new version no longer writes, or now writes optionally, loses NOT NULL, and a number column may
 // widen to numeric (exact) or double precision. Anything else is refused with what to do, never
-// guessed. Identifiers are validated names (@sluice/pipeline-spec), quoted.
+// guessed. Identifiers are validated names (@sluice/pipeline-spec), quoted. The statements alter the
+// version's physical table (physical-sink-table.ts); its serving view, which froze the old column
+// list, is dropped before and created again after, in the same transaction (serving-views.ts).
 import {
   outputColumns,
   outputPairs,
@@ -16,6 +18,8 @@ import {
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./sql-client";
+import { physicalSql, servingName } from "./physical-sink-table";
+import { createServingView, dropServingView, loadSinkTables } from "./serving-views";
 
 const WIDENINGS: Record<string, string[]> = {
   bigint: ["numeric", "double precision"],
@@ -31,11 +35,18 @@ export interface SinkTableChanges {
   refusals: string[];
 }
 
-/** The changes one output's table needs (a spec with one sink, or one output's view). */
-export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): SinkTableChanges | undefined {
+/**
+ * The changes one output's table needs (a spec with one sink, or one output's view); `target` is the
+ * quoted table the statements alter (default: the spec's name).
+ */
+export function sinkTableChanges(
+  before: TPipelineSpec,
+  after: TPipelineSpec,
+  target?: string,
+): SinkTableChanges | undefined {
   const table = after.sink?.postgres?.table;
   if (!table || table !== before.sink?.postgres?.table) return undefined;
-  const quoted = quoteQualifiedName(table);
+  const quoted = target ?? quoteQualifiedName(table);
   const old = new Map(outputColumns(before).map((c) => [c.name, c]));
   const next = outputColumns(after);
   const statements: string[] = [];
@@ -75,28 +86,38 @@ export function sinkTableChanges(before: TPipelineSpec, after: TPipelineSpec): S
   return { table, statements, changes, refusals };
 }
 
-/** Apply the changes inside the caller's transaction; a table not created yet is left to the runner. */
-/** Every output's table (the one sink's, or each output's), inside the caller's transaction. */
+/**
+ * Every output's physical table (the one sink's, or each output's) of `pipelineVersionId` — the new
+ * version, which inherited them — brought in line with `after`, inside the caller's transaction; the
+ * serving view of each table it changed is made again when that version serves.
+ */
 export async function migrateSinkTable(
   client: SqlClient,
   before: TPipelineSpec,
   after: TPipelineSpec,
+  pipelineVersionId: string,
 ): Promise<string[]> {
   const changes: string[] = [];
+  const tables = await loadSinkTables(client, pipelineVersionId);
+  const serves = await client.query<{ serving: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pipelines WHERE serving_version_id = $1) AS serving`,
+    [pipelineVersionId],
+  );
   for (const pair of outputPairs(before, after)) {
     if (!pair.from || !pair.to) continue;
-    const plan = sinkTableChanges(pair.from.spec, pair.to.spec);
+    const table = pair.to.spec.sink.postgres?.table;
+    const physical = table ? tables[servingName(table)] : undefined;
+    if (!table || !physical) continue;
+    const plan = sinkTableChanges(pair.from.spec, pair.to.spec, physicalSql(physical));
     if (!plan || plan.statements.length + plan.refusals.length === 0) continue;
-    // No table yet: nothing is stored, and the runner creates it with the new columns.
-    const exists = await client.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [
-      quoteQualifiedName(plan.table),
-    ]);
-    if (!exists.rows[0]?.found) continue;
     if (plan.refusals.length > 0)
       throw new ConfigurationError(
         `the sink table ${plan.table} cannot follow the new version: ${plan.refusals.join("; ")}`,
       );
+    const viewed = serves.rows[0]?.serving === true;
+    if (viewed) await dropServingView(client, servingName(table));
     for (const sql of plan.statements) await client.query(sql);
+    if (viewed) await createServingView(client, servingName(table), physical);
     changes.push(...(pair.to.name ? plan.changes.map((c) => `${plan.table}: ${c}`) : plan.changes));
   }
   return changes;

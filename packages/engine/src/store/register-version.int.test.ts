@@ -4,7 +4,8 @@
 //   through the library and through `sluice validate --against-registered` / `sluice run`, and nothing
 //   changes: no version 2, version 1 not fenced and still committing;
 // - v2 that only adds an expectation continues, and its table equals an uninterrupted run's;
-// - fresh state: refused into version 1's (non-empty) table, registered beside it with a new table;
+// - fresh state: a version of its own physical table (the table's name, a view, follows the serving
+//   version), never the previous version's; or beside it with a new table;
 // - a rollback to a superseded version's spec is a new version continuing the latest state; the
 //   superseded version can never take the lease again (its checkpoint is stale).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -185,28 +186,43 @@ describe("a new version and its previous version's state", () => {
     expect(now).toEqual({ last_batch_id: was.last_batch_id, state_rows: 0, keys: 0 });
   });
 
-  it("fresh state: refused into the previous version's table, which holds other windows; registered beside it with a new table", async () => {
+  it("fresh state: a version of its own table, never the previous version's; readers of the table's name see the serving version's", async () => {
     const [, v2] = await pipelineVersionIds(fx.pool, "settlements");
+    const v2Windows = await tableRows("settlements_5m");
+    expect(v2Windows.length).toBeGreaterThan(0);
+    const physical = async (pv: string) =>
+      (
+        await fx.pool.query<{ sink_tables: Record<string, string> }>(
+          `SELECT sink_tables FROM pipeline_versions WHERE id = $1`,
+          [pv],
+        )
+      ).rows[0]!.sink_tables;
+    // Version 2 continued version 1 in place: it writes the table version 1 created.
+    expect(await physical(v2!)).toEqual({ "public.settlements_5m": "settlements_5m@v1" });
+
     const sameTable = settlements("settlements", "settlements_5m", { window: "10m" });
-    const refused = await registerPipelineVersion(fx.pool, sameTable, { continueFromPrevious: false }).catch(
-      (err: unknown) => err,
+    const v3 = await registerPipelineVersion(fx.pool, sameTable, { continueFromPrevious: false });
+    expect(v3).toMatchObject({ version: 3, created: true, replaced: { version: 2 } });
+    expect(await physical(v3.pipelineVersionId)).toEqual({ "public.settlements_5m": "settlements_5m@v3" });
+    // Readers of settlements_5m now see version 3's results (none yet); version 2's stay in its table.
+    expect(await tableRows("settlements_5m")).toEqual([]);
+    expect(await tableRows(`sluice_sinks."settlements_5m@v1"`)).toEqual(v2Windows);
+    const serving = await fx.pool.query(
+      `SELECT serving_version_id FROM pipelines WHERE name = 'settlements'`,
     );
-    expect(refused).toBeInstanceOf(IncompatibleStateError);
-    expect((refused as Error).message).toContain(
-      "with fresh state the new version would write settlements_5m, which holds version 2's results of another shape",
-    );
-    expect((refused as Error).message).toContain("Point sink.postgres.table at a new table");
+    expect(serving.rows[0]).toEqual({ serving_version_id: v3.pipelineVersionId });
+    await drainPipeline(fx, sameTable);
+    expect((await tableRows("settlements_5m")).length).toBeGreaterThan(0);
+    expect(await tableRows(`sluice_sinks."settlements_5m@v1"`)).toEqual(v2Windows);
 
     const beside = settlements("settlements", "settlements_10m", { window: "10m" });
-    const v3 = await registerPipelineVersion(fx.pool, beside, { continueFromPrevious: false });
-    expect(v3).toMatchObject({ version: 3, created: true });
-    expect(v3.continuedFrom).toBeUndefined();
-    expect(v3.replaced).toBeUndefined();
-    // Version 2 keeps its lease and state; version 3 starts from the earliest offset with none.
-    expect(await leaseOwner(v2!)).toBe("test");
+    const v4 = await registerPipelineVersion(fx.pool, beside, { continueFromPrevious: false });
+    expect(v4).toMatchObject({ version: 4, created: true });
+    expect(v4.continuedFrom).toBeUndefined();
+    expect(v4.replaced).toBeUndefined();
     const cp = await fx.pool.query(
       `SELECT last_batch_id::int, state_rows::int FROM checkpoints WHERE pipeline_version_id = $1`,
-      [v3.pipelineVersionId],
+      [v4.pipelineVersionId],
     );
     expect(cp.rows[0]).toEqual({ last_batch_id: -1, state_rows: 0 });
     const { progress } = await drainPipeline(fx, beside);

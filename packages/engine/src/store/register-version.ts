@@ -9,7 +9,10 @@
 // A superseded version never runs again: registering its spec once more (a rollback) makes a new
 // version that continues the latest state, instead of resuming the old version's stale checkpoint.
 // Its sink tables are claimed for the pipeline in the same transaction (sink-claims.ts): a table
-// another pipeline owns, or an existing table no pipeline owns, is refused.
+// another pipeline owns, or an existing table no pipeline owns, is refused. In the same transaction the
+// version gets its physical tables (physical-sink-table.ts: inherited when it continues state in place,
+// its own, created here, when it starts fresh) and, unless it is a candidate, serves: the serving
+// views (serving-views.ts) select from its tables and pipelines.serving_version_id names it.
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import {
@@ -29,6 +32,10 @@ import {
   latestVersion,
 } from "./version-compatibility";
 import { claimSinkTables } from "./sink-claims";
+import { outputViews } from "@sluice/pipeline-spec";
+import { physicalSinkTable, servingName, type SinkTableMap } from "./physical-sink-table";
+import { loadSinkTables, serveVersion } from "./serving-views";
+import { createSinkTableIn, outputSinkTable } from "./sink-table";
 
 export interface RegisteredVersion {
   pipelineId: string;
@@ -53,6 +60,11 @@ export interface RegisterOptions {
   registeredBy?: string;
   /** Why, in their words. */
   reason?: string;
+  /**
+   * A candidate (green, with fresh state): it gets its own tables but does not serve, and never fences
+   * the serving version. Default false: the new version serves.
+   */
+  candidate?: boolean;
 }
 
 const newId = () => `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
@@ -111,7 +123,7 @@ export async function registerPipelineVersionIn(
   const fresh = opts.continueFromPrevious === false;
   if (previous && compatibility) {
     const refusal = fresh
-      ? await freshStateRefusal(client, previous, spec, compatibility)
+      ? freshStateRefusal(spec, compatibility)
       : compatibility.compatible
         ? undefined
         : continuationRefusal(previous, spec, compatibility);
@@ -140,7 +152,7 @@ export async function registerPipelineVersionIn(
       id,
       previous.id,
     ]);
-  } else if (previous && fresh && sharedTables(previous.spec, spec).length > 0) {
+  } else if (previous && fresh && !opts.candidate && sharedTables(previous.spec, spec).length > 0) {
     // Two versions must not write one table: the new one, rebuilding it, takes the old one's place.
     if (await fence(client, previous.id, id))
       replaced = { pipelineVersionId: previous.id, version: previous.version };
@@ -153,6 +165,13 @@ export async function registerPipelineVersionIn(
       [previous.id, previous.version, version],
     );
   }
+  const inherited = previous && !fresh ? await loadSinkTables(client, previous.id) : {};
+  const tables = await createVersionTables(client, spec, version, inherited);
+  await client.query(`UPDATE pipeline_versions SET sink_tables = $2::jsonb WHERE id = $1`, [
+    id,
+    JSON.stringify(tables),
+  ]);
+  if (!opts.candidate) await serveVersion(client, id);
   const notes = !fresh && compatibility && compatibility.notes.length > 0 ? compatibility.notes : undefined;
   return {
     pipelineId,
@@ -163,6 +182,30 @@ export async function registerPipelineVersionIn(
     ...(replaced ? { replaced } : {}),
     ...(notes ? { notes } : {}),
   };
+}
+
+/**
+ * The version's physical table for each of its postgres sinks: the predecessor's, when it continues
+ * state in place and wrote the same table; otherwise a new one, created now with the output's columns.
+ */
+async function createVersionTables(
+  client: SqlClient,
+  spec: TPipelineSpec,
+  version: number,
+  inherited: SinkTableMap,
+): Promise<SinkTableMap> {
+  const tables: SinkTableMap = {};
+  for (const view of outputViews(spec)) {
+    const table = view.spec.sink.postgres?.table;
+    if (!table) continue;
+    const serving = servingName(table);
+    const kept = inherited[serving];
+    const physical = kept ?? physicalSinkTable(table, version);
+    // An inherited table its predecessor never ran to create holds nothing: made with today's columns.
+    await createSinkTableIn(client, outputSinkTable(view.spec, physical)!, { ifMissing: !!kept });
+    tables[serving] = physical;
+  }
+  return tables;
 }
 
 /**

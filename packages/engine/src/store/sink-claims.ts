@@ -14,6 +14,7 @@ import {
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./sql-client";
+import { SINK_SCHEMA } from "./physical-sink-table";
 
 /** Registration refused: the spec writes a table another pipeline owns, or one Sluice did not create. */
 export class SinkClaimError extends ConfigurationError {}
@@ -74,6 +75,12 @@ export async function sinkClaimRefusals(client: SqlClient, spec: TPipelineSpec):
   const tables = [...new Set(sinkTables(spec).map((t) => t.table))];
   const refusals: string[] = [];
   for (const table of tables) {
+    if (claimName(table).startsWith(`${SINK_SCHEMA}.`)) {
+      refusals.push(
+        `${table} is in ${SINK_SCHEMA}, where Sluice keeps each version's physical tables: name the table readers query (its serving name), in another schema`,
+      );
+      continue;
+    }
     const owner = await client.query<{ pipeline: string; team: string }>(
       `SELECT p.name AS pipeline, t.name AS team FROM sink_claims c JOIN pipelines p ON p.id = c.pipeline_id
          JOIN teams t ON t.id = p.owner_team_id WHERE c.table_name = $1`,

@@ -1,8 +1,18 @@
 // The Postgres sink table: created from the pipeline's output columns, or validated when it exists.
 // Names come from the validated spec and are always quoted with quoteIdentifier — never raw.
 import type pg from "pg";
-import { postgresTypeFor, quoteIdentifier, splitQualifiedName, type TColumn } from "@sluice/pipeline-spec";
+import {
+  outputColumns,
+  postgresTypeFor,
+  quoteIdentifier,
+  splitQualifiedName,
+  type TColumn,
+  type TPipelineSpec,
+} from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
+import { physicalSql, SINK_SCHEMA } from "./physical-sink-table";
+import { grantSinkWriter } from "./sink-writer-role";
+import type { SqlClient } from "./sql-client";
 
 /** Columns Sluice adds to every sink row: where it came from and which batch wrote it. */
 export const METADATA_COLUMNS: { name: string; sqlType: string }[] = [
@@ -18,7 +28,11 @@ export const METADATA_COLUMNS: { name: string; sqlType: string }[] = [
 export interface SinkTable {
   /** Quoted, schema-qualified name, safe to put in SQL. */
   sql: string;
+  /** For people: the serving name in the spec (and the physical table, when it is one). */
   display: string;
+  /** Where the table is, as information_schema names it. */
+  schema: string;
+  name: string;
   columns: TColumn[];
   /** Primary key columns; absent for a keyless append (then the source position is unique). */
   key: string[] | undefined;
@@ -41,7 +55,59 @@ export function sinkTableFor(
 ): SinkTable {
   const { schema, table: name } = splitQualifiedName(table);
   const sql = schema ? `${quoteIdentifier(schema)}.${quoteIdentifier(name)}` : quoteIdentifier(name);
-  return { sql, display: table, columns, key, mode };
+  return { sql, display: table, schema: schema ?? "public", name, columns, key, mode };
+}
+
+/**
+ * The physical table a version writes for one output (a spec with one sink, or one output's view):
+ * its columns, key and Sluice's metadata columns (an aggregate's rows carry RESULT_METADATA_COLUMNS).
+ * Undefined for a webhook sink.
+ */
+export function outputSinkTable(spec: TPipelineSpec, physical: string): SinkTable | undefined {
+  const pgSink = spec.sink?.postgres;
+  if (!pgSink) return undefined;
+  const table: SinkTable = {
+    sql: physicalSql(physical),
+    display: `${pgSink.table} (${SINK_SCHEMA}.${physical})`,
+    schema: SINK_SCHEMA,
+    name: physical,
+    columns: outputColumns(spec),
+    key: pgSink.key,
+    mode: pgSink.mode,
+  };
+  return spec.aggregate ? { ...table, metadata: RESULT_METADATA_COLUMNS } : table;
+}
+
+/** The columns and constraint a new sink table is created with. */
+function createTableSql(t: SinkTable): string {
+  const cols = wantedColumns(t).map(
+    (c) => `${quoteIdentifier(c.name)} ${c.sqlType}${c.notNull ? " NOT NULL" : ""}`,
+  );
+  const unique = t.key
+    ? `PRIMARY KEY (${t.key.map(quoteIdentifier).join(", ")})`
+    : `UNIQUE ("_pipeline_version", "_topic", "_partition", "_offset")`;
+  return `(${[...cols, unique].join(", ")})`;
+}
+
+function wantedColumns(t: SinkTable): { name: string; sqlType: string; notNull: boolean }[] {
+  return [
+    ...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })),
+    ...(t.metadata ?? METADATA_COLUMNS).map((c) => ({ ...c, notNull: c.name !== "_rescued" })),
+  ];
+}
+
+/**
+ * Creates a physical table inside the caller's transaction (a registration). One that exists is an
+ * error (a new version's table is new), unless `ifMissing` (an inherited table is left as it is).
+ */
+export async function createSinkTableIn(
+  db: SqlClient,
+  t: SinkTable,
+  opts: { ifMissing?: boolean } = {},
+): Promise<void> {
+  await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(t.schema)}`);
+  await db.query(`CREATE TABLE ${opts.ifMissing ? "IF NOT EXISTS " : ""}${t.sql} ${createTableSql(t)}`);
+  await grantSinkWriter(db, t.sql);
 }
 
 // information_schema's data_type for each SQL type we create.
@@ -57,24 +123,17 @@ const INFO_TYPE: Record<string, string> = {
 };
 
 export async function ensureSinkTable(db: pg.Pool | pg.PoolClient, t: SinkTable): Promise<void> {
-  const { schema, table: name } = splitQualifiedName(t.display);
   const existing = await db.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2`,
-    [schema ?? "public", name],
+    [t.schema, t.name],
   );
-  const wanted = [
-    ...t.columns.map((c) => ({ name: c.name, sqlType: postgresTypeFor(c.type), notNull: !c.optional })),
-    ...(t.metadata ?? METADATA_COLUMNS).map((c) => ({ ...c, notNull: c.name !== "_rescued" })),
-  ];
+  const wanted = wantedColumns(t);
 
   if (existing.rowCount === 0) {
-    const cols = wanted.map((c) => `${quoteIdentifier(c.name)} ${c.sqlType}${c.notNull ? " NOT NULL" : ""}`);
-    const unique = t.key
-      ? `PRIMARY KEY (${t.key.map(quoteIdentifier).join(", ")})`
-      : `UNIQUE ("_pipeline_version", "_topic", "_partition", "_offset")`;
     try {
-      if (schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-      await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} (${[...cols, unique].join(", ")})`);
+      if (t.schema !== "public") await db.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(t.schema)}`);
+      await db.query(`CREATE TABLE IF NOT EXISTS ${t.sql} ${createTableSql(t)}`);
+      await grantSinkWriter(db, t.sql);
     } catch (err) {
       // Two runners creating it at the same moment: IF NOT EXISTS is not atomic in Postgres, and the
       // second fails on a catalog index (23505) or as a duplicate table, schema or row type (42P07,

@@ -1,10 +1,10 @@
 // Whether a new version of a pipeline may continue its previous version's state, and what to tell the
 // person registering it when not. The decision is @sluice/pipeline-spec's stateCompatibility; this module
-// finds the previous version, checks what a version with fresh state would overwrite, and words the
-// refusal so that it says what to do (docs/engine.md, "A new version").
+// finds the previous version, and words the refusal so that it says what to do (docs/engine.md, "A new
+// version"). A version with fresh state writes physical tables of its own (physical-sink-table.ts), so
+// it never overwrites the previous version's results.
 import type pg from "pg";
 import {
-  quoteQualifiedName,
   sinkTables,
   specHash,
   stateCompatibility,
@@ -104,7 +104,7 @@ export function continuationRefusal(
   const fresh =
     `or register the spec with fresh state (sluice run|start <spec> --fresh-state): the new version starts from source.kafka.startingOffsets (${next.source.kafka.startingOffsets}) with empty state` +
     (table
-      ? `, beside version ${previous.version} when sink.postgres.table names a new table (blue/green), or replacing it when it names the same table, emptied first (stop version ${previous.version}, then empty ${table}).`
+      ? `, beside version ${previous.version} as a candidate (sluice rollout start), or replacing it: readers of ${table} then see the new version's results, which start empty (version ${previous.version}'s stay in its own table).`
       : ".");
   return [
     `${next.name}: the new version cannot continue version ${previous.version}'s state, so nothing was registered:`,
@@ -124,40 +124,17 @@ export function sharedTables(a: TPipelineSpec, b: TPipelineSpec): string[] {
   return sinkTables(b).flatMap((t) => (tables.has(t.table) ? [t.table] : []));
 }
 
-/** Problems whose meaning is in the sink table's rows: a version with fresh state must not write them into the same table. */
-const RESULT_STATES: ReadonlySet<TStateKind> = new Set(["sink", "window", "cdc"]);
-
 /**
  * Why a version with fresh state may not be registered, if it may not: a changed idempotency key
- * (fresh state does not reset the per-pipeline ledger), or results of another shape written into the
- * previous version's table while it still holds rows.
+ * (fresh state does not reset the per-pipeline ledger). Results of another shape are no reason: the
+ * new version writes its own physical tables.
  */
-export async function freshStateRefusal(
-  db: Db,
-  previous: RegisteredSpec,
+export function freshStateRefusal(
   next: TPipelineSpec,
   compatibility: TStateCompatibility,
-): Promise<string | undefined> {
+): string | undefined {
   const ledger = compatibility.problems.filter((p) => p.state === "webhookLedger");
   if (ledger.length > 0)
     return `${next.name}: not registered, even with fresh state:\n${formatStateFindings(ledger)}\n${LEDGER_ADVICE}`;
-  const result = compatibility.problems.filter((p) => RESULT_STATES.has(p.state));
-  if (result.length === 0) return undefined;
-  const filled: string[] = [];
-  for (const t of sharedTables(previous.spec, next)) if (await tableHasRows(db, t)) filled.push(t);
-  if (filled.length === 0) return undefined;
-  const table = filled.join(", ");
-  return [
-    `${next.name}: not registered: with fresh state the new version would write ${table}, which holds version ${previous.version}'s results of another shape:`,
-    formatStateFindings(result),
-    `Point sink.postgres.table at a new table to run it beside version ${previous.version} (blue/green), or rebuild ${table} in place: stop version ${previous.version}, empty ${table}, then register again with fresh state.`,
-  ].join("\n");
-}
-
-async function tableHasRows(db: Db, table: string): Promise<boolean> {
-  const quoted = quoteQualifiedName(table);
-  const exists = await db.query<{ found: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS found`, [quoted]);
-  if (!exists.rows[0]?.found) return false;
-  const rows = await db.query<{ found: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${quoted}) AS found`);
-  return rows.rows[0]!.found;
+  return undefined;
 }

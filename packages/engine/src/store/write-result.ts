@@ -1,10 +1,12 @@
 // Writes of computed results (aggregate windows, CDC tables) inside the batch transaction: one
 // statement per kind of change, rows passed as unnest arrays. Rows are plain column → value maps
-// that already include Sluice's metadata columns.
+// that already include Sluice's metadata columns. Every statement runs as the sink writer role
+// (sink-writer-role.ts): it can reach the sinks schema's tables and nothing else.
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
 import { bulkSelect, type BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
+import { asSinkWriter } from "./sink-writer-role";
 
 export type ResultRow = Record<string, unknown>;
 
@@ -48,9 +50,11 @@ export async function upsertResultRows(
   const updates = columns
     .filter((c) => !key.includes(c.name))
     .map((c) => `${quoteIdentifier(c.name)} = EXCLUDED.${quoteIdentifier(c.name)}`);
-  const res = await client.query(
-    `INSERT INTO ${table.sql} (${names.join(", ")}) ${sql} ON CONFLICT (${key.map(quoteIdentifier).join(", ")}) DO UPDATE SET ${updates.join(", ")}`,
-    params,
+  const res = await asSinkWriter(client, () =>
+    client.query(
+      `INSERT INTO ${table.sql} (${names.join(", ")}) ${sql} ON CONFLICT (${key.map(quoteIdentifier).join(", ")}) DO UPDATE SET ${updates.join(", ")}`,
+      params,
+    ),
   );
   return res.rowCount ?? 0;
 }
@@ -63,9 +67,8 @@ export async function insertResultRows(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const { sql, params, names } = unnestOf(tableColumns(table), rows);
-  const res = await client.query(
-    `INSERT INTO ${table.sql} (${names.join(", ")}) ${sql} ON CONFLICT DO NOTHING`,
-    params,
+  const res = await asSinkWriter(client, () =>
+    client.query(`INSERT INTO ${table.sql} (${names.join(", ")}) ${sql} ON CONFLICT DO NOTHING`, params),
   );
   return res.rowCount ?? 0;
 }
@@ -81,9 +84,11 @@ export async function deleteResultRows(
   const columns = tableColumns(table).filter((c) => key.includes(c.name));
   const { sql, params, names } = unnestOf(columns, keys);
   const match = names.map((n) => `t.${n} IS NOT DISTINCT FROM d.${n}`).join(" AND ");
-  const res = await client.query(
-    `DELETE FROM ${table.sql} t USING (${sql}) AS d (${names.join(", ")}) WHERE ${match}`,
-    params,
+  const res = await asSinkWriter(client, () =>
+    client.query(
+      `DELETE FROM ${table.sql} t USING (${sql}) AS d (${names.join(", ")}) WHERE ${match}`,
+      params,
+    ),
   );
   return res.rowCount ?? 0;
 }
@@ -102,9 +107,11 @@ export async function updateResultColumns(
   const q = (c: string) => quoteIdentifier(c);
   const assignments = set.map((c) => `${q(c)} = u.${q(c)}`).join(", ");
   const match = key.map((k) => `t.${q(k)} = u.${q(k)}`).join(" AND ");
-  const res = await client.query(
-    `UPDATE ${table.sql} t SET ${assignments} FROM (${sql}) AS u (${names.join(", ")}) WHERE ${match}`,
-    params,
+  const res = await asSinkWriter(client, () =>
+    client.query(
+      `UPDATE ${table.sql} t SET ${assignments} FROM (${sql}) AS u (${names.join(", ")}) WHERE ${match}`,
+      params,
+    ),
   );
   return res.rowCount ?? 0;
 }
@@ -115,6 +122,6 @@ export async function replaceResultRows(
   table: SinkTable,
   rows: ResultRow[],
 ): Promise<number> {
-  await client.query(`DELETE FROM ${table.sql}`);
+  await asSinkWriter(client, () => client.query(`DELETE FROM ${table.sql}`));
   return insertResultRows(client, table, rows);
 }

@@ -1,11 +1,13 @@
 // Writes a batch's sink rows in the batch transaction. An append ledger keyed by event id ignores
 // keys already present (a replay cannot insert twice; those rows are counted as duplicates);
-// upsert replaces the row with the same key (the last one in the batch wins).
+// upsert replaces the row with the same key (the last one in the batch wins). Written as the sink
+// writer role (sink-writer-role.ts).
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
 import { bulkSelect, type BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
+import { asSinkWriter } from "./sink-writer-role";
 
 export interface SinkWriteMeta {
   topic: string;
@@ -49,9 +51,11 @@ export async function writeSinkRows(
   const names = all.map((c) => quoteIdentifier(c.name)).join(", ");
   const conflict = onConflict(table, all);
   const returning = written ? ` RETURNING "_partition", "_offset"` : "";
-  const res = await client.query<{ _partition: number; _offset: string }>(
-    `INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}${returning}`,
-    [...params, ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta))],
+  const res = await asSinkWriter(client, () =>
+    client.query<{ _partition: number; _offset: string }>(
+      `INSERT INTO ${table.sql} (${names}) SELECT ${["u.*", ...constantSql].join(", ")} FROM (${select}) AS u ${conflict}${returning}`,
+      [...params, ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta))],
+    ),
   );
   if (written) {
     for (const r of res.rows) written.add(`${r._partition}:${r._offset}`);

@@ -35,7 +35,7 @@ export interface RequeuedDeliveries {
 
 /** For a spec with a webhook sink (plain rows or an aggregate's windows); undefined for any other sink. */
 export async function openRequeuedDeliveries(
-  ctx: ResultContext,
+  ctx: Omit<ResultContext, "sinkTables">,
   spec: TPipelineSpec,
 ): Promise<RequeuedDeliveries | undefined> {
   // The webhook output (a pipeline has at most one: the delivery ledger is kept per pipeline).

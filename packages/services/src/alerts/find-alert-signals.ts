@@ -1,4 +1,4 @@
-// The evaluator's reads for one tick: each pipeline's serving version (the newest) with its run state,
+// The evaluator's reads for one tick: each pipeline's serving version (pipelines.serving_version_id) with its run state,
 // offset samples, rollup totals and freshness — the same queries the fleet view uses (signals/), a
 // fixed number of them for the whole fleet — and the workers' registry for the fleet rules.
 import type { PrismaClient } from "@sluice/db";
@@ -118,9 +118,7 @@ export async function findPipelineAlertSignals(
       id: true,
       name: true,
       ownerTeamId: true,
-      versions: {
-        orderBy: { version: "desc" },
-        take: 1,
+      servingVersion: {
         select: {
           id: true,
           version: true,
@@ -139,7 +137,7 @@ export async function findPipelineAlertSignals(
       },
     },
   });
-  const ids = pipelines.flatMap((p) => p.versions.map((v) => v.id));
+  const ids = pipelines.flatMap((p) => (p.servingVersion ? [p.servingVersion.id] : []));
   const recent = bucketRange(
     { from: new Date(now.getTime() - RECENT_MS), to: now },
     RECENT_MS / 1000 / GRAIN_SECONDS,
@@ -187,7 +185,7 @@ export async function findPipelineAlertSignals(
   const of = <T extends { pv: string }>(rows: T[], pv: string) => rows.filter((r) => r.pv === pv);
 
   return pipelines.map((p): TPipelineAlertSignals => {
-    const v = p.versions[0];
+    const v = p.servingVersion;
     const targets = targetsOf(v?.spec);
     const phase = v?.run ? runPhase(v.run.status, v.run.desiredState) : null;
     const totals = v ? of(windowTotals, v.id)[0] : undefined;

@@ -106,7 +106,12 @@ export async function applySchemaChange(
       "conflict",
     );
   }
-  const sinkChanges = await migrateSinkTable(sql, current.spec, proposed.spec).catch((err: unknown) => {
+  const sinkChanges = await migrateSinkTable(
+    sql,
+    current.spec,
+    proposed.spec,
+    registered.pipelineVersionId,
+  ).catch((err: unknown) => {
     if (err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
     throw err;
   });

@@ -12,7 +12,7 @@ export const CHANGE_REQUEST_STATUSES = [
   "stale",
 ] as const;
 export type TChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
-export type TChangeRequestKind = "checkpoint_reset" | "schema_change";
+export type TChangeRequestKind = "checkpoint_reset" | "schema_change" | "promotion";
 
 export interface TChangeRequestView {
   id: string;

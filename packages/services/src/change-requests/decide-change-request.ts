@@ -14,6 +14,7 @@ import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { applyCheckpointReset } from "./apply-checkpoint-reset";
 import { ApplyRefusedError, applySchemaChange, type TAppliedSchemaChange } from "./apply-schema-change";
 import { ChangeRequestError, getChangeRequest, type TChangeRequestView } from "./change-request-view";
+import { applyPromotion } from "../rollouts/apply-promotion";
 
 export const ZDecideChangeRequestInput = z.object({
   id: z.coerce.bigint({ error: "id: the change request's number" }),
@@ -97,6 +98,7 @@ export async function approveChangeRequest(
           after: { changeRequest: String(cr.id), kind: cr.kind },
         });
         if (cr.kind === "schema_change") return applySchemaChangeIn(tx, cr, who, req, hooks);
+        if (cr.kind === "promotion") return applyPromotionIn(tx, cr, who, req, hooks);
         if (cr.kind !== "checkpoint_reset")
           throw new ChangeRequestError(`applying a ${cr.kind} request is not supported`, "invalid");
         const applied = await applyCheckpointReset(
@@ -347,4 +349,53 @@ async function applySchemaChangeIn(
     schedule:
       applied.run === "running" ? { pipelineVersionId: applied.pipelineVersionId, seq: 1 } : undefined,
   };
+}
+
+/** A rollout's promotion (rollouts/apply-promotion.ts), refused like a schema change: recorded failed, nothing switched. */
+async function applyPromotionIn(
+  tx: TTxOf,
+  cr: TLocked,
+  who: TAuditWho,
+  req: { id: bigint; pipeline: string; note: string },
+  hooks: TDecideHooks,
+) {
+  await tx.$executeRaw`SAVEPOINT promotion_apply`;
+  let applied: Awaited<ReturnType<typeof applyPromotion>>;
+  try {
+    applied = await applyPromotion(
+      tx,
+      {
+        id: cr.id,
+        pipelineVersionId: cr.pipeline_version_id,
+        payload: cr.payload,
+        requestedBy: cr.requested_by,
+      },
+      who,
+      req.note,
+    );
+  } catch (err) {
+    if (!(err instanceof ApplyRefusedError)) throw err;
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT promotion_apply`;
+    await tx.$executeRaw`UPDATE change_requests SET status = 'failed', updated_at = now(), result = ${JSON.stringify({ error: err.message })}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+    await recordAuditEvent(tx, {
+      ...who,
+      action: "change.apply",
+      outcome: "refused",
+      target: targetOf(cr, req),
+      reason: err.message.slice(0, 2000),
+      after: { changeRequest: String(cr.id), kind: cr.kind, status: "failed" },
+    });
+    return { kind: "failed" as const, message: err.message };
+  }
+  await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+  await recordAuditEvent(tx, {
+    ...who,
+    action: "change.apply",
+    target: targetOf(cr, req),
+    reason: `promotion of change request #${cr.id}, requested by ${cr.requested_by}`,
+    before: { serving: applied.blue },
+    after: { serving: applied.green, rollout: applied.rolloutId },
+  });
+  await hooks.beforeCommit?.();
+  return { kind: "applied" as const, schedule: undefined };
 }

@@ -93,9 +93,20 @@ function ledgerVersions(topic: string, name: string, table: string): [TPipelineS
   return [v("double"), v("decimal")];
 }
 
-/** Version 2 after version 1 has run: the operator altered the column with the contract. */
+/**
+ * Version 2 after version 1 has run: the operator altered the column with the contract — in version
+ * 1's physical table, with the serving view (which version 2's registration makes again) out of the way.
+ */
 async function fixContract(table: string, v2: TPipelineSpec): Promise<string> {
-  await fx.pool.query(`ALTER TABLE "${table}" ALTER COLUMN amount TYPE numeric`);
+  const physical = await fx.pool.query<{ physical: string }>(
+    `SELECT v.sink_tables ->> ('public.' || $1::text) AS physical FROM pipeline_versions v
+       JOIN pipelines p ON p.serving_version_id = v.id WHERE v.sink_tables ? ('public.' || $1::text)`,
+    [table],
+  );
+  await fx.pool.query(`DROP VIEW "${table}"`);
+  await fx.pool.query(
+    `ALTER TABLE sluice_sinks."${physical.rows[0]!.physical}" ALTER COLUMN amount TYPE numeric`,
+  );
   return (await registerPipelineVersion(fx.pool, v2)).pipelineVersionId;
 }
 

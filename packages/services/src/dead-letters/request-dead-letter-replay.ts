@@ -98,10 +98,10 @@ export async function requestDeadLetterReplay(
     select: {
       id: true,
       name: true,
-      versions: { orderBy: { version: "desc" }, take: 1, select: { id: true, version: true, spec: true } },
+      servingVersion: { select: { id: true, version: true, spec: true } },
     },
   });
-  const serving = pipeline?.versions[0];
+  const serving = pipeline?.servingVersion;
   if (!pipeline || !serving) return null;
   const spec = serving.spec as TReplaySpec;
   const { pipeline: _name, note: _note, ...filter } = f;

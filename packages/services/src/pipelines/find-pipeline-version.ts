@@ -1,5 +1,5 @@
 // A pipeline by name and one of its versions: the one asked for (any version, superseded ones too),
-// else the serving version — the newest one, which is what the workers run.
+// else the serving version (pipelines.serving_version_id: the one readers of its sink tables see).
 import type { PrismaClient } from "@sluice/db";
 
 export interface TVersionRef {
@@ -20,14 +20,15 @@ export async function findPipelineVersion(
     select: {
       id: true,
       name: true,
+      servingVersion: { select: { id: true, version: true, createdAt: true, spec: true } },
       versions: {
-        where: version === undefined ? {} : { version },
-        orderBy: { version: "desc" },
+        where: { version: version ?? -1 },
         take: 1,
         select: { id: true, version: true, createdAt: true, spec: true },
       },
     },
   });
   if (!p) return null;
-  return { pipelineId: p.id, pipeline: p.name, version: p.versions[0] ?? null };
+  const found = version === undefined ? p.servingVersion : p.versions[0];
+  return { pipelineId: p.id, pipeline: p.name, version: found ?? null };
 }

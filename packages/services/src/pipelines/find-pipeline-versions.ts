@@ -11,7 +11,7 @@ export interface TPipelineVersionSummary {
   /** null when never started on the workers. */
   phase: TRunPhase | null;
   lastBatchId: number | null;
-  /** The serving version: the newest one. */
+  /** The serving version (pipelines.serving_version_id). */
   serving: boolean;
 }
 
@@ -23,6 +23,7 @@ export async function findPipelineVersions(
   const p = await db.pipeline.findUnique({
     where: { name },
     select: {
+      servingVersionId: true,
       versions: {
         orderBy: { version: "desc" },
         select: {
@@ -38,12 +39,12 @@ export async function findPipelineVersions(
   });
   if (!p) return null;
   const numberOf = new Map(p.versions.map((v) => [v.id, v.version]));
-  return p.versions.map((v, i) => ({
+  return p.versions.map((v) => ({
     version: v.version,
     createdAt: v.createdAt,
     supersededBy: v.supersededById ? (numberOf.get(v.supersededById) ?? null) : null,
     phase: v.run ? runPhase(v.run.status, v.run.desiredState) : null,
     lastBatchId: v.checkpoint && v.checkpoint.lastBatchId >= 0n ? Number(v.checkpoint.lastBatchId) : null,
-    serving: i === 0,
+    serving: v.id === p.servingVersionId,
   }));
 }

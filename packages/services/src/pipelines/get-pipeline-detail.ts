@@ -1,5 +1,5 @@
 // One pipeline for the console's pipeline page: who owns it, the version the page shows (`?v=N`, else
-// the serving one — the newest), what that version reads and how its watermark treats quiet
+// the serving one, pipelines.serving_version_id), what that version reads and how its watermark treats quiet
 // partitions, and that version's run state on the workers — so every action on the page acts on the
 // version it shows. Batches and dead letters come from find-batch-progress.ts and summarize-dead-letters.ts.
 import type { PrismaClient } from "@sluice/db";
@@ -23,7 +23,7 @@ export interface TPipelineDetail {
   ownerTeam: { slug: string; name: string };
   createdAt: Date;
   versionCount: number;
-  /** The serving version's number (the newest); null when the pipeline has no version yet. */
+  /** The serving version's number (pipelines.serving_version_id); null when the pipeline has no version yet. */
   servingVersion: number | null;
   /** The version shown: the one asked for, else the serving one; null when there is no such version. */
   version: {
@@ -69,12 +69,12 @@ export async function getPipelineDetail(
       description: true,
       createdAt: true,
       ownerTeam: { select: { slug: true, name: true } },
-      versions: { orderBy: { version: "desc" }, take: 1, select: { version: true } },
+      servingVersion: { select: { version: true } },
       _count: { select: { versions: true } },
     },
   });
   if (!p) return null;
-  const servingVersion = p.versions[0]?.version ?? null;
+  const servingVersion = p.servingVersion?.version ?? null;
   const wanted = asked ?? servingVersion;
   const latest =
     wanted === null

@@ -7,7 +7,7 @@ import { batchProgressView, type TBatchProgressView } from "./batch-progress-vie
 
 export const ZFindBatchProgressInput = z.object({
   pipeline: z.string().min(1).max(200),
-  /** A version number; the serving (newest) version when absent. */
+  /** A version number; the serving version when absent. */
   version: z.number().int().positive().optional(),
   limit: z.number().int().min(1).max(100).default(20),
 });

@@ -1,4 +1,4 @@
-// The fleet view: one row per pipeline (its serving version — the newest one), problems first, with
+// The fleet view: one row per pipeline (its serving version, pipelines.serving_version_id), problems first, with
 // everything on-call reads in a glance; and a row for each other version that is not stopped (a
 // version left running beside the serving one is never unseen). Bounded work for a page that refreshes every few seconds: a
 // fixed number of queries for the whole fleet (each over every version at once), none per pipeline.

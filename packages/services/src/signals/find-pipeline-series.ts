@@ -21,7 +21,7 @@ import { bucketRange, ZTimeRange } from "./time-range";
 
 export const ZFindPipelineSeriesInput = z.object({
   pipeline: z.string().min(1).max(200),
-  /** A version number; the serving (newest) version when absent. */
+  /** A version number; the serving version when absent. */
   version: z.number().int().positive().optional(),
   range: ZTimeRange,
 });

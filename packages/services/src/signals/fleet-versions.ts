@@ -1,4 +1,4 @@
-// The fleet's first read: every pipeline with its serving (newest) version, that version's run state
+// The fleet's first read: every pipeline with its serving version (pipelines.serving_version_id), that version's run state
 // and event-time clock, and the spec's targets — in one statement. (Prisma's nested findMany issued a
 // query per relation and shipped every whole spec; the fleet needs only `targets` from it.) Any other
 // version of a pipeline that is not stopped (running, pausing, paused, failed — e.g. the previous one
@@ -34,7 +34,7 @@ export function queryFleetVersions(db: PrismaClient): Promise<TFleetVersionRow[]
            r.status::text AS status, r.desired_state::text AS desired_state, r.last_error, r.last_error_at, r.updated_at AS run_updated_at,
            c.event_time_max->>'eventTime' AS event_time_max
       FROM pipelines p JOIN teams t ON t.id = p.owner_team_id
-      LEFT JOIN LATERAL (SELECT id FROM pipeline_versions WHERE pipeline_id = p.id ORDER BY version DESC LIMIT 1) s ON true
+      LEFT JOIN pipeline_versions s ON s.id = p.serving_version_id
       LEFT JOIN LATERAL (
             SELECT pv.id, pv.version, pv.spec FROM pipeline_versions pv
               LEFT JOIN pipeline_runs pr ON pr.pipeline_version_id = pv.id

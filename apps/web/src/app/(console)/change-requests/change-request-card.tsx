@@ -68,7 +68,13 @@ export function ChangeRequestCard({
     >
       <header className="webhook__head">
         <span className="strong">
-          #{cr.id} {cr.kind === "checkpoint_reset" ? "Checkpoint reset" : "Schema change"} of{" "}
+          #{cr.id}{" "}
+          {cr.kind === "checkpoint_reset"
+            ? "Checkpoint reset"
+            : cr.kind === "promotion"
+              ? "Promotion"
+              : "Schema change"}{" "}
+          of{" "}
           <Link className="mono" href={`/pipelines/${encodeURIComponent(cr.pipeline)}`}>
             {cr.pipeline}
           </Link>{" "}

@@ -1,0 +1,108 @@
+// `sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason`: the spec's new version runs
+// beside the serving one as a candidate (green), in tables of its own, from where --from says.
+// `sluice rollout promote <pipeline> reason`: asks for the promotion (a change request someone else
+// approves in the console; the CLI never approves one). `sluice rollout rollback|abort <pipeline>
+// reason`: switch readers back to blue (after a promotion), or discard a running candidate.
+// docs/rollouts.md.
+import { createPrismaClient } from "@sluice/db";
+import { formatSpecErrors } from "@sluice/pipeline-spec";
+import {
+  abortRollout,
+  ChangeRequestError,
+  kafkaTopicOffsets,
+  requestPromotion,
+  rollbackRollout,
+  RolloutError,
+  startRollout,
+  type TRolloutStart,
+} from "@sluice/services";
+import { authorizeCli, cliAuditWho, EXIT_NOT_ALLOWED } from "../actor";
+import { connect } from "../connect";
+import { loadSpecFile } from "../load-spec";
+
+/** "earliest" (default), "blue", or an ISO time. */
+export function parseRolloutStart(from: string | undefined): TRolloutStart | { error: string } {
+  if (from === undefined || from === "earliest") return { kind: "earliest" };
+  if (from === "blue") return { kind: "blue" };
+  const at = new Date(from);
+  if (/^\d{4}-\d{2}-\d{2}/.test(from) && !Number.isNaN(at.getTime())) return { kind: "timestamp", at };
+  return { error: `--from ${from}: write --from earliest, --from blue or --from 2026-12-01T10:00:00Z` };
+}
+
+export async function rolloutCommand(
+  step: string,
+  target: string | undefined,
+  opts: { from?: string | undefined; reason: string; as?: string | undefined },
+): Promise<number> {
+  if (!["start", "promote", "rollback", "abort"].includes(step) || !target) {
+    console.error(
+      "usage: sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason | promote|rollback|abort <pipeline> reason",
+    );
+    return 1;
+  }
+  if (!opts.reason.trim()) {
+    console.error(
+      `why? give a reason after ${step === "start" ? "the spec" : "the pipeline"}: it is kept with the rollout and audited`,
+    );
+    return 1;
+  }
+  const from = parseRolloutStart(opts.from);
+  if ("error" in from) {
+    console.error(from.error);
+    return 1;
+  }
+  const loaded = step === "start" ? await loadSpecFile(target) : undefined;
+  if (loaded && !loaded.ok) {
+    console.error(formatSpecErrors(loaded.errors, target));
+    return 1;
+  }
+  const pipeline = loaded?.ok ? loaded.spec.name : target;
+  const services = await connect();
+  const db = createPrismaClient(services.pool);
+  try {
+    const action =
+      step === "start" ? "pipeline.register" : step === "promote" ? "change.request" : "pipeline.lifecycle";
+    const who = await authorizeCli(db, opts.as, action, { pipeline });
+    if (!who) return EXIT_NOT_ALLOWED;
+    const audit = cliAuditWho(who);
+    if (loaded?.ok) {
+      const r = await startRollout(db, kafkaTopicOffsets(services.kafka), audit, loaded.spec, {
+        from,
+        reason: opts.reason,
+      });
+      console.log(
+        `${pipeline}: rollout #${r.rolloutId} started: version ${r.green.version} (green) runs beside version ${r.blue.version} (blue, serving) from ${Object.entries(
+          r.offsets,
+        )
+          .map(([p, o]) => `${p}:${o}`)
+          .join(",")}`,
+      );
+      for (const w of r.warnings) console.log(`  warning: ${w}`);
+    } else if (step === "promote") {
+      const cr = await requestPromotion(db, audit, { pipeline, reason: opts.reason });
+      console.log(
+        `${pipeline}: change request #${cr.id} (promotion) is waiting for someone else's approval in the console (Change requests)`,
+      );
+    } else if (step === "rollback") {
+      const r = await rollbackRollout(db, audit, { pipeline, reason: opts.reason });
+      console.log(
+        `${pipeline}: rollout #${r.id} rolled back: version ${r.blue.version} serves again, version ${r.green.version} stopped`,
+      );
+    } else {
+      const r = await abortRollout(db, audit, { pipeline, reason: opts.reason });
+      console.log(
+        `${pipeline}: rollout #${r.id} aborted: version ${r.green.version} stopped for good, its state and table${r.dropped.length === 1 ? "" : "s"} dropped (${r.dropped.join(", ") || "none"})`,
+      );
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof RolloutError || err instanceof ChangeRequestError) {
+      console.error(`${pipeline}: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await db.$disconnect();
+    await services.close();
+  }
+}

@@ -1,0 +1,70 @@
+// Applying an approved promotion, inside the approval's transaction (decide-change-request.ts): blue's
+// run stops and its runners are fenced (not superseded: a rollback resumes it from its own checkpoint),
+// the serving views move to green's physical tables and pipelines.serving_version_id to green
+// (@sluice/engine switchServing), the rollout is marked promoted — all in ONE transaction, so the
+// promotion happens once or not at all, and a reader of a serving name sees blue's rows or green's,
+// never none or both. Blue's tables and state are kept.
+import type { Prisma } from "@sluice/db";
+import { ConfigurationError, switchServing } from "@sluice/engine";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { ApplyRefusedError } from "../change-requests/apply-schema-change";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
+import { setRun } from "./rollout-runs";
+
+export interface TAppliedPromotion {
+  rolloutId: string;
+  blue: number;
+  green: number;
+}
+
+export async function applyPromotion(
+  tx: Prisma.TransactionClient,
+  cr: { id: bigint; pipelineVersionId: string; payload: unknown; requestedBy: string },
+  who: TAuditWho,
+  note: string,
+): Promise<TAppliedPromotion> {
+  const rolloutId = BigInt((cr.payload as { rolloutId?: string }).rolloutId ?? "0");
+  const [rollout] = await tx.$queryRaw<
+    {
+      id: bigint;
+      pipeline: string;
+      pipeline_id: string;
+      state: string;
+      blue: string;
+      blue_version: number;
+      green: string;
+      green_version: number;
+    }[]
+  >`SELECT r.id, p.name AS pipeline, p.id AS pipeline_id, r.state, r.blue_version_id AS blue, b.version AS blue_version,
+           r.green_version_id AS green, g.version AS green_version
+      FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
+      JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
+     WHERE r.id = ${rolloutId} FOR UPDATE OF r`;
+  if (!rollout) throw new ApplyRefusedError(`rollout #${rolloutId} does not exist`);
+  if (rollout.state !== "running")
+    throw new ApplyRefusedError(
+      `rollout #${rollout.id} is ${rollout.state}, not running: nothing to promote`,
+    );
+  if (rollout.green !== cr.pipelineVersionId)
+    throw new ApplyRefusedError(`the request is for another version than rollout #${rollout.id}'s candidate`);
+  const why = `rollout #${rollout.id} promoted version ${rollout.green_version} (change request #${cr.id}, requested by ${cr.requestedBy}, approved by ${who.actor})`;
+  await setRun(tx, rollout.blue, "stopped", "promoted_away", who.actor, why);
+  try {
+    await switchServing(prismaSqlClient(tx), { from: rollout.blue, to: rollout.green, why: "promoted_away" });
+  } catch (err) {
+    if (err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
+    throw err;
+  }
+  await tx.$executeRaw`UPDATE rollouts SET state = 'promoted', decided_by = ${who.actor}, decided_at = now(),
+                              decision_reason = ${note}, updated_at = now()
+                        WHERE id = ${rollout.id} AND state = 'running'`;
+  await recordAuditEvent(tx, {
+    ...who,
+    action: "rollout.promote",
+    target: { type: "pipeline", id: rollout.pipeline_id, label: rollout.pipeline },
+    reason: why.slice(0, 2000),
+    before: { serving: rollout.blue_version },
+    after: { serving: rollout.green_version, rollout: String(rollout.id), changeRequest: String(cr.id) },
+  });
+  return { rolloutId: String(rollout.id), blue: rollout.blue_version, green: rollout.green_version };
+}

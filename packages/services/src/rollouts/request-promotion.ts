@@ -1,0 +1,90 @@
+// Asking to promote a rollout's candidate (console, `sluice rollout promote <name>`): a change request
+// of kind `promotion` against green, which a second person approves (decide-change-request.ts, never
+// the requester); approving applies it (apply-promotion.ts). The newest reconciliation of the two
+// versions is attached, so the approver sees what differs.
+import { z } from "zod";
+import type { PrismaClient } from "@sluice/db";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { getChangeRequest, type TChangeRequestView } from "../change-requests/change-request-view";
+import { findRollout } from "./find-rollout";
+import { RolloutError } from "./rollout-error";
+
+export const ZRolloutStepInput = z.object({
+  pipeline: z.string().min(1, "Name the pipeline").max(200),
+  reason: z.string().trim().min(1, "Give a reason").max(2000),
+});
+export type TRolloutStepInput = z.input<typeof ZRolloutStepInput>;
+
+export async function requestPromotion(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TRolloutStepInput,
+): Promise<TChangeRequestView> {
+  const req = ZRolloutStepInput.parse(input);
+  const id = await db.$transaction(async (tx) => {
+    const rollout = await findRollout(tx, req.pipeline, { lock: true });
+    if (rollout?.state !== "running")
+      throw new RolloutError(`${req.pipeline} has no rollout running: nothing to promote`, "not_found");
+    const pending = await tx.changeRequest.findFirst({
+      where: { kind: "promotion", pipelineId: rollout.pipelineId, status: { in: ["pending", "approved"] } },
+      select: { id: true },
+    });
+    if (pending)
+      throw new RolloutError(
+        `promotion of ${req.pipeline} is already requested (change request #${pending.id})`,
+        "conflict",
+      );
+    const [reconciliation] = await tx.$queryRaw<
+      {
+        id: bigint;
+        status: string;
+        only_blue: bigint | null;
+        only_green: bigint | null;
+        differing: bigint | null;
+        finished_at: Date;
+      }[]
+    >`SELECT id, status, only_blue, only_green, differing, finished_at FROM rollout_reconciliations
+       WHERE blue_version_id = ${rollout.blue.pipelineVersionId} AND green_version_id = ${rollout.green.pipelineVersionId}
+       ORDER BY started_at DESC, id DESC LIMIT 1`;
+    const impact = {
+      blue: rollout.blue.version,
+      green: rollout.green.version,
+      reconciliation: reconciliation
+        ? {
+            id: String(reconciliation.id),
+            status: reconciliation.status,
+            onlyBlue: reconciliation.only_blue === null ? null : Number(reconciliation.only_blue),
+            onlyGreen: reconciliation.only_green === null ? null : Number(reconciliation.only_green),
+            differing: reconciliation.differing === null ? null : Number(reconciliation.differing),
+            at: reconciliation.finished_at.toISOString(),
+          }
+        : null,
+      warnings: reconciliation ? [] : ["no reconciliation of the two versions has been run"],
+    };
+    const cr = await tx.changeRequest.create({
+      data: {
+        kind: "promotion",
+        pipelineId: rollout.pipelineId,
+        pipelineVersionId: rollout.green.pipelineVersionId,
+        requestedById: who.actorUserId,
+        requestedBy: who.actor,
+        reason: req.reason,
+        payload: { rolloutId: String(rollout.id), blue: rollout.blue.version, green: rollout.green.version },
+        impact,
+      },
+    });
+    await tx.rollout.update({
+      where: { id: rollout.id },
+      data: { promotionRequestId: cr.id, updatedAt: new Date() },
+    });
+    await recordAuditEvent(tx, {
+      ...who,
+      action: "change.request",
+      target: { type: "pipeline", id: rollout.pipelineId, label: req.pipeline },
+      reason: req.reason,
+      after: { changeRequest: String(cr.id), kind: "promotion", rollout: String(rollout.id), ...impact },
+    });
+    return cr.id;
+  });
+  return (await getChangeRequest(db, id))!;
+}

@@ -1,0 +1,107 @@
+// Rolling back a promoted rollout (console, `sluice rollout rollback <name>`): the same atomic switch
+// as the promotion, back — green's run stops and its runners are fenced, the serving views move to
+// blue's physical tables again, blue runs again from its own checkpoint (its state was kept) — in one
+// transaction with the audit event. Green's tables and state are kept, as blue's were.
+//
+// Aborting a running rollout (`sluice rollout abort <name>`): green stops for good (superseded),
+// its state and its physical tables are dropped; blue, which never stopped serving, is untouched.
+import type { PrismaClient } from "@sluice/db";
+import { ConfigurationError, discardCandidate, switchServing } from "@sluice/engine";
+import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
+import type { TBatchScheduler } from "../runs/run-pipeline-command";
+import { findRollout, type TRolloutView } from "./find-rollout";
+import { ZRolloutStepInput, type TRolloutStepInput } from "./request-promotion";
+import { RolloutError } from "./rollout-error";
+import { setRun } from "./rollout-runs";
+
+export async function rollbackRollout(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TRolloutStepInput,
+  opts: { scheduler?: TBatchScheduler } = {},
+): Promise<TRolloutView> {
+  const req = ZRolloutStepInput.parse(input);
+  const seq = await db.$transaction(
+    async (tx) => {
+      const rollout = await findRollout(tx, req.pipeline, { lock: true });
+      if (!rollout) throw new RolloutError(`${req.pipeline} has no rollout`, "not_found");
+      if (rollout.state !== "promoted")
+        throw new RolloutError(
+          `rollout #${rollout.id} of ${req.pipeline} is ${rollout.state}: only a promoted rollout is rolled back${rollout.state === "running" ? " (abort a running one)" : ""}`,
+          "conflict",
+        );
+      const why = `rollout #${rollout.id} rolled back to version ${rollout.blue.version}: ${req.reason}`;
+      await setRun(tx, rollout.green.pipelineVersionId, "stopped", "rolled_back", who.actor, why);
+      try {
+        await switchServing(prismaSqlClient(tx), {
+          from: rollout.green.pipelineVersionId,
+          to: rollout.blue.pipelineVersionId,
+          why: "rolled_back",
+        });
+      } catch (err) {
+        if (err instanceof ConfigurationError) throw new RolloutError(err.message, "conflict");
+        throw err;
+      }
+      await setRun(tx, rollout.blue.pipelineVersionId, "running", "rollback", who.actor, why);
+      await tx.$executeRaw`UPDATE rollouts SET state = 'rolled_back', decided_by = ${who.actor}, decided_at = now(),
+                                  decision_reason = ${req.reason}, updated_at = now() WHERE id = ${rollout.id} AND state = 'promoted'`;
+      await recordAuditEvent(tx, {
+        ...who,
+        action: "rollout.rollback",
+        target: { type: "pipeline", id: rollout.pipelineId, label: req.pipeline },
+        reason: req.reason,
+        before: { serving: rollout.green.version },
+        after: { serving: rollout.blue.version, rollout: String(rollout.id) },
+      });
+      const run = await tx.pipelineRun.findUniqueOrThrow({
+        where: { pipelineVersionId: rollout.blue.pipelineVersionId },
+        select: { scheduleSeq: true },
+      });
+      return { blue: rollout.blue.pipelineVersionId, seq: run.scheduleSeq };
+    },
+    { timeout: 15_000, maxWait: 10_000 },
+  );
+  await opts.scheduler
+    ?.scheduleTurn({ pipelineVersionId: seq.blue, seq: seq.seq, delayMs: 0 })
+    .catch(() => undefined);
+  return (await findRollout(db, req.pipeline))!;
+}
+
+export async function abortRollout(
+  db: PrismaClient,
+  who: TAuditWho,
+  input: TRolloutStepInput,
+): Promise<TRolloutView & { dropped: string[] }> {
+  const req = ZRolloutStepInput.parse(input);
+  const dropped = await db.$transaction(
+    async (tx) => {
+      const rollout = await findRollout(tx, req.pipeline, { lock: true });
+      if (rollout?.state !== "running")
+        throw new RolloutError(
+          `${req.pipeline} has no rollout running${rollout ? ` (rollout #${rollout.id} is ${rollout.state}${rollout.state === "promoted" ? ": roll it back instead" : ""})` : ""}: nothing to abort`,
+          rollout ? "conflict" : "not_found",
+        );
+      const why = `rollout #${rollout.id} aborted: ${req.reason}`;
+      await setRun(tx, rollout.green.pipelineVersionId, "stopped", "aborted", who.actor, why);
+      const tables = await discardCandidate(prismaSqlClient(tx), {
+        candidate: rollout.green.pipelineVersionId,
+        serving: rollout.blue.pipelineVersionId,
+      });
+      await tx.$executeRaw`UPDATE change_requests SET status = 'cancelled', updated_at = now(), decision_note = ${`rollout #${rollout.id} was aborted`}
+                            WHERE kind = 'promotion' AND pipeline_version_id = ${rollout.green.pipelineVersionId} AND status = 'pending'`;
+      await tx.$executeRaw`UPDATE rollouts SET state = 'aborted', decided_by = ${who.actor}, decided_at = now(),
+                                  decision_reason = ${req.reason}, updated_at = now() WHERE id = ${rollout.id} AND state = 'running'`;
+      await recordAuditEvent(tx, {
+        ...who,
+        action: "rollout.abort",
+        target: { type: "pipeline", id: rollout.pipelineId, label: req.pipeline },
+        reason: req.reason,
+        after: { rollout: String(rollout.id), green: rollout.green.version, droppedTables: tables },
+      });
+      return tables;
+    },
+    { timeout: 15_000, maxWait: 10_000 },
+  );
+  return { ...(await findRollout(db, req.pipeline))!, dropped };
+}
