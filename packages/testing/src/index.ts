@@ -15,3 +15,4 @@ export type { TReceivedPage, TChannel } from "./receivers/received-page";
 export { checkSlackMessage } from "./receivers/check-slack-message";
 export { checkPagerDutyEvent } from "./receivers/check-pagerduty-event";
 export { buildEntrypoints, entrypointArgs, type TEntrypoint } from "./entrypoints";
+export { serveNewestVersion } from "./serve-newest-version";

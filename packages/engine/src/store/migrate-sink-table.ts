@@ -18,7 +18,7 @@ import {
 } from "@sluice/pipeline-spec";
 import { ConfigurationError } from "../errors";
 import type { SqlClient } from "./sql-client";
-import { physicalSql, servingName } from "./physical-sink-table";
+import { physicalSinkTable, physicalSql, servingName } from "./physical-sink-table";
 import { createServingView, dropServingView, loadSinkTables } from "./serving-views";
 
 const WIDENINGS: Record<string, string[]> = {
@@ -99,15 +99,19 @@ export async function migrateSinkTable(
 ): Promise<string[]> {
   const changes: string[] = [];
   const tables = await loadSinkTables(client, pipelineVersionId);
-  const serves = await client.query<{ serving: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pipelines WHERE serving_version_id = $1) AS serving`,
+  const serves = await client.query<{ serving: boolean; version: number }>(
+    `SELECT EXISTS (SELECT 1 FROM pipelines WHERE serving_version_id = $1) AS serving,
+            (SELECT version FROM pipeline_versions WHERE id = $1) AS version`,
     [pipelineVersionId],
   );
+  const version = serves.rows[0]?.version;
   for (const pair of outputPairs(before, after)) {
     if (!pair.from || !pair.to) continue;
     const table = pair.to.spec.sink.postgres?.table;
     const physical = table ? tables[servingName(table)] : undefined;
-    if (!table || !physical) continue;
+    // A table named after this version was created by its registration, from `after`: nothing to
+    // follow (its predecessor wrote no table of that name).
+    if (!table || !physical || physical === physicalSinkTable(table, version ?? -1)) continue;
     const plan = sinkTableChanges(pair.from.spec, pair.to.spec, physicalSql(physical));
     if (!plan || plan.statements.length + plan.refusals.length === 0) continue;
     if (plan.refusals.length > 0)

@@ -31,8 +31,26 @@ export async function asSinkWriter<T>(client: pg.PoolClient, write: () => Promis
 
 /**
  * Lets the writer write a physical table its creator has just made. The migration's default privileges
- * cover tables made by the user that ran the migrations; this covers an app's user that is another.
+ * already cover tables made by the user that ran the migrations (the usual case: nothing to do); this
+ * covers an app's user that is another. Granting unconditionally would rewrite the table's ACL on every
+ * call, and concurrent GRANTs on one table fail in Postgres with "tuple concurrently updated".
  */
 export async function grantSinkWriter(db: SqlClient, tableSql: string): Promise<void> {
-  await db.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${tableSql} TO ${SINK_WRITER_ROLE}`);
+  const mayWrite = async () =>
+    (
+      await db.query<{ ok: boolean }>(
+        // Each separately: has_table_privilege with a list is true when any one of them is held.
+        `SELECT bool_and(has_table_privilege($1, $2::regclass, p)) AS ok
+           FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE']) p`,
+        [SINK_WRITER_ROLE, tableSql],
+      )
+    ).rows[0]?.ok === true;
+  if (await mayWrite()) return;
+  try {
+    await db.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${tableSql} TO ${SINK_WRITER_ROLE}`);
+  } catch (err) {
+    // Another runner granted the same table at the same moment (XX000 "tuple concurrently updated"):
+    // fine if its grant is now in place.
+    if (!(await mayWrite())) throw err;
+  }
 }

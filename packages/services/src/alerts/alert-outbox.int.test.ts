@@ -9,6 +9,7 @@ import {
   testProcessEnv,
   type TestDatabase,
   type TOnCallReceiver,
+  serveNewestVersion,
 } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertAlertLease, AlertEvaluatorFencedError, takeAlertLease } from "./alert-lease";
@@ -64,6 +65,7 @@ async function failingPipeline(name: string): Promise<void> {
     },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
   await db.pipelineRun.create({
     data: {
       pipelineVersionId: p.versions[0]!.id,
@@ -188,6 +190,7 @@ describe("alert evaluation and the outbox", () => {
       },
       include: { versions: true },
     });
+    await serveNewestVersion(db, p.id);
     await db.pipelineRun.create({
       data: {
         pipelineVersionId: p.versions[0]!.id,

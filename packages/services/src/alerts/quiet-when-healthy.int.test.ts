@@ -12,7 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { parseSpecOrThrow } from "@sluice/pipeline-spec";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, type TestDatabase, serveNewestVersion } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordOffsetSamples } from "../signals/record-offset-samples";
 import { runAlertEvaluation } from "./run-alert-evaluation";
@@ -39,6 +39,7 @@ async function register(name: string, spec: object, teamId: string): Promise<str
     data: { name, ownerTeamId: teamId, versions: { create: { version: 1, spec, specHash: name } } },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
   const pv = p.versions[0]!.id;
   await db.pipelineRun.create({
     data: {

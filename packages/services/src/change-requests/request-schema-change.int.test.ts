@@ -4,7 +4,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
+import { registerPipelineVersion } from "@sluice/engine";
 import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoPipelineSpecs } from "../demo/demo-pipelines";
 import { approveChangeRequest } from "./decide-change-request";
@@ -26,14 +28,14 @@ beforeAll(async () => {
   db = createPrismaClient(database.url);
   const spec = (await loadDemoPipelineSpecs(DEMO)).find((s) => s.spec.name === "payments-ledger")!.spec;
   ledger = JSON.parse(JSON.stringify(spec));
-  const team = await db.team.create({ data: { slug: "payments-data", name: "Payments Data" } });
-  await db.pipeline.create({
-    data: {
-      name: "payments-ledger",
-      ownerTeamId: team.id,
-      versions: { create: { version: 1, spec: ledger as object, specHash: "h1" } },
-    },
-  });
+  // Registered as the engine does, so version 1 has its sink table and serves (a schema change
+  // alters that table when it continues it).
+  const pool = new pg.Pool({ connectionString: database.url });
+  try {
+    await registerPipelineVersion(pool, spec);
+  } finally {
+    await pool.end();
+  }
 });
 afterAll(async () => {
   await db?.$disconnect();

@@ -14,6 +14,7 @@ import {
   testProcessEnv,
   type TestDatabase,
   type TOnCallReceiver,
+  serveNewestVersion,
 } from "@sluice/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,6 +98,7 @@ async function failingPipeline(name: string, owner = teamId): Promise<void> {
     },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
   await db.pipelineRun.create({
     data: {
       pipelineVersionId: p.versions[0]!.id,

@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { signingSecretFor } from "@sluice/outbound-http";
-import { createTestDatabase, testProcessEnv, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, testProcessEnv, type TestDatabase, serveNewestVersion } from "@sluice/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverAlertNotifications } from "../alerts/deliver-alert-notifications";
@@ -80,6 +80,7 @@ async function failingPipeline(name: string): Promise<void> {
     },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
   await db.pipelineRun.create({
     data: {
       pipelineVersionId: p.versions[0]!.id,

@@ -3,7 +3,7 @@
 // not UTF-8 at all without failing the query — the same condition discarding uses, proven here too);
 // inspecting one shows its bytes as they were kept, and a row of another pipeline is not reachable.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, type TestDatabase, serveNewestVersion } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browseDeadLetters, hexLines, inspectDeadLetter } from "./browse-dead-letters";
 import { discardDeadLetters } from "./discard-dead-letters";
@@ -31,6 +31,7 @@ beforeAll(async () => {
     },
     include: { versions: { orderBy: { version: "asc" } } },
   });
+  await serveNewestVersion(db, p.id);
   const [v1, v2] = p.versions.map((v) => v.id);
   // 30 quarantined rows of version 1 (before a schema change), then version 2's rows.
   for (let i = 0; i < 30; i++) {
@@ -82,6 +83,7 @@ beforeAll(async () => {
     },
     include: { versions: true },
   });
+  await serveNewestVersion(db, other.id);
   otherPipelineRow = Number(
     (
       await db.deadLetter.create({

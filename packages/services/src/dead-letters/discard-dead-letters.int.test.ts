@@ -2,7 +2,7 @@
 // text — typed % and _ match literally), once (a second discard resolves nothing), the rows themselves
 // kept, an audit event with the filter and count; no filter at all is refused naming the field.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, type TestDatabase, serveNewestVersion } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discardDeadLetters } from "./discard-dead-letters";
 
@@ -18,6 +18,7 @@ beforeAll(async () => {
     data: { name: "dl", ownerTeamId: team.id, versions: { create: { version: 1, spec: {}, specHash: "h" } } },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
   const v = p.versions[0]!.id;
   const rows = [
     {

@@ -4,7 +4,7 @@
 // change to the record's shape shows up here.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import type { BatchProgress } from "@sluice/engine";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, type TestDatabase, serveNewestVersion } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { summarizeDeadLetters } from "../dead-letters/summarize-dead-letters";
 import { getPipelineDetail } from "../pipelines/get-pipeline-detail";
@@ -45,6 +45,7 @@ async function pipelineWith(name: string, versions: number): Promise<string[]> {
       ).id,
     );
   }
+  if (versions > 0) await serveNewestVersion(db, p.id);
   return ids;
 }
 

@@ -3,7 +3,7 @@
 // samples as the workers write them, and every chart number is compared with batch_log itself.
 import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import type { BatchProgress } from "@sluice/engine";
-import { createTestDatabase, type TestDatabase } from "@sluice/testing";
+import { createTestDatabase, type TestDatabase, serveNewestVersion } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFleet } from "./find-fleet";
 import { findPartitionOffsets } from "./find-partition-offsets";
@@ -71,6 +71,7 @@ async function pipelineWith(name: string, versions = 1): Promise<string[]> {
       ).id,
     );
   }
+  if (versions > 0) await serveNewestVersion(db, p.id);
   return ids;
 }
 

@@ -3,7 +3,7 @@
 // (checked in Postgres); the roles that may → the change happened. A new mutation without a row here
 // fails the first test, so none can be added without deciding who may call it.
 import type { PrismaClient } from "@sluice/db";
-import { testServices, uniqueName } from "@sluice/testing";
+import { testServices, uniqueName, serveNewestVersion } from "@sluice/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultDraftForm, draftFromForm } from "@sluice/services/drafts/pure";
@@ -52,6 +52,7 @@ async function pipelineOfPayments(
     },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
   return { pipelineId: p.id, versionId: p.versions[0]!.id };
 }
 /** A pipeline of Payments Data with a firing alert of its freshness rule. */
@@ -92,7 +93,7 @@ const draftOf = (tag: string) =>
 let resetTopic: string;
 /** A payments pipeline reading a real (empty) topic, so a reset request resolves real offsets. */
 async function resettablePipeline(db: PrismaClient, name: string) {
-  return db.pipeline.create({
+  const p = await db.pipeline.create({
     data: {
       name,
       ownerTeamId: paymentsTeamId,
@@ -106,6 +107,8 @@ async function resettablePipeline(db: PrismaClient, name: string) {
     },
     include: { versions: true },
   });
+  await serveNewestVersion(db, p.id);
+  return p;
 }
 /** A pending checkpoint reset (to where the checkpoint already is) asked for by `requester`. */
 async function pendingReset(db: PrismaClient, name: string, requester: string) {
@@ -238,15 +241,24 @@ const MUTATIONS: Record<string, TCase> = {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {
       const spec = { ...parseSpecOrThrow(draftOf(tag)), name: `schema-${tag}` };
-      await db.pipeline.create({
-        data: {
-          name: spec.name,
-          ownerTeamId: paymentsTeamId,
-          versions: {
-            create: { version: 1, spec: JSON.parse(JSON.stringify(spec)), specHash: `hash-schema-${tag}` },
-          },
-        },
-      });
+      await serveNewestVersion(
+        db,
+        (
+          await db.pipeline.create({
+            data: {
+              name: spec.name,
+              ownerTeamId: paymentsTeamId,
+              versions: {
+                create: {
+                  version: 1,
+                  spec: JSON.parse(JSON.stringify(spec)),
+                  specHash: `hash-schema-${tag}`,
+                },
+              },
+            },
+          })
+        ).id,
+      );
       const proposed = {
         ...spec,
         contract: { ...spec.contract, fields: { ...spec.contract.fields, channel: "string?" } },

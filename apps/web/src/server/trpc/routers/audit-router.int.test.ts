@@ -2,6 +2,7 @@
 // (a failed sign-in, a refused action, a lifecycle command with its reason), the filters select by
 // actor, action area, pipeline, outcome and time, a reversed time range is refused naming the field,
 // and the CSV export holds the same rows with user-typed text quoted and formulas neutralised.
+import { serveNewestVersion } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   DEMO_PASSWORD,
@@ -34,13 +35,18 @@ beforeAll(async () => {
   expect((await c.signIn("operator@sluice.local", "wrong-password", { ip: "10.6.0.3" })).status).toBe(401);
   const team = await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } });
   for (const name of ["audit-a", "audit-b"]) {
-    await c.db.pipeline.create({
-      data: {
-        name,
-        ownerTeamId: team.id,
-        versions: { create: { version: 1, spec: { name }, specHash: name } },
-      },
-    });
+    await serveNewestVersion(
+      c.db,
+      (
+        await c.db.pipeline.create({
+          data: {
+            name,
+            ownerTeamId: team.id,
+            versions: { create: { version: 1, spec: { name }, specHash: name } },
+          },
+        })
+      ).id,
+    );
   }
   expect(
     (

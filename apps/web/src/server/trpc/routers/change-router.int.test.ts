@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { testServices, uniqueName } from "@sluice/testing";
+import { testServices, uniqueName, serveNewestVersion } from "@sluice/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -26,15 +26,20 @@ const idOf = (res: { json: unknown }) =>
   (res.json as { result: { data: { json: { id: string } } } }).result.data.json.id;
 
 async function pipeline(name: string, spec: Record<string, unknown> = {}) {
-  await c.db.pipeline.create({
-    data: {
-      name,
-      ownerTeamId: teamId,
-      versions: {
-        create: { version: 1, spec: { name, source: { kafka: { topic } }, ...spec }, specHash: name },
-      },
-    },
-  });
+  await serveNewestVersion(
+    c.db,
+    (
+      await c.db.pipeline.create({
+        data: {
+          name,
+          ownerTeamId: teamId,
+          versions: {
+            create: { version: 1, spec: { name, source: { kafka: { topic } }, ...spec }, specHash: name },
+          },
+        },
+      })
+    ).id,
+  );
   const v = await c.db.pipelineVersion.findFirstOrThrow({ where: { pipeline: { name } } });
   // As if 40 events of each partition were read.
   await c.db.checkpoint.create({
@@ -256,6 +261,10 @@ describe("change.requestSchemaChange", () => {
         specHash: "cr-schema-1",
       },
     });
+    await serveNewestVersion(
+      c.db,
+      (await c.db.pipeline.findUniqueOrThrow({ where: { name: "cr-schema" } })).id,
+    );
 
     const bad = await call("owner@sluice.local", "change.requestSchemaChange", {
       pipeline: "cr-schema",

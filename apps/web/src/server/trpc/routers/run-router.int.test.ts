@@ -3,7 +3,7 @@
 // and a start queues the version's first batch job in BullMQ at once (real Redis, own queue).
 import { BatchQueue } from "@sluice/queue";
 import { batchRunJobId } from "@sluice/queue";
-import { testServices, uniqueName } from "@sluice/testing";
+import { testServices, uniqueName, serveNewestVersion } from "@sluice/testing";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -23,13 +23,18 @@ beforeAll(async () => {
   c = await startConsoleUnderTest("run_router", { scheduler: queue });
   operator = (await c.signIn("operator@sluice.local", DEMO_PASSWORD, { ip: "10.7.0.1" })).cookie!;
   const team = await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } });
-  await c.db.pipeline.create({
-    data: {
-      name: "lifecycle-p",
-      ownerTeamId: team.id,
-      versions: { create: { version: 1, spec: { name: "lifecycle-p" }, specHash: "h" } },
-    },
-  });
+  await serveNewestVersion(
+    c.db,
+    (
+      await c.db.pipeline.create({
+        data: {
+          name: "lifecycle-p",
+          ownerTeamId: team.id,
+          versions: { create: { version: 1, spec: { name: "lifecycle-p" }, specHash: "h" } },
+        },
+      })
+    ).id,
+  );
 });
 afterAll(async () => {
   await queue?.queue.obliterate({ force: true }).catch(() => undefined);
@@ -140,18 +145,23 @@ describe("run.command on a named version", () => {
 
   beforeAll(async () => {
     const team = await c.db.team.findUniqueOrThrow({ where: { slug: "payments-data" } });
-    await c.db.pipeline.create({
-      data: {
-        name: "two-versions",
-        ownerTeamId: team.id,
-        versions: {
-          create: [
-            { version: 1, spec: { name: "two-versions" }, specHash: "a" },
-            { version: 2, spec: { name: "two-versions" }, specHash: "b" },
-          ],
-        },
-      },
-    });
+    await serveNewestVersion(
+      c.db,
+      (
+        await c.db.pipeline.create({
+          data: {
+            name: "two-versions",
+            ownerTeamId: team.id,
+            versions: {
+              create: [
+                { version: 1, spec: { name: "two-versions" }, specHash: "a" },
+                { version: 2, spec: { name: "two-versions" }, specHash: "b" },
+              ],
+            },
+          },
+        })
+      ).id,
+    );
   });
 
   it("each command acts on the version named and no other; the audit row names it", async () => {
