@@ -24,6 +24,7 @@ import { startAlertEvaluator, type AlertEvaluator } from "./alerts/alert-evaluat
 import { startHeartbeat } from "./scheduling/heartbeat";
 import { startOffsetSampler, type OffsetSampler } from "./scheduling/offset-sampler";
 import { startReconciler, type Reconciler } from "./scheduling/reconciler";
+import { startRolloutReconciler, type RolloutReconciler } from "./scheduling/rollout-reconciler";
 import { startSluiceWorker } from "./worker";
 
 export type WorkerAppConfig = Pick<
@@ -49,6 +50,7 @@ export type WorkerAppConfig = Pick<
       | "WORKER_MAX_UNFINISHED_ATTEMPTS"
       | "WORKER_ALERT_INTERVAL_MS"
       | "WORKER_ALERT_RETRY_BASE_MS"
+      | "WORKER_ROLLOUT_RECONCILE_INTERVAL_MS"
       | "SLUICE_PUBLIC_URL"
       | "SLUICE_SMTP_URL"
       | "SLUICE_SMTP_FROM"
@@ -64,6 +66,7 @@ export interface WorkerApp {
   metrics: WorkerMetrics;
   reconciler: Reconciler;
   offsetSampler: OffsetSampler;
+  rolloutReconciler: RolloutReconciler;
   alerts: AlertEvaluator;
   queue: BatchQueue;
   /**
@@ -182,6 +185,13 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     logger: log.child({ component: "offset-sampler" }),
   });
 
+  const rolloutReconciler = startRolloutReconciler({
+    pool,
+    db,
+    intervalMs: env.WORKER_ROLLOUT_RECONCILE_INTERVAL_MS ?? 60_000,
+    logger: log.child({ component: "rollout-reconciler" }),
+  });
+
   const alerts = startAlertEvaluator({
     db,
     redisUrl: env.REDIS_URL,
@@ -214,11 +224,13 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
     metrics,
     reconciler,
     offsetSampler,
+    rolloutReconciler,
     alerts,
     queue,
     async close(timeoutMs) {
       await reconciler.stop();
       await offsetSampler.stop();
+      await rolloutReconciler.stop();
       await alerts.close();
       heartbeat.stop();
       const w = worker;

@@ -85,6 +85,11 @@ export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_PG_POOL_MAX: z.coerce.number().int().min(2).max(100).default(6),
   /** How often each worker samples the topics' latest offsets for the console's backlog and input-rate charts. */
   WORKER_OFFSET_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  /**
+   * How often each running blue/green rollout is reconciled (blue against green, stored): what the
+   * rollout page shows and a promotion must pass. One at a time per rollout across workers.
+   */
+  WORKER_ROLLOUT_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(60_000),
   /** How often the alert rules are evaluated (one worker at a time, whichever holds the lease). */
   WORKER_ALERT_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(5000),
   /** First retry delay of an alert notification the receiver refused; doubles per attempt, capped at 10 min. */

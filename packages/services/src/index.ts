@@ -415,7 +415,10 @@ export {
   type TStoredReconciliation,
   type TReconciliationRequester,
 } from "./rollouts/run-reconciliation";
-export { findLatestReconciliation } from "./rollouts/find-latest-reconciliation";
+export { findLatestReconciliation, findLatestReconciliations } from "./rollouts/find-latest-reconciliation";
+export { reconcileRollout, type TRolloutReconciliation } from "./rollouts/reconcile-rollout";
+export { reconcileRunningRollouts, type TReconcilePass } from "./rollouts/reconcile-running-rollouts";
+export { promotionGate, type TPromotionGate, type TGateReconciliation } from "./rollouts/promotion-gate";
 export type {
   TReconcileInput,
   TReconcileSide,

@@ -1,7 +1,7 @@
 // `sluice rollout start|promote|abort` as a person would type them, against a real database and Kafka:
-// each step's output, one running rollout per pipeline, who may (a viewer may not start one), and an
-// abort that drops the candidate's table. The switch itself is proven in @sluice/services
-// rollouts/rollout.int.test.ts.
+// each step's output, one running rollout per pipeline, who may (a viewer may not start one), a
+// promotion refused before a clean reconciliation, and an abort that drops the candidate's table. The
+// switch itself is proven in @sluice/services rollouts/rollout.int.test.ts.
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -110,6 +110,17 @@ describe("sluice rollout", () => {
     const again = await sluice("owner@shop.test", "rollout", "start", green, "again");
     expect(again.code).toBe(1);
 
+    // Not reconciled yet: refused, saying what is missing.
+    const early = await sluice("owner@shop.test", "rollout", "promote", "orders", "ready");
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain("no reconciliation has been run yet");
+    // A clean reconciliation, as the workers' pass would store it (the comparison itself is proven in
+    // @sluice/services rollouts/promotion-gate.int.test.ts).
+    await pool.query(
+      `INSERT INTO rollout_reconciliations (blue_version_id, green_version_id, status, only_blue, only_green, differing,
+         requested_by, started_at, finished_at, duration_ms)
+       SELECT blue_version_id, green_version_id, 'compared', 0, 0, 0, 'system:rollout', now(), now(), 1 FROM rollouts`,
+    );
     const promote = await sluice("owner@shop.test", "rollout", "promote", "orders", "ready");
     expect(promote.code).toBe(0);
     expect(promote.stdout).toMatch(

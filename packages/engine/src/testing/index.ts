@@ -25,6 +25,7 @@ export {
 export { sendLedgerEvents, sendPoisonEvents, type SentEvents } from "./ledger-events";
 export {
   settlementsSpec,
+  settlementViewsSpec,
   settlementsWorkload,
   tumbling5mLateness3mSql,
   SINK_COLUMNS,

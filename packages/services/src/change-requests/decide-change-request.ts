@@ -15,6 +15,7 @@ import { applyCheckpointReset } from "./apply-checkpoint-reset";
 import { ApplyRefusedError, applySchemaChange, type TAppliedSchemaChange } from "./apply-schema-change";
 import { ChangeRequestError, getChangeRequest, type TChangeRequestView } from "./change-request-view";
 import { applyPromotion } from "../rollouts/apply-promotion";
+import { promotionGateOfCandidate } from "../rollouts/promotion-gate";
 
 export const ZDecideChangeRequestInput = z.object({
   id: z.coerce.bigint({ error: "id: the change request's number" }),
@@ -81,6 +82,12 @@ export async function approveChangeRequest(
             after: { changeRequest: String(cr.id), newVersion: latest?.version ?? null },
           });
           return { kind: "stale" as const, version: latest?.version ?? null };
+        }
+        // Approved only while the newest reconciliation still compares clean (the workers keep
+        // reconciling after the request); refused, the request stays pending.
+        if (cr.kind === "promotion") {
+          const refusal = (await promotionGateOfCandidate(tx, cr.pipeline_version_id))?.refusal;
+          if (refusal) throw new ChangeRequestError(refusal, "conflict");
         }
         const moved = await tx.$executeRaw`
           UPDATE change_requests SET status = 'approved', decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()

@@ -4,6 +4,7 @@
 // progress records agree with each other while the pipelines keep committing), compared set-based in
 // Postgres (comparison-sql.ts); Node holds only counts and bounded samples. Nothing is written:
 // run-reconciliation.ts stores the report. See docs/rollouts.md, "Reconciliation".
+import { physicalSql, SINK_SCHEMA } from "@sluice/engine";
 import { quoteIdentifier, type TColumn } from "@sluice/pipeline-spec";
 import type pg from "pg";
 import { comparisonSql, type TComparisonQuery } from "./comparison-sql";
@@ -128,8 +129,12 @@ export async function reconcileSinks(pool: pg.Pool, input: TReconcileInput): Pro
   return done();
 }
 
-/** `{ schema: "sink_data", name: "t__v2" }` → `"sink_data"."t__v2"` (each part validated). */
+/**
+ * `{ schema: "sluice_sinks", name: "t@v2" }` → `"sluice_sinks"."t@v2"` (a physical table, named by the
+ * engine's rule); `{ schema: "public", name: "t" }` → `"public"."t"` — each part validated.
+ */
 function qualifiedName(t: { schema: string; name: string }): string {
+  if (t.schema === SINK_SCHEMA) return physicalSql(t.name);
   return `${quoteIdentifier(t.schema)}.${quoteIdentifier(t.name)}`;
 }
 

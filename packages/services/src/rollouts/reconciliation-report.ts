@@ -10,7 +10,7 @@ export interface TReconcileSide {
   pipelineVersionId: string;
   /** The version's validated spec (as registered). */
   spec: TPipelineSpec;
-  /** The physical table the version writes, e.g. { schema: "sink_data", name: "merchant_settlement_5m__v2" }. */
+  /** The physical table the version writes, e.g. { schema: "sluice_sinks", name: "merchant_settlement_5m@v2" }. */
   table: { schema: string; name: string };
   /** For a spec with several outputs: which output's table this is. Absent for a one-sink spec. */
   output?: string;

@@ -1,12 +1,14 @@
 // Asking to promote a rollout's candidate (console, `sluice rollout promote <name>`): a change request
 // of kind `promotion` against green, which a second person approves (decide-change-request.ts, never
 // the requester); approving applies it (apply-promotion.ts). The newest reconciliation of the two
-// versions is attached, so the approver sees what differs.
+// versions is attached. Refused unless that reconciliation is clean (promotion-gate.ts), and checked
+// again when a second person approves (decide-change-request.ts).
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { getChangeRequest, type TChangeRequestView } from "../change-requests/change-request-view";
 import { findRollout } from "./find-rollout";
+import { promotionGate } from "./promotion-gate";
 import { RolloutError } from "./rollout-error";
 
 export const ZRolloutStepInput = z.object({
@@ -34,32 +36,19 @@ export async function requestPromotion(
         `promotion of ${req.pipeline} is already requested (change request #${pending.id})`,
         "conflict",
       );
-    const [reconciliation] = await tx.$queryRaw<
-      {
-        id: bigint;
-        status: string;
-        only_blue: bigint | null;
-        only_green: bigint | null;
-        differing: bigint | null;
-        finished_at: Date;
-      }[]
-    >`SELECT id, status, only_blue, only_green, differing, finished_at FROM rollout_reconciliations
-       WHERE blue_version_id = ${rollout.blue.pipelineVersionId} AND green_version_id = ${rollout.green.pipelineVersionId}
-       ORDER BY started_at DESC, id DESC LIMIT 1`;
+    // Refused unless the newest reconciliation of every output compares clean (promotion-gate.ts).
+    const gate = await promotionGate(tx, rollout);
+    if (gate.refusal) throw new RolloutError(gate.refusal, "conflict");
     const impact = {
       blue: rollout.blue.version,
       green: rollout.green.version,
-      reconciliation: reconciliation
-        ? {
-            id: String(reconciliation.id),
-            status: reconciliation.status,
-            onlyBlue: reconciliation.only_blue === null ? null : Number(reconciliation.only_blue),
-            onlyGreen: reconciliation.only_green === null ? null : Number(reconciliation.only_green),
-            differing: reconciliation.differing === null ? null : Number(reconciliation.differing),
-            at: reconciliation.finished_at.toISOString(),
-          }
-        : null,
-      warnings: reconciliation ? [] : ["no reconciliation of the two versions has been run"],
+      reconciliations: gate.reconciliations,
+      warnings: gate.reconciliations
+        .filter((r) => r.notCompared.length > 0)
+        .map(
+          (r) =>
+            `${r.output === "" ? "" : `output ${r.output}: `}not compared (see the reconciliation for why): ${r.notCompared.join(", ")}`,
+        ),
     };
     const cr = await tx.changeRequest.create({
       data: {

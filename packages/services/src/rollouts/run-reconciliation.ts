@@ -9,6 +9,8 @@ export interface TStoredReconciliation {
   id: number;
   blueVersionId: string;
   greenVersionId: string;
+  /** The output compared, for a spec with several; "" for a spec's only sink. */
+  output: string;
   status: TReconciliationStatus | "failed";
   /** Keys only in blue / only in green / differing (null unless compared). */
   onlyBlue: number | null;
@@ -51,15 +53,31 @@ export async function runReconciliation(
         ? "the comparison ran longer than the reconciliation's statement timeout and was cancelled: run it again when the machine is less busy, or compare a shorter range (from)"
         : `Postgres refused the comparison (${code}): ${(err as Error).message}`;
   }
+  return storeReconciliation(pool, input, who, { startedAt, report, error });
+}
+
+/**
+ * Stores one reconciliation's outcome: a report, or why it failed (error). A rollout's reconciliation
+ * stores what it could not even start (a spec that no longer validates) the same way, as `failed`.
+ */
+export async function storeReconciliation(
+  pool: pg.Pool,
+  input: { blue: { pipelineVersionId: string }; green: { pipelineVersionId: string; output?: string } },
+  who: TReconciliationRequester,
+  outcome: { startedAt: Date; report: TReconciliationReport | null; error: string | null },
+): Promise<TStoredReconciliation> {
+  const { startedAt, report, error } = outcome;
   const finishedAt = new Date();
+  const output = input.green.output ?? "";
   const counts = report?.status === "compared" ? report.counts : null;
   const res = await pool.query<{ id: string }>(
-    `INSERT INTO rollout_reconciliations (blue_version_id, green_version_id, status, only_blue, only_green, differing,
+    `INSERT INTO rollout_reconciliations (blue_version_id, green_version_id, output, status, only_blue, only_green, differing,
        report, error, requested_by_id, requested_by, started_at, finished_at, duration_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13) RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13, $14) RETURNING id`,
     [
       input.blue.pipelineVersionId,
       input.green.pipelineVersionId,
+      output,
       report?.status ?? "failed",
       counts?.onlyBlue ?? null,
       counts?.onlyGreen ?? null,
@@ -77,6 +95,7 @@ export async function runReconciliation(
     id: Number(res.rows[0]!.id),
     blueVersionId: input.blue.pipelineVersionId,
     greenVersionId: input.green.pipelineVersionId,
+    output,
     status: report?.status ?? "failed",
     onlyBlue: counts?.onlyBlue ?? null,
     onlyGreen: counts?.onlyGreen ?? null,

@@ -15,6 +15,7 @@ import type { TTopicOffsets } from "../change-requests/topic-offsets";
 import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { RolloutError } from "./rollout-error";
 import { setRun } from "./rollout-runs";
+import { FIRST_OFFSETS_SQL, firstOffsetsOf, type TFirstOffsetsRow } from "./version-lineage-sql";
 
 export const ZRolloutStart = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("earliest") }),
@@ -166,18 +167,13 @@ async function startingOffsets(
 
 /** Where blue's lineage (blue and the versions it continued) read its first batch. */
 async function blueStart(db: PrismaClient, blueVersionId: string): Promise<Record<number, number>> {
-  const rows = await db.$queryRaw<{ ranges: { partition: number; from: number }[] }[]>`
-    WITH RECURSIVE lineage AS (
-      SELECT id, continued_from_id, 0 AS depth FROM pipeline_versions WHERE id = ${blueVersionId}
-      UNION ALL
-      SELECT v.id, v.continued_from_id, l.depth + 1 FROM pipeline_versions v JOIN lineage l ON v.id = l.continued_from_id)
-    SELECT o.ranges FROM lineage l JOIN offset_log o ON o.pipeline_version_id = l.id AND o.replay IS NULL
-     ORDER BY l.depth DESC, o.batch_id ASC LIMIT 1`;
-  const first = rows[0];
+  const first = firstOffsetsOf(
+    await db.$queryRawUnsafe<TFirstOffsetsRow[]>(FIRST_OFFSETS_SQL, blueVersionId),
+  );
   if (!first)
     throw new RolloutError(
       "blue has not read a batch yet: there are no starting offsets of its own to start green from — start from earliest or a timestamp",
       "invalid",
     );
-  return Object.fromEntries(first.ranges.map((r) => [r.partition, Number(r.from)]));
+  return first;
 }

@@ -1,0 +1,156 @@
+// The rule a promotion must pass, when it is requested and again when it is approved: for every output
+// both versions write to Postgres, the NEWEST stored reconciliation of blue and green is `compared`
+// with nothing only in blue, nothing only in green and nothing differing. A newer failed, waiting or
+// not-comparable one counts — the workers reconcile every rollout periodically, so a bug that shows
+// after the request was made stops the approval. Measures a roll-up cannot merge (avg, distinct counts
+// across window sizes) are listed with the reconciliation and do not block: the 5- to 10-minute change
+// compares clean on everything that can be compared. Why this rule: docs/rollouts.md, "Promotion".
+import type { Prisma, PrismaClient } from "@sluice/db";
+import { validateSpec } from "@sluice/pipeline-spec";
+import type { TReconciliationReport } from "./reconciliation-report";
+import { rolloutOutputs, type TVersionSide } from "./rollout-outputs";
+
+// A type, not an interface: it is stored as JSON in the change request's impact.
+export type TGateReconciliation = {
+  output: string;
+  id: string;
+  status: string;
+  onlyBlue: number | null;
+  onlyGreen: number | null;
+  differing: number | null;
+  at: string;
+  /** What was left out of the comparison (measures, columns), by name. */
+  notCompared: string[];
+};
+
+export interface TPromotionGate {
+  /** Why the promotion is refused, in words that say what to do; null when it may go ahead. */
+  refusal: string | null;
+  reconciliations: TGateReconciliation[];
+}
+
+type TDb = PrismaClient | Prisma.TransactionClient;
+
+export async function promotionGate(
+  db: TDb,
+  rollout: {
+    pipeline: string;
+    blue: { pipelineVersionId: string; version: number };
+    green: { pipelineVersionId: string; version: number };
+  },
+): Promise<TPromotionGate> {
+  const versions = await db.pipelineVersion.findMany({
+    where: { id: { in: [rollout.blue.pipelineVersionId, rollout.green.pipelineVersionId] } },
+    select: { id: true, spec: true, sinkTables: true },
+  });
+  const side = (id: string): TVersionSide | null => {
+    const v = versions.find((x) => x.id === id);
+    const checked = validateSpec(v?.spec);
+    return v && checked.ok
+      ? { pipelineVersionId: id, spec: checked.spec, sinkTables: v.sinkTables as Record<string, string> }
+      : null;
+  };
+  const [blue, green] = [side(rollout.blue.pipelineVersionId), side(rollout.green.pipelineVersionId)];
+  const versionsLabel = `version ${rollout.blue.version} (blue) and version ${rollout.green.version} (green)`;
+  if (!blue || !green)
+    return {
+      refusal: `${rollout.pipeline}: the spec of ${!blue ? "blue" : "green"} no longer validates, so ${versionsLabel} cannot be reconciled: abort the rollout`,
+      reconciliations: [],
+    };
+  const { pairs, skipped } = rolloutOutputs(blue, green);
+  if (pairs.length === 0)
+    return {
+      refusal: `${rollout.pipeline}: ${versionsLabel} write no result both have in Postgres, so nothing shows green is right (${skipped.map((s) => s.reason).join("; ")}); a rollout cannot be promoted without a clean reconciliation`,
+      reconciliations: [],
+    };
+  const rows = await db.$queryRaw<
+    {
+      id: bigint;
+      output: string;
+      status: string;
+      only_blue: bigint | null;
+      only_green: bigint | null;
+      differing: bigint | null;
+      report: TReconciliationReport | null;
+      error: string | null;
+      finished_at: Date;
+    }[]
+  >`SELECT DISTINCT ON (output) id, output, status, only_blue, only_green, differing, report, error, finished_at
+      FROM rollout_reconciliations
+     WHERE blue_version_id = ${rollout.blue.pipelineVersionId} AND green_version_id = ${rollout.green.pipelineVersionId}
+     ORDER BY output, started_at DESC, id DESC`;
+  const problems: string[] = [];
+  const reconciliations: TGateReconciliation[] = [];
+  for (const { output } of pairs) {
+    const label = output === "" ? "" : `output ${output}: `;
+    const r = rows.find((x) => x.output === output);
+    if (!r) {
+      problems.push(`${label}no reconciliation has been run yet`);
+      continue;
+    }
+    const n = (v: bigint | null) => (v === null ? null : Number(v));
+    reconciliations.push({
+      output,
+      id: String(r.id),
+      status: r.status,
+      onlyBlue: n(r.only_blue),
+      onlyGreen: n(r.only_green),
+      differing: n(r.differing),
+      at: r.finished_at.toISOString(),
+      notCompared: (r.report?.notComparable ?? []).map((x) => x.what),
+    });
+    const problem = whyNotClean(r.status, reconciliations.at(-1)!, r.report, r.error);
+    if (problem) problems.push(`${label}reconciliation #${r.id} (${r.finished_at.toISOString()}) ${problem}`);
+  }
+  if (problems.length === 0) return { refusal: null, reconciliations };
+  return {
+    refusal: `promotion of ${rollout.pipeline} refused: the newest reconciliation of ${versionsLabel} must compare clean — ${problems.join("; ")}. If green is wrong, abort the rollout and start one with a corrected spec; once green has caught up or been fixed, run the reconciliation again (the rollout page, or the workers' next pass) and ask again`,
+    reconciliations,
+  };
+}
+
+/** null when clean; otherwise what the reconciliation found, largest first, with its explanation. */
+function whyNotClean(
+  status: string,
+  c: Pick<TGateReconciliation, "onlyBlue" | "onlyGreen" | "differing">,
+  report: TReconciliationReport | null,
+  error: string | null,
+) {
+  if (status === "failed") return `failed: ${error ?? "no reason recorded"}`;
+  const reasons = (report?.notComparable ?? []).map((x) => `${x.what}: ${x.reason}`).join("; ");
+  if (status === "waiting") return `is waiting, nothing compared yet (${reasons})`;
+  if (status === "not_comparable") return `could not line the results up (${reasons})`;
+  const [differing, onlyBlue, onlyGreen] = [c.differing ?? 0, c.onlyBlue ?? 0, c.onlyGreen ?? 0];
+  if (differing + onlyBlue + onlyGreen === 0) return null;
+  const found = [
+    differing > 0 ? `${differing} keys differ` : null,
+    onlyBlue > 0 ? `${onlyBlue} keys only in blue` : null,
+    onlyGreen > 0 ? `${onlyGreen} keys only in green` : null,
+  ].filter(Boolean);
+  const largest = report?.differences[0];
+  const example = largest
+    ? `, largest at ${JSON.stringify(largest.key)}: ${largest.columns.map((d) => `${d.column} blue ${d.blue}, green ${d.green}`).join(", ")}`
+    : "";
+  const why = report?.outcomes?.explanations.slice(0, 3) ?? [];
+  return `found ${found.join(", ")}${example}${why.length > 0 ? ` — why: ${why.join("; ")}` : ""}`;
+}
+
+/** The rule for the running rollout whose candidate is `greenVersionId`; null without one (applying refuses it). */
+export async function promotionGateOfCandidate(
+  db: TDb,
+  greenVersionId: string,
+): Promise<TPromotionGate | null> {
+  const [r] = await db.$queryRaw<
+    { pipeline: string; blue: string; blue_version: number; green: string; green_version: number }[]
+  >`SELECT p.name AS pipeline, r.blue_version_id AS blue, b.version AS blue_version, r.green_version_id AS green,
+           g.version AS green_version
+      FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
+      JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
+     WHERE r.green_version_id = ${greenVersionId} AND r.state = 'running'`;
+  if (!r) return null;
+  return promotionGate(db, {
+    pipeline: r.pipeline,
+    blue: { pipelineVersionId: r.blue, version: r.blue_version },
+    green: { pipelineVersionId: r.green, version: r.green_version },
+  });
+}

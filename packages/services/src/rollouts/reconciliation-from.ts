@@ -1,0 +1,63 @@
+// Where a rollout's reconciliation starts, so neither side is blamed for input it never read. Blue
+// started where its lineage read its first batch, green where the rollout started it (earliest, a
+// point in time, or blue's own start — clamped to what retention kept). Per partition the comparison
+// starts at the later of the two (`offsets`: ledgers and CDC tables are compared from there).
+//
+// Windows are compared by event time, so the later start is also turned into an event time: every
+// event the earlier side read below the common offsets is at or before that side's highest event time
+// over those batches (the progress records' eventTimeMax), so windows starting after it hold only
+// events both sides read. Green started from a point in time: not before that time either.
+import type pg from "pg";
+import type { TReconcileInput } from "./reconciliation-report";
+import { FIRST_OFFSETS_SQL, firstOffsetsOf, LINEAGE_SQL, type TFirstOffsetsRow } from "./version-lineage-sql";
+
+export interface TRolloutStart {
+  blueVersionId: string;
+  greenVersionId: string;
+  /** rollouts.starting_from: { kind, at?, offsets } as startRollout recorded it. */
+  startingFrom: unknown;
+}
+
+export async function reconciliationFrom(
+  pool: pg.Pool,
+  r: TRolloutStart,
+): Promise<NonNullable<TReconcileInput["from"]>> {
+  const from = (r.startingFrom ?? {}) as { kind?: string; at?: string; offsets?: Record<string, number> };
+  const blueStart =
+    firstOffsetsOf((await pool.query<TFirstOffsetsRow>(FIRST_OFFSETS_SQL, [r.blueVersionId])).rows) ?? {};
+  const greenStart = Object.fromEntries(Object.entries(from.offsets ?? {}).map(([p, o]) => [p, Number(o)]));
+  const offsets: Record<string, number> = {};
+  for (const p of new Set([...Object.keys(blueStart), ...Object.keys(greenStart)]))
+    offsets[p] = Math.max(blueStart[p] ?? 0, greenStart[p] ?? 0);
+
+  const times: number[] = [];
+  if (from.kind === "timestamp" && from.at) times.push(new Date(from.at).getTime());
+  for (const [version, start] of [
+    [r.blueVersionId, blueStart],
+    [r.greenVersionId, greenStart],
+  ] as const) {
+    const unshared = Object.fromEntries(Object.entries(offsets).filter(([p, o]) => (start[p] ?? 0) < o));
+    if (Object.keys(unshared).length === 0) continue;
+    const seen = await highestEventTimeBelow(pool, version, unshared);
+    if (seen) times.push(seen.getTime() + 1);
+  }
+  return times.length > 0 ? { offsets, eventTime: new Date(Math.max(...times)) } : { offsets };
+}
+
+/** The highest event time a version's lineage had seen in the batches that read below `below` (per partition). */
+async function highestEventTimeBelow(
+  pool: pg.Pool,
+  pipelineVersionId: string,
+  below: Record<string, number>,
+): Promise<Date | null> {
+  const res = await pool.query<{ t: Date | null }>(
+    `WITH RECURSIVE ${LINEAGE_SQL}
+     SELECT max((b.progress ->> 'eventTimeMax')::timestamptz) AS t
+       FROM batch_log b JOIN lineage l ON b.pipeline_version_id = l.id
+      WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(b.progress -> 'sources') s
+                     WHERE (s ->> 'endOffset')::bigint > (s ->> 'startOffset')::bigint
+                       AND (s ->> 'startOffset')::bigint < coalesce(($2::jsonb ->> (s ->> 'partition'))::bigint, -1))`,
+    [pipelineVersionId, JSON.stringify(below)],
+  );
+  return res.rows[0]?.t ?? null;
+}
