@@ -5,8 +5,10 @@
 //
 // Windows are compared by event time, so the later start is also turned into an event time: every
 // event the earlier side read below the common offsets is at or before that side's highest event time
-// over those batches (the progress records' eventTimeMax), so windows starting after it hold only
-// events both sides read. Green started from a point in time: not before that time either.
+// on that partition through those batches (the progress records' per-partition clocks), so windows
+// starting after it hold only events both sides read. A batch straddling the common offset counts
+// whole: the start is somewhat later than it could be, never earlier. Green started from a point in
+// time: not before that time either.
 import type pg from "pg";
 import type { TReconcileInput } from "./reconciliation-report";
 import { FIRST_OFFSETS_SQL, firstOffsetsOf, LINEAGE_SQL, type TFirstOffsetsRow } from "./version-lineage-sql";
@@ -44,7 +46,10 @@ export async function reconciliationFrom(
   return times.length > 0 ? { offsets, eventTime: new Date(Math.max(...times)) } : { offsets };
 }
 
-/** The highest event time a version's lineage had seen in the batches that read below `below` (per partition). */
+/**
+ * The highest event time a version's lineage had seen on each partition in the batches that read below
+ * `below` there (per partition: the partition's own clock in the progress record, else the batch's).
+ */
 async function highestEventTimeBelow(
   pool: pg.Pool,
   pipelineVersionId: string,
@@ -52,11 +57,14 @@ async function highestEventTimeBelow(
 ): Promise<Date | null> {
   const res = await pool.query<{ t: Date | null }>(
     `WITH RECURSIVE ${LINEAGE_SQL}
-     SELECT max((b.progress ->> 'eventTimeMax')::timestamptz) AS t
+     SELECT max(coalesce(
+              (SELECT (pe ->> 'eventTimeMax')::timestamptz FROM jsonb_array_elements(b.progress -> 'partitionEventTime') pe
+                WHERE pe ->> 'partition' = s ->> 'partition'),
+              (b.progress ->> 'eventTimeMax')::timestamptz)) AS t
        FROM batch_log b JOIN lineage l ON b.pipeline_version_id = l.id
-      WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(b.progress -> 'sources') s
-                     WHERE (s ->> 'endOffset')::bigint > (s ->> 'startOffset')::bigint
-                       AND (s ->> 'startOffset')::bigint < coalesce(($2::jsonb ->> (s ->> 'partition'))::bigint, -1))`,
+      CROSS JOIN LATERAL jsonb_array_elements(b.progress -> 'sources') s
+      WHERE (s ->> 'endOffset')::bigint > (s ->> 'startOffset')::bigint
+        AND (s ->> 'startOffset')::bigint < coalesce(($2::jsonb ->> (s ->> 'partition'))::bigint, -1)`,
     [pipelineVersionId, JSON.stringify(below)],
   );
   return res.rows[0]?.t ?? null;
