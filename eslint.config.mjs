@@ -62,7 +62,16 @@ const clientImportRules = {
 };
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/.next/**", "**/.cache/**", "**/.data/**", "**/dist/**", "**/next-env.d.ts"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/.next/**",
+      "**/.cache/**",
+      "**/.data/**",
+      "**/dist/**",
+      "**/next-env.d.ts",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     plugins: { sluice: { rules: { "declared-imports": declaredImports } } },
