@@ -70,7 +70,7 @@ start producer node --import tsx packages/producer/src/cli.ts --topic "$topic" -
 for i in 1 2; do
   port_i=$([ "$metrics_port" = 0 ] && echo 0 || echo $((metrics_port + i - 1)))
   start "worker-$i" env DATABASE_URL="$e2e_url" WORKER_QUEUE="$queue" WORKER_METRICS_PORT="$port_i" WORKER_OFFSET_SAMPLE_INTERVAL_MS=5000 \
-    WORKER_ALERT_INTERVAL_MS=2000 SLUICE_PUBLIC_URL="http://127.0.0.1:$port" SLUICE_SMTP_URL="$smtp_url" node --import tsx workers/src/main.ts
+    WORKER_ALERT_INTERVAL_MS=2000 WORKER_ROLLOUT_RECONCILE_INTERVAL_MS=10000 SLUICE_PUBLIC_URL="http://127.0.0.1:$port" SLUICE_SMTP_URL="$smtp_url" node --import tsx workers/src/main.ts
 done
 npx tsx scripts/wait-for-topic.ts "$topic" 60
 spec="$logs/e2e-ledger.yaml"

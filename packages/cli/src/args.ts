@@ -111,6 +111,8 @@ export const USAGE = `usage: sluice <command>
   sluice rollout promote|rollback|abort <pipeline> reason
                                        ask for the promotion (someone else approves it in the console),
                                        switch readers back to blue, or discard the running candidate
+  sluice rollout reconcile <pipeline>  compare what blue and green have both committed now (the workers
+                                       do every minute) and print each output's result
 
 Commands that change something (run, start, pause, resume, stop, restart, webhooks retry, alerts
 ack|resolve|silence, reset, rollout) and signing-secret act as a Sluice user: --as <email> or SLUICE_ACTOR=<email>, allowed by

@@ -435,7 +435,20 @@ export {
   type TRolloutStart,
   type TStartedRollout,
 } from "./rollouts/start-rollout";
-export { requestPromotion, ZRolloutStepInput, type TRolloutStepInput } from "./rollouts/request-promotion";
+export {
+  requestPromotion,
+  ZRequestPromotionInput,
+  ZRolloutStepInput,
+  type TRequestPromotionInput,
+  type TRolloutStepInput,
+} from "./rollouts/request-promotion";
 export { abortRollout, rollbackRollout } from "./rollouts/rollback-rollout";
 export { findRollout, type TRolloutView } from "./rollouts/find-rollout";
 export { RolloutError } from "./rollouts/rollout-error";
+export { findRolloutPage, type TRolloutPage, type TRolloutSide } from "./rollouts/find-rollout-page";
+export {
+  rolloutPhase,
+  rolloutProgress,
+  type TRolloutPhase,
+  type TRolloutProgress,
+} from "./rollouts/rollout-phase";

@@ -114,6 +114,20 @@ describe("sluice rollout", () => {
     const early = await sluice("owner@shop.test", "rollout", "promote", "orders", "ready");
     expect(early.code).toBe(1);
     expect(early.stderr).toContain("no reconciliation has been run yet");
+    // Reconciling on demand: nothing committed yet, so stored as waiting, and printed as such; a viewer
+    // may not (it runs a comparison over both tables).
+    expect((await sluice("viewer@shop.test", "rollout", "reconcile", "orders")).code).toBe(5);
+    const reconciled = await sluice("operator@ops.test", "rollout", "reconcile", "orders");
+    expect(reconciled.stderr).toBe("");
+    expect(reconciled.code).toBe(0);
+    expect(reconciled.stdout).toMatch(/^orders: reconciliation #\d+ waiting: /);
+    expect(
+      (
+        await pool.query(
+          `SELECT status FROM rollout_reconciliations WHERE requested_by = 'operator@ops.test'`,
+        )
+      ).rows,
+    ).toEqual([{ status: "waiting" }]);
     // A clean reconciliation, as the workers' pass would store it (the comparison itself is proven in
     // @sluice/services rollouts/promotion-gate.int.test.ts).
     await pool.query(

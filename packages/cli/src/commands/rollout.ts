@@ -3,18 +3,21 @@
 // `sluice rollout promote <pipeline> reason`: asks for the promotion (a change request someone else
 // approves in the console; the CLI never approves one). `sluice rollout rollback|abort <pipeline>
 // reason`: switch readers back to blue (after a promotion), or discard a running candidate.
-// docs/rollouts.md.
+// `sluice rollout reconcile <pipeline>`: reconcile the running rollout now (the workers do every
+// minute) and print each output's result. docs/rollouts.md.
 import { createPrismaClient } from "@sluice/db";
 import { formatSpecErrors } from "@sluice/pipeline-spec";
 import {
   abortRollout,
   ChangeRequestError,
   kafkaTopicOffsets,
+  reconcileRollout,
   requestPromotion,
   rollbackRollout,
   RolloutError,
   startRollout,
   type TRolloutStart,
+  type TStoredReconciliation,
 } from "@sluice/services";
 import { authorizeCli, cliAuditWho, EXIT_NOT_ALLOWED } from "../actor";
 import { connect } from "../connect";
@@ -34,13 +37,14 @@ export async function rolloutCommand(
   target: string | undefined,
   opts: { from?: string | undefined; reason: string; as?: string | undefined },
 ): Promise<number> {
-  if (!["start", "promote", "rollback", "abort"].includes(step) || !target) {
+  if (!["start", "promote", "rollback", "abort", "reconcile"].includes(step) || !target) {
     console.error(
-      "usage: sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason | promote|rollback|abort <pipeline> reason",
+      "usage: sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason | promote|rollback|abort <pipeline> reason | reconcile <pipeline>",
     );
     return 1;
   }
-  if (!opts.reason.trim()) {
+  // Reconciling changes nothing a reader sees: no reason asked for.
+  if (step !== "reconcile" && !opts.reason.trim()) {
     console.error(
       `why? give a reason after ${step === "start" ? "the spec" : "the pipeline"}: it is kept with the rollout and audited`,
     );
@@ -65,7 +69,15 @@ export async function rolloutCommand(
     const who = await authorizeCli(db, opts.as, action, { pipeline });
     if (!who) return EXIT_NOT_ALLOWED;
     const audit = cliAuditWho(who);
-    if (loaded?.ok) {
+    if (step === "reconcile") {
+      const r = await reconcileRollout(services.pool, db, pipeline, {
+        actorUserId: audit.actorUserId,
+        actor: audit.actor,
+      });
+      for (const rec of r.reconciliations) console.log(reconciliationLine(pipeline, rec));
+      for (const s of r.skipped)
+        console.log(`${pipeline}: output ${s.output || "(the sink)"} not compared: ${s.reason}`);
+    } else if (loaded?.ok) {
       const r = await startRollout(db, kafkaTopicOffsets(services.kafka), audit, loaded.spec, {
         from,
         reason: opts.reason,
@@ -105,4 +117,18 @@ export async function rolloutCommand(
     await db.$disconnect();
     await services.close();
   }
+}
+
+/** One output's stored reconciliation in a line, with what explains its differences below it. */
+function reconciliationLine(pipeline: string, rec: TStoredReconciliation): string {
+  const output = rec.output ? ` output ${rec.output}` : "";
+  const counts = rec.report?.counts;
+  const head =
+    rec.status === "compared" && counts
+      ? `${counts.matching} keys match, ${counts.onlyBlue} only in blue, ${counts.onlyGreen} only in green, ${counts.differing} differ`
+      : rec.status === "failed"
+        ? `failed: ${rec.error ?? "no reason stored"}`
+        : (rec.report?.notComparable.map((n) => `${n.what}: ${n.reason}`).join("; ") ?? "");
+  const explained = (rec.report?.outcomes?.explanations ?? []).map((e) => `\n  ${e}`).join("");
+  return `${pipeline}${output}: reconciliation #${rec.id} ${rec.status}${head ? `: ${head}` : ""}${explained}`;
 }

@@ -86,7 +86,12 @@ export async function approveChangeRequest(
         // Approved only while the newest reconciliation still compares clean (the workers keep
         // reconciling after the request); refused, the request stays pending.
         if (cr.kind === "promotion") {
-          const refusal = (await promotionGateOfCandidate(tx, cr.pipeline_version_id))?.refusal;
+          const acceptDifferences = (cr.payload as { acceptDifferences?: boolean } | null)?.acceptDifferences;
+          const refusal = (
+            await promotionGateOfCandidate(tx, cr.pipeline_version_id, {
+              acceptDifferences: acceptDifferences === true,
+            })
+          )?.refusal;
           if (refusal) throw new ChangeRequestError(refusal, "conflict");
         }
         const moved = await tx.$executeRaw`

@@ -162,6 +162,19 @@ describe("promotion requires a clean reconciliation", () => {
     expect(await runOf(blueId)).toBe("running/running");
     expect(await readers()).toEqual(before);
 
+    // A person who read the differences may still ask, saying so: the request carries what they
+    // accepted, for its approver; nothing switches until someone else approves it.
+    const accepted = await requestPromotion(db, owner, {
+      pipeline: NAME,
+      reason: "read the differences",
+      acceptDifferences: true,
+    });
+    expect(accepted).toMatchObject({ kind: "promotion", status: "pending" });
+    expect((accepted.impact as { acceptedDifferences: string[] }).acceptedDifferences[0]).toMatch(
+      /^reconciliation #\d+: \d+ keys differ, \d+ only in blue, 0 only in green — accepted by owner@/,
+    );
+    expect(await serving()).toBe(blueId);
+
     const aborted = await abortRollout(db, operator, {
       pipeline: NAME,
       reason: "green drops valid payments",

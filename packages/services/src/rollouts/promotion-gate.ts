@@ -38,6 +38,7 @@ export async function promotionGate(
     blue: { pipelineVersionId: string; version: number };
     green: { pipelineVersionId: string; version: number };
   },
+  opts: { acceptDifferences?: boolean } = {},
 ): Promise<TPromotionGate> {
   const versions = await db.pipelineVersion.findMany({
     where: { id: { in: [rollout.blue.pipelineVersionId, rollout.green.pipelineVersionId] } },
@@ -99,7 +100,7 @@ export async function promotionGate(
       at: r.finished_at.toISOString(),
       notCompared: (r.report?.notComparable ?? []).map((x) => x.what),
     });
-    const problem = whyNotClean(r.status, reconciliations.at(-1)!, r.report, r.error);
+    const problem = whyNotClean(r.status, reconciliations.at(-1)!, r.report, r.error, opts.acceptDifferences);
     if (problem) problems.push(`${label}reconciliation #${r.id} (${r.finished_at.toISOString()}) ${problem}`);
   }
   if (problems.length === 0) return { refusal: null, reconciliations };
@@ -115,13 +116,16 @@ function whyNotClean(
   c: Pick<TGateReconciliation, "onlyBlue" | "onlyGreen" | "differing">,
   report: TReconciliationReport | null,
   error: string | null,
+  acceptDifferences = false,
 ) {
   if (status === "failed") return `failed: ${error ?? "no reason recorded"}`;
   const reasons = (report?.notComparable ?? []).map((x) => `${x.what}: ${x.reason}`).join("; ");
   if (status === "waiting") return `is waiting, nothing compared yet (${reasons})`;
   if (status === "not_comparable") return `could not line the results up (${reasons})`;
   const [differing, onlyBlue, onlyGreen] = [c.differing ?? 0, c.onlyBlue ?? 0, c.onlyGreen ?? 0];
-  if (differing + onlyBlue + onlyGreen === 0) return null;
+  // Differences a person read and accepted (the request says so, and its approver sees them): a
+  // completed comparison is still required — failed, waiting and not comparable always block.
+  if (differing + onlyBlue + onlyGreen === 0 || acceptDifferences) return null;
   const found = [
     differing > 0 ? `${differing} keys differ` : null,
     onlyBlue > 0 ? `${onlyBlue} keys only in blue` : null,
@@ -139,6 +143,7 @@ function whyNotClean(
 export async function promotionGateOfCandidate(
   db: TDb,
   greenVersionId: string,
+  opts: { acceptDifferences?: boolean } = {},
 ): Promise<TPromotionGate | null> {
   const [r] = await db.$queryRaw<
     { pipeline: string; blue: string; blue_version: number; green: string; green_version: number }[]
@@ -148,9 +153,13 @@ export async function promotionGateOfCandidate(
       JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
      WHERE r.green_version_id = ${greenVersionId} AND r.state = 'running'`;
   if (!r) return null;
-  return promotionGate(db, {
-    pipeline: r.pipeline,
-    blue: { pipelineVersionId: r.blue, version: r.blue_version },
-    green: { pipelineVersionId: r.green, version: r.green_version },
-  });
+  return promotionGate(
+    db,
+    {
+      pipeline: r.pipeline,
+      blue: { pipelineVersionId: r.blue, version: r.blue_version },
+      green: { pipelineVersionId: r.green, version: r.green_version },
+    },
+    opts,
+  );
 }

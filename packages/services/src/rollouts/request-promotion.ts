@@ -17,12 +17,22 @@ export const ZRolloutStepInput = z.object({
 });
 export type TRolloutStepInput = z.input<typeof ZRolloutStepInput>;
 
+/**
+ * `acceptDifferences`: the requester read the newest reconciliation's differences (what explains them:
+ * lateness decided by different batch boundaries, say) and asks to promote anyway; the approver sees
+ * that in the request. Without it any difference refuses the request.
+ */
+export const ZRequestPromotionInput = ZRolloutStepInput.extend({
+  acceptDifferences: z.boolean().default(false),
+});
+export type TRequestPromotionInput = z.input<typeof ZRequestPromotionInput>;
+
 export async function requestPromotion(
   db: PrismaClient,
   who: TAuditWho,
-  input: TRolloutStepInput,
+  input: TRequestPromotionInput,
 ): Promise<TChangeRequestView> {
-  const req = ZRolloutStepInput.parse(input);
+  const req = ZRequestPromotionInput.parse(input);
   const id = await db.$transaction(async (tx) => {
     const rollout = await findRollout(tx, req.pipeline, { lock: true });
     if (rollout?.state !== "running")
@@ -37,9 +47,16 @@ export async function requestPromotion(
         "conflict",
       );
     // Refused unless the newest reconciliation of every output compares clean (promotion-gate.ts).
-    const gate = await promotionGate(tx, rollout);
+    const gate = await promotionGate(tx, rollout, { acceptDifferences: req.acceptDifferences });
     if (gate.refusal) throw new RolloutError(gate.refusal, "conflict");
+    const accepted = gate.reconciliations.filter(
+      (r) => (r.onlyBlue ?? 0) + (r.onlyGreen ?? 0) + (r.differing ?? 0) > 0,
+    );
     const impact = {
+      acceptedDifferences: accepted.map(
+        (r) =>
+          `${r.output === "" ? "" : `output ${r.output}: `}reconciliation #${r.id}: ${r.differing ?? 0} keys differ, ${r.onlyBlue ?? 0} only in blue, ${r.onlyGreen ?? 0} only in green — accepted by ${who.actor}`,
+      ),
       blue: rollout.blue.version,
       green: rollout.green.version,
       reconciliations: gate.reconciliations,
@@ -58,7 +75,12 @@ export async function requestPromotion(
         requestedById: who.actorUserId,
         requestedBy: who.actor,
         reason: req.reason,
-        payload: { rolloutId: String(rollout.id), blue: rollout.blue.version, green: rollout.green.version },
+        payload: {
+          rolloutId: String(rollout.id),
+          blue: rollout.blue.version,
+          green: rollout.green.version,
+          acceptDifferences: req.acceptDifferences,
+        },
         impact,
       },
     });

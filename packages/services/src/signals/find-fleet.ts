@@ -3,6 +3,7 @@
 // version left running beside the serving one is never unseen). Bounded work for a page that refreshes every few seconds: a
 // fixed number of queries for the whole fleet (each over every version at once), none per pipeline.
 import type { PrismaClient } from "@sluice/db";
+import { findRunningRollouts, type TFleetRollout } from "../rollouts/find-running-rollouts";
 import { runPhase, type TRunPhase } from "../runs/run-state";
 import { fleetStatus, STATUS_ORDER, type TFleetStatus } from "./fleet-status";
 import { queryFleetVersions } from "./fleet-versions";
@@ -55,10 +56,14 @@ export interface TFleetRow {
   /** Rows dead-lettered (undecodable) in the last hour. */
   deadLettersLastHour: number;
   lastCommitAt: Date | null;
+  /** On the serving row: the pipeline's running rollout (its green version has no row of its own). */
+  rollout: TFleetRollout | null;
 }
 
 export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFleetRow[]> {
-  const pipelines = await queryFleetVersions(db);
+  const [versions, rollouts] = await Promise.all([queryFleetVersions(db), findRunningRollouts(db)]);
+  // A running rollout's green shows as the serving row's rollout state, not as a row of its own.
+  const pipelines = versions.filter((p) => p.serving || rollouts.get(p.name)?.greenVersion !== p.version);
   const ids = pipelines.flatMap((p) => (p.pv ? [p.pv] : []));
   const spark = bucketRange({ from: new Date(now.getTime() - SPARK_RANGE_MS), to: now }, SPARK_POINTS);
   const rising = bucketRange(
@@ -95,6 +100,7 @@ export async function findFleet(db: PrismaClient, now = new Date()): Promise<TFl
       ownerTeam: { slug: p.team_slug, name: p.team_name },
       version: p.version,
       serving: p.serving,
+      rollout: (p.serving && rollouts.get(p.name)) || null,
     };
     const phase = p.status && p.desired_state ? runPhase(p.status, p.desired_state) : null;
     const pv = p.pv;

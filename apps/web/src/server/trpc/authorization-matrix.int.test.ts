@@ -7,7 +7,10 @@ import { testServices, uniqueName, serveNewestVersion } from "@sluice/testing";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultDraftForm, draftFromForm } from "@sluice/services/drafts/pure";
-import { parseSpecOrThrow } from "@sluice/pipeline-spec";
+import { parseSpecOrThrow, type TPipelineSpec } from "@sluice/pipeline-spec";
+import { registerPipelineVersion } from "@sluice/engine";
+import { kafkaTopicOffsets, startRollout } from "@sluice/services";
+import pg from "pg";
 import { appRouter } from "./root";
 import { DEMO_PASSWORD, startConsoleUnderTest, type TConsoleUnderTest } from "../testing/console-under-test";
 
@@ -110,6 +113,51 @@ async function resettablePipeline(db: PrismaClient, name: string) {
   await serveNewestVersion(db, p.id);
   return p;
 }
+/** A Payments Data pipeline registered as the engine does, reading the real reset topic; its spec. */
+async function registeredPipeline(name: string): Promise<TPipelineSpec> {
+  const draft = parseSpecOrThrow(draftOf("r"));
+  const spec: TPipelineSpec = {
+    ...draft,
+    name,
+    source: { ...draft.source, kafka: { ...draft.source.kafka, topic: resetTopic } },
+    sink: { postgres: { ...draft.sink!.postgres!, table: name.replaceAll("-", "_") } },
+  };
+  const pool = new pg.Pool({ connectionString: c.database.url, max: 1 });
+  try {
+    await registerPipelineVersion(pool, spec);
+  } finally {
+    await pool.end();
+  }
+  return spec;
+}
+/** The same pipeline's next version: a changed trigger is enough for a rollout. */
+const changedSpec = (spec: TPipelineSpec): TPipelineSpec => ({ ...spec, trigger: { every: "7s" } });
+/** A registered pipeline with a rollout of its next version running (started as the console does). */
+async function runningRollout(db: PrismaClient, name: string): Promise<void> {
+  const spec = await registeredPipeline(name);
+  await startRollout(
+    db,
+    kafkaTopicOffsets(kafka),
+    { actorUserId: null, actor: "matrix", from: { origin: "web" } },
+    changedSpec(spec),
+    { from: { kind: "earliest" }, reason: "matrix" },
+  );
+}
+/** The rollout's reconciliations stored so far. */
+const reconciliations = async (db: PrismaClient, name: string) => {
+  const { id: pipelineId } = await db.pipeline.findUniqueOrThrow({ where: { name } });
+  const r = await db.rollout.findFirstOrThrow({ where: { pipelineId } });
+  return (
+    await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM rollout_reconciliations
+      WHERE blue_version_id = ${r.blueVersionId} AND green_version_id = ${r.greenVersionId}`
+  )[0]!.n;
+};
+const rolloutState = async (db: PrismaClient, name: string) =>
+  (
+    await db.rollout.findFirst({
+      where: { pipelineId: (await db.pipeline.findUnique({ where: { name } }))?.id },
+    })
+  )?.state ?? null;
 /** A pending checkpoint reset (to where the checkpoint already is) asked for by `requester`. */
 async function pendingReset(db: PrismaClient, name: string, requester: string) {
   const p = await resettablePipeline(db, name);
@@ -236,6 +284,72 @@ const MUTATIONS: Record<string, TCase> = {
       return { pipeline: `reset-${tag}`, to: { kind: "earliest" }, state: "keep", reason: "matrix" };
     },
     happened: async (db, tag) => (await statusOf(db, `reset-${tag}`)) === "pending",
+  },
+  "rollout.start": {
+    allowed: ["owner", "admin"],
+    async prepare(_db, tag) {
+      const spec = await registeredPipeline(`ro-start-${tag}`);
+      return {
+        pipeline: spec.name,
+        specText: JSON.stringify(changedSpec(spec)),
+        from: { kind: "earliest" },
+        reason: "matrix",
+      };
+    },
+    happened: async (db, tag) => (await rolloutState(db, `ro-start-${tag}`)) === "running",
+  },
+  "rollout.reconcile": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      await runningRollout(db, `ro-rec-${tag}`);
+      return { pipeline: `ro-rec-${tag}` };
+    },
+    happened: async (db, tag) => (await reconciliations(db, `ro-rec-${tag}`)) > 0,
+  },
+  "rollout.requestPromotion": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const name = `ro-prom-${tag}`;
+      await runningRollout(db, name);
+      // Promotion needs a clean reconciliation of blue and green (promotion-gate.ts): as the workers store one.
+      const { id: pipelineId } = await db.pipeline.findUniqueOrThrow({ where: { name } });
+      const r = await db.rollout.findFirstOrThrow({ where: { pipelineId } });
+      await db.$executeRaw`INSERT INTO rollout_reconciliations (blue_version_id, green_version_id, output, status,
+          only_blue, only_green, differing, requested_by, started_at, finished_at, duration_ms)
+        VALUES (${r.blueVersionId}, ${r.greenVersionId}, '', 'compared', 0, 0, 0, 'matrix', now(), now(), 0)`;
+      return { pipeline: `ro-prom-${tag}`, reason: "matrix" };
+    },
+    happened: async (db, tag) =>
+      (await db.changeRequest.count({
+        where: {
+          kind: "promotion",
+          pipelineId: (await db.pipeline.findUniqueOrThrow({ where: { name: `ro-prom-${tag}` } })).id,
+        },
+      })) > 0,
+  },
+  "rollout.abort": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      await runningRollout(db, `ro-abort-${tag}`);
+      return { pipeline: `ro-abort-${tag}`, reason: "matrix" };
+    },
+    happened: async (db, tag) => (await rolloutState(db, `ro-abort-${tag}`)) === "aborted",
+  },
+  "rollout.rollback": {
+    allowed: FLEET_OR_OWN_TEAM,
+    async prepare(db, tag) {
+      const name = `ro-back-${tag}`;
+      await runningRollout(db, name);
+      // As if promoted: green serves (rollback switches the serving views back to blue's tables).
+      const { id: pipelineId } = await db.pipeline.findUniqueOrThrow({ where: { name } });
+      const r = await db.rollout.findFirstOrThrow({ where: { pipelineId } });
+      await db.$transaction([
+        db.rollout.update({ where: { id: r.id }, data: { state: "promoted" } }),
+        db.pipeline.update({ where: { id: r.pipelineId }, data: { servingVersionId: r.greenVersionId } }),
+      ]);
+      return { pipeline: name, reason: "matrix" };
+    },
+    happened: async (db, tag) => (await rolloutState(db, `ro-back-${tag}`)) === "rolled_back",
   },
   "change.requestSchemaChange": {
     allowed: FLEET_OR_OWN_TEAM,

@@ -9,6 +9,7 @@ import { deadLetterRouter } from "./routers/dead-letter-router";
 import { healthRouter } from "./routers/health-router";
 import { pipelineRouter } from "./routers/pipeline-router";
 import { fleetRouter, signalsRouter } from "./routers/signals-router";
+import { rolloutRouter } from "./routers/rollout-router";
 import { runRouter } from "./routers/run-router";
 import { teamRouter } from "./routers/team-router";
 import { webhookRouter } from "./routers/webhook-router";
@@ -29,6 +30,7 @@ export const appRouter = createTrpcRouter({
   audit: auditRouter,
   change: changeRouter,
   deadLetter: deadLetterRouter,
+  rollout: rolloutRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -12,6 +12,7 @@ import {
   type TFleetStatus,
 } from "@sluice/services/signals/pure";
 import Link from "next/link";
+import { rolloutBadgeClass } from "@/components/rollout-badge";
 import { useMemo, useState } from "react";
 import { formatMs, formatValue } from "@/lib/format";
 import { Since } from "@/components/since";
@@ -223,6 +224,18 @@ function FleetRow({ row: r }: { row: TFleetRow }) {
             not serving
           </span>
         )}
+        {r.rollout ? (
+          <div className="small">
+            <Link
+              href={`/pipelines/${encodeURIComponent(r.name)}/rollout`}
+              className={rolloutBadgeClass(r.rollout.phase)}
+              data-testid="fleet-rollout"
+              title={`Rollout #${r.rollout.id}: v${r.rollout.greenVersion} (green) runs beside the serving version`}
+            >
+              rollout to v{r.rollout.greenVersion}: {r.rollout.label}
+            </Link>
+          </div>
+        ) : null}
       </td>
       <td>
         <StatusBadge status={r.status} />

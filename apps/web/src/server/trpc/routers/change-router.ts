@@ -6,7 +6,6 @@
 import {
   approveChangeRequest,
   cancelChangeRequest,
-  ChangeRequestError,
   commentOnChangeRequest,
   findChangeRequests,
   findCheckpointResets,
@@ -23,29 +22,13 @@ import {
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
+import { answer } from "./answer-service-errors";
 import { actionProcedure, roleProcedure } from "../init";
 import {
   ZChangeGetInputSchema,
   ZChangeListInputSchema,
   ZChangeResetsInputSchema,
 } from "./change-router.types";
-
-const CODE = {
-  not_found: "NOT_FOUND",
-  conflict: "CONFLICT",
-  invalid: "BAD_REQUEST",
-  forbidden: "FORBIDDEN",
-} as const;
-
-async function answer<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof ChangeRequestError)
-      throw new TRPCError({ code: CODE[err.kind], message: err.message });
-    throw err;
-  }
-}
 
 const onPipeline = (input: { pipeline: string }) => ({ pipeline: input.pipeline });
 

@@ -15,6 +15,7 @@ import { Dashboards, VersionSelect } from "./dashboards";
 import { DeadLettersPanel } from "./dead-letter-browser";
 import { LatestBatch } from "./latest-batch";
 import { PipelineAlerts } from "./pipeline-alerts";
+import { RolloutBanner } from "./rollout/rollout-banner";
 import { Time } from "@/components/time";
 import { VersionHistory } from "./version-history";
 import { useDashboardRange } from "./use-dashboard-range";
@@ -139,6 +140,7 @@ export function PipelineDetail({
         shownVersion={p.version.version}
         servingVersion={p.servingVersion}
       />
+      <RolloutBanner pipeline={p.name} />
       <Summary detail={p} />
       <Dashboards
         pipeline={p.name}

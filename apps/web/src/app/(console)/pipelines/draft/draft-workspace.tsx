@@ -10,6 +10,7 @@ import type { AppRouter } from "@/server/trpc/root";
 import { useTRPC } from "@/trpc/react";
 import { DryRunPanel } from "./dry-run-panel";
 import { RegisterPanel } from "./register-panel";
+import { RolloutStartPanel } from "./rollout-start-panel";
 import { ShapeForm } from "./shape-form";
 import { SpecEditor } from "./spec-editor";
 
@@ -138,6 +139,9 @@ export function DraftWorkspace({ pipeline, topic }: { pipeline?: string; topic?:
         <>
           <DryRunPanel text={text} topic={current.topic} />
           <RegisterPanel text={text} name={current.name} registration={current.registration} />
+          {current.registration.kind === "new-version" ? (
+            <RolloutStartPanel text={text} name={current.name} previous={current.registration.previous} />
+          ) : null}
         </>
       ) : (
         <p className="muted">The dry run and registering open once the spec is valid.</p>
