@@ -61,6 +61,8 @@ test.describe("alerts in the browser", () => {
            v AS (INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash) SELECT 'pv-e2e-alerting', id, 1, '{"name":"${PIPELINE}","trigger":{"every":"2s"}}', 'e2e-alerting' FROM p RETURNING id)
       INSERT INTO pipeline_runs (pipeline_version_id, desired_state, status, consecutive_failures, last_error, last_error_at)
       SELECT id, 'running', 'failed', 5, 'relation "e2e_alerting" does not exist (SQLSTATE 42P01)', now() FROM v`);
+    // Alerts are evaluated on a pipeline's serving version; registering names it, this insert must too.
+    await db.query(`UPDATE pipelines SET serving_version_id = 'pv-e2e-alerting' WHERE id = 'p-e2e-alerting'`);
     operator = await signedIn(browser, "operator@sluice.local", { width: 1440 });
   });
 
