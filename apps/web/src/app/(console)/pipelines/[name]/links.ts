@@ -7,3 +7,12 @@ export const batchHref = (pipeline: string, batchId: number, version?: number | 
 
 export const deadLettersHref = (pipeline: string) =>
   `/pipelines/${encodeURIComponent(pipeline)}#dead-letters`;
+
+/** Pipeline names are slugs; anything else in the URL is looked up as typed and simply not found. */
+export function pipelineName(param: string): string {
+  try {
+    return decodeURIComponent(param);
+  } catch {
+    return param;
+  }
+}

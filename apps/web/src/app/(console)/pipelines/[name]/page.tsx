@@ -3,20 +3,12 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { authorizeAction, mayDoAction } from "@sluice/services";
 import { PageHeader } from "@/components/page-header";
+import { pipelineName } from "./links";
 import { requireUser } from "@/server/auth/current-user";
 import { db } from "@/server/db";
 import { PipelineDetail } from "./pipeline-detail";
 
 type TProps = { params: Promise<{ name: string }> };
-
-/** Pipeline names are slugs; anything else in the URL is looked up as typed and simply not found. */
-function pipelineName(param: string): string {
-  try {
-    return decodeURIComponent(param);
-  } catch {
-    return param;
-  }
-}
 
 export async function generateMetadata({ params }: TProps): Promise<Metadata> {
   return { title: pipelineName((await params).name) };

@@ -2,18 +2,11 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
 import { PageHeader } from "@/components/page-header";
+import { pipelineName } from "../links";
 import { requireUser } from "@/server/auth/current-user";
 import { RolloutView } from "./rollout-view";
 
 type TProps = { params: Promise<{ name: string }> };
-
-function pipelineName(param: string): string {
-  try {
-    return decodeURIComponent(param);
-  } catch {
-    return param;
-  }
-}
 
 export async function generateMetadata({ params }: TProps): Promise<Metadata> {
   return { title: `${pipelineName((await params).name)} rollout` };
