@@ -101,6 +101,7 @@ test.describe("Blue/green rollouts", () => {
     await setEditor(requester, settlementsSpec(name, table, "2m"));
     const start = requester.getByTestId("rollout-start");
     await start.getByLabel("the topic's earliest offsets").check();
+    await start.getByLabel(/keep blue's state and tables for a rollback/).fill("3");
     await start.getByLabel(/^Why/).fill("e2e: settle per 2 minutes instead of 1");
     await start.getByRole("button", { name: "Start the rollout" }).click();
     await requester.waitForURL(`**/pipelines/${name}/rollout`);
@@ -178,6 +179,10 @@ test.describe("Blue/green rollouts", () => {
     await requester.reload();
     await expect(requester.getByTestId("rollout-label")).toContainText("promoted");
     await expect(requester.getByTestId("rollout-green")).toContainText("serving");
+    // Blue is kept for a rollback for the 3 days asked for at the start.
+    await expect(requester.getByTestId("rollout-kept")).toContainText(
+      /Version 1 keeps its state and tables until .+ \(72 hours after the promotion\): roll back before then/,
+    );
     await screenshot(requester, "rollout-promoted.png", { fullPage: true });
 
     // Roll back: blue serves again and resumes from its own checkpoint.
@@ -186,6 +191,9 @@ test.describe("Blue/green rollouts", () => {
     await back.getByLabel(/Reason/).fill("e2e: roll back");
     await back.getByRole("button", { name: "Roll back now" }).click();
     await expect(requester.getByTestId("rollout-label")).toContainText("rolled back");
+    await expect(requester.getByTestId("rollout-kept")).toContainText(
+      /Version 2 keeps its state and tables until .+ \(72 hours after the rollback\)/,
+    );
     expect(await servedTable(db, table)).toBe(`${table}@v1`);
     expect(await windowSeconds(db, table)).toEqual([60]);
     const audit = await db.query<{ action: string }>(

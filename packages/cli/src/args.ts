@@ -23,6 +23,7 @@ const VALUE_OPTIONS = new Set([
   "role",
   "name",
   "from",
+  "keep-previous",
 ]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
@@ -104,10 +105,12 @@ export const USAGE = `usage: sluice <command>
                                        why it is refused) and raises a change request that someone else
                                        approves in the console; the CLI never applies one
 
-  sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason
+  sluice rollout start <spec> [--from earliest|blue|<ISO time>] [--keep-previous 7d] reason
                                        run the spec's new version beside the serving one (a candidate,
                                        in tables of its own) from the topic's earliest offsets, blue's
-                                       own starting offsets, or a point in time
+                                       own starting offsets, or a point in time; --keep-previous (hours
+                                       "72h" or days "7d", default 7d): how long the side a promotion
+                                       or rollback stops keeps its state and tables for undoing it
   sluice rollout promote|rollback|abort <pipeline> reason
                                        ask for the promotion (someone else approves it in the console),
                                        switch readers back to blue, or discard the running candidate

@@ -65,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
     case "rollout":
       return rolloutCommand(target, positionals[1], {
         from: values.get("from"),
+        keepPrevious: values.get("keep-previous"),
         reason: positionals.slice(2).join(" "),
         as: values.get("as"),
       });

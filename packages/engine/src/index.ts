@@ -56,7 +56,7 @@ export {
   type SinkTableMap,
 } from "./store/physical-sink-table";
 export { loadSinkTables, serveVersion } from "./store/serving-views";
-export { discardCandidate, fenceRunners, switchServing } from "./store/switch-serving";
+export { fenceRunners, retireVersion, switchServing } from "./store/switch-serving";
 export {
   inferFieldType,
   mergeFieldTypes,

@@ -418,6 +418,7 @@ export {
 export { findLatestReconciliation, findLatestReconciliations } from "./rollouts/find-latest-reconciliation";
 export { reconcileRollout, type TRolloutReconciliation } from "./rollouts/reconcile-rollout";
 export { reconcileRunningRollouts, type TReconcilePass } from "./rollouts/reconcile-running-rollouts";
+export { retireKeptVersions, type TRetiredVersion } from "./rollouts/retire-kept-versions";
 export { promotionGate, type TPromotionGate, type TGateReconciliation } from "./rollouts/promotion-gate";
 export type {
   TReconcileInput,
@@ -430,8 +431,10 @@ export type {
   TRowValues,
 } from "./rollouts/reconciliation-report";
 export {
+  DEFAULT_KEEP_PREVIOUS_HOURS,
   startRollout,
   ZRolloutStart,
+  ZStartRolloutInput,
   type TRolloutStart,
   type TStartedRollout,
 } from "./rollouts/start-rollout";

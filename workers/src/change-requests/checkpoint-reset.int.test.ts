@@ -4,9 +4,6 @@
 // the checkpoint was rewritten) leaves it not applied at all. Afterwards the ledger holds each event
 // id exactly once, the batches read every offset up to the reset once, then again from the reset's
 // offsets (the discontinuity recorded in checkpoint_resets), to the end of the topic.
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentProducer } from "@sluice/producer";
@@ -17,12 +14,10 @@ import {
   requestCheckpointReset,
   type TAuditWho,
 } from "@sluice/services";
-import { waitFor } from "@sluice/testing";
 import { createFleetHarness, type FleetHarness } from "../testing/fleet-harness";
 import { startFleet, topicEnds, waitFleetCaughtUp, type FleetPipeline } from "../testing/pipeline-fleet";
+import { approveAndKillBeforeCommit } from "../testing/kill-approval";
 import { isStarted } from "../testing/worker-process";
-
-const HANG = path.join(path.dirname(fileURLToPath(import.meta.url)), "../testing/approve-and-hang.ts");
 
 let h: FleetHarness;
 let requester: TAuditWho;
@@ -106,37 +101,13 @@ describe("checkpoint reset on a running ledger", () => {
         signal: AbortSignal.timeout(6000),
         progressIntervalMs: 0,
       });
-      const child = spawn(process.execPath, ["--import", "tsx", HANG], {
-        env: {
-          ...process.env,
-          DATABASE_URL: fx.db.url,
-          CR_ID: cr.id,
-          CR_PIPELINE: p.name,
-          APPROVER_ID: approver.actorUserId!,
-          APPROVER_EMAIL: approver.actor,
-        },
-        stdio: ["ignore", "pipe", "inherit"],
+      await approveAndKillBeforeCommit({
+        databaseUrl: fx.db.url,
+        pool: fx.pool,
+        changeRequestId: cr.id,
+        pipeline: p.name,
+        approver,
       });
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on("data", (d: Buffer) => d.toString().includes("uncommitted") && resolve());
-        child.on("exit", (code) =>
-          reject(new Error(`approve-and-hang exited (${code}) before reaching the commit`)),
-        );
-      });
-      child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
-      await waitFor(
-        "the killed transaction's locks to go",
-        async () =>
-          await fx.pool
-            .query(`SELECT status FROM change_requests WHERE id = $1 FOR UPDATE NOWAIT`, [cr.id])
-            .then(
-              () => true,
-              () => false,
-            ),
-        30_000,
-        200,
-      );
       expect((await h.db.changeRequest.findUniqueOrThrow({ where: { id: BigInt(cr.id) } })).status).toBe(
         "pending",
       );

@@ -5,18 +5,14 @@
 // leaves nothing applied (one version, the old run still running, no new column); approved again, the
 // new version continues from the old checkpoint's offsets, the worker runs it, and the ledger holds
 // every produced event id exactly once, the new field in its own column from then on.
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentProducer } from "@sluice/producer";
 import { approveChangeRequest, type TAppliedSchemaChange, type TAuditWho } from "@sluice/services";
 import { waitFor } from "@sluice/testing";
 import { createFleetHarness, type FleetHarness } from "../testing/fleet-harness";
 import { startFleet, waitFleetCaughtUp, type FleetPipeline } from "../testing/pipeline-fleet";
+import { approveAndKillBeforeCommit } from "../testing/kill-approval";
 import { isStarted } from "../testing/worker-process";
-
-const HANG = path.join(path.dirname(fileURLToPath(import.meta.url)), "../testing/approve-and-hang.ts");
 
 let h: FleetHarness;
 let approver: TAuditWho;
@@ -98,37 +94,13 @@ describe("schema drift on a running ledger", () => {
         expect(driftIds.has(s.event_id)).toBe(true);
 
       // The approving process dies inside its transaction, after registering the new version.
-      const child = spawn(process.execPath, ["--import", "tsx", HANG], {
-        env: {
-          ...process.env,
-          DATABASE_URL: fx.db.url,
-          CR_ID: String(raised.id),
-          CR_PIPELINE: p.name,
-          APPROVER_ID: approver.actorUserId!,
-          APPROVER_EMAIL: approver.actor,
-        },
-        stdio: ["ignore", "pipe", "inherit"],
+      await approveAndKillBeforeCommit({
+        databaseUrl: fx.db.url,
+        pool: fx.pool,
+        changeRequestId: raised.id,
+        pipeline: p.name,
+        approver,
       });
-      await new Promise<void>((resolve, reject) => {
-        child.stdout!.on("data", (d: Buffer) => d.toString().includes("uncommitted") && resolve());
-        child.on("exit", (code) =>
-          reject(new Error(`approve-and-hang exited (${code}) before reaching the commit`)),
-        );
-      });
-      child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
-      await waitFor(
-        "the killed transaction's locks to go",
-        async () =>
-          fx.pool
-            .query(`SELECT status FROM change_requests WHERE id = $1 FOR UPDATE NOWAIT`, [raised.id])
-            .then(
-              () => true,
-              () => false,
-            ),
-        30_000,
-        200,
-      );
       expect((await h.db.changeRequest.findUniqueOrThrow({ where: { id: raised.id } })).status).toBe(
         "pending",
       );

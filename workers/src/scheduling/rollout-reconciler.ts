@@ -3,14 +3,20 @@
 // (@sluice/services reconcileRunningRollouts: one rollout at a time, skipped when another worker is on
 // it or did it within half an interval). A reconciliation that fails is stored as failed by the
 // service; a pass that throws (Postgres unreachable) is logged and tried next interval, never thrown
-// into the worker.
+// into the worker. The same pass retires the side a promotion or rollback stopped once the rollout's
+// keeping time is over (@sluice/services retireKeptVersions; docs/rollouts.md).
 import type { PrismaClient } from "@sluice/db";
-import { reconcileRunningRollouts, type TReconcilePass } from "@sluice/services";
+import {
+  reconcileRunningRollouts,
+  retireKeptVersions,
+  type TReconcilePass,
+  type TRetiredVersion,
+} from "@sluice/services";
 import type pg from "pg";
 import type { Logger } from "../logger";
 import { startPeriodicLoop, type PeriodicLoop } from "../periodic-loop";
 
-export type RolloutReconciler = PeriodicLoop<TReconcilePass>;
+export type RolloutReconciler = PeriodicLoop<TReconcilePass & { retired: TRetiredVersion[] }>;
 
 export function startRolloutReconciler(opts: {
   pool: pg.Pool;
@@ -43,7 +49,18 @@ export function startRolloutReconciler(opts: {
           { pipeline: f.pipeline, err: f.error },
           "rollout reconciliation failed; retrying next interval",
         );
-      return pass;
+      const kept = await retireKeptVersions(opts.db);
+      for (const r of kept.retired)
+        logger.info(
+          { pipeline: r.pipeline, rollout: r.rolloutId, version: r.version, dropped: r.dropped },
+          "rollout's stopped version retired after its keeping time",
+        );
+      for (const f of kept.failed)
+        logger.warn(
+          { pipeline: f.pipeline, err: f.error },
+          "retiring a kept version failed; retrying next interval",
+        );
+      return { ...pass, retired: kept.retired };
     },
     intervalMs: opts.intervalMs,
     jitter: 0.25,

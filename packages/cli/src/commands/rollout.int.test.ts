@@ -88,6 +88,20 @@ describe("sluice rollout", () => {
     const viewer = await sluice("viewer@shop.test", "rollout", "start", green, "try");
     expect(viewer.code).toBe(5);
 
+    const badKeep = await sluice(
+      "owner@shop.test",
+      "rollout",
+      "start",
+      green,
+      "--keep-previous",
+      "3 weeks",
+      "x",
+    );
+    expect(badKeep.code).toBe(1);
+    expect(badKeep.stderr).toContain(
+      "--keep-previous 3 weeks: write hours or days, e.g. --keep-previous 72h or 7d",
+    );
+
     const started = await sluice(
       "owner@shop.test",
       "rollout",
@@ -95,6 +109,8 @@ describe("sluice rollout", () => {
       green,
       "--from",
       "earliest",
+      "--keep-previous",
+      "3d",
       "only big orders",
     );
     expect(started.stderr).toBe("");
@@ -102,6 +118,11 @@ describe("sluice rollout", () => {
     expect(started.stdout).toContain(
       "orders: rollout #1 started: version 2 (green) runs beside version 1 (blue, serving) from 0:0,1:0",
     );
+    expect(started.stdout).toContain(
+      "after a promotion, version 1 keeps its state and tables for 72 hours (a rollback needs them)",
+    );
+    const kept = await pool.query(`SELECT keep_previous_hours AS hours FROM rollouts`);
+    expect(kept.rows).toEqual([{ hours: 72 }]);
     const tables = await pool.query(
       `SELECT to_regclass('sluice_sinks."orders@v2"') IS NOT NULL AS green, to_regclass('orders') IS NOT NULL AS serving`,
     );

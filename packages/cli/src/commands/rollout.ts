@@ -32,14 +32,27 @@ export function parseRolloutStart(from: string | undefined): TRolloutStart | { e
   return { error: `--from ${from}: write --from earliest, --from blue or --from 2026-12-01T10:00:00Z` };
 }
 
+/** `--keep-previous 72h` or `7d` in hours; undefined: the service's default (a week). */
+export function parseKeepPrevious(text: string | undefined): number | undefined | { error: string } {
+  if (text === undefined) return undefined;
+  const m = /^(\d+)\s*(h|d)$/.exec(text.trim());
+  if (!m) return { error: `--keep-previous ${text}: write hours or days, e.g. --keep-previous 72h or 7d` };
+  return Number(m[1]) * (m[2] === "d" ? 24 : 1);
+}
+
 export async function rolloutCommand(
   step: string,
   target: string | undefined,
-  opts: { from?: string | undefined; reason: string; as?: string | undefined },
+  opts: {
+    from?: string | undefined;
+    keepPrevious?: string | undefined;
+    reason: string;
+    as?: string | undefined;
+  },
 ): Promise<number> {
   if (!["start", "promote", "rollback", "abort", "reconcile"].includes(step) || !target) {
     console.error(
-      "usage: sluice rollout start <spec> [--from earliest|blue|<ISO time>] reason | promote|rollback|abort <pipeline> reason | reconcile <pipeline>",
+      "usage: sluice rollout start <spec> [--from earliest|blue|<ISO time>] [--keep-previous 7d] reason | promote|rollback|abort <pipeline> reason | reconcile <pipeline>",
     );
     return 1;
   }
@@ -53,6 +66,11 @@ export async function rolloutCommand(
   const from = parseRolloutStart(opts.from);
   if ("error" in from) {
     console.error(from.error);
+    return 1;
+  }
+  const keepPreviousHours = parseKeepPrevious(opts.keepPrevious);
+  if (typeof keepPreviousHours === "object") {
+    console.error(keepPreviousHours.error);
     return 1;
   }
   const loaded = step === "start" ? await loadSpecFile(target) : undefined;
@@ -81,6 +99,7 @@ export async function rolloutCommand(
       const r = await startRollout(db, kafkaTopicOffsets(services.kafka), audit, loaded.spec, {
         from,
         reason: opts.reason,
+        ...(keepPreviousHours === undefined ? {} : { keepPreviousHours }),
       });
       console.log(
         `${pipeline}: rollout #${r.rolloutId} started: version ${r.green.version} (green) runs beside version ${r.blue.version} (blue, serving) from ${Object.entries(
@@ -90,6 +109,9 @@ export async function rolloutCommand(
           .join(",")}`,
       );
       for (const w of r.warnings) console.log(`  warning: ${w}`);
+      console.log(
+        `  after a promotion, version ${r.blue.version} keeps its state and tables for ${r.keepPreviousHours} hours (a rollback needs them)`,
+      );
     } else if (step === "promote") {
       const cr = await requestPromotion(db, audit, { pipeline, reason: opts.reason });
       console.log(
@@ -98,7 +120,7 @@ export async function rolloutCommand(
     } else if (step === "rollback") {
       const r = await rollbackRollout(db, audit, { pipeline, reason: opts.reason });
       console.log(
-        `${pipeline}: rollout #${r.id} rolled back: version ${r.blue.version} serves again, version ${r.green.version} stopped`,
+        `${pipeline}: rollout #${r.id} rolled back: version ${r.blue.version} serves again, version ${r.green.version} stopped (its state and tables kept until ${r.keptUntil?.toISOString() ?? "?"})`,
       );
     } else {
       const r = await abortRollout(db, audit, { pipeline, reason: opts.reason });

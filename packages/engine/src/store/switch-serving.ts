@@ -2,9 +2,10 @@
 // promotion and rollback switch the serving version — the serving views move to the other version's
 // physical tables and pipelines.serving_version_id follows, while the version that stops serving is
 // fenced (its runner's next plan or commit fails) but not superseded, so a rollback can resume it from
-// its own checkpoint. Abort discards a candidate: superseded for good, its state and the physical
-// tables only it wrote dropped. Postgres DDL is transactional, so a reader of a serving name sees the
-// old version's rows or the new version's, never none and never both.
+// its own checkpoint. Abort — or the end of the time a stopped side is kept — retires a version:
+// superseded for good, its state and the physical tables only it wrote dropped. Postgres DDL is
+// transactional, so a reader of a serving name sees the old version's rows or the new version's,
+// never none and never both.
 import { ConfigurationError } from "../errors";
 import { physicalSql } from "./physical-sink-table";
 import { loadSinkTables, serveVersion } from "./serving-views";
@@ -47,38 +48,41 @@ export async function switchServing(
 const STATE_TABLES = ["dedup_state", "window_state", "cdc_state", "join_versions", "join_held"] as const;
 
 /**
- * Abort: `candidate` never runs again (superseded by the serving version, fenced), its state is
- * deleted and the physical tables no other version writes are dropped. Returns the dropped tables.
+ * A version that will never run again — an aborted candidate, or the side a promotion or rollback
+ * stopped once its keeping time is over (docs/rollouts.md): superseded by `by` (the serving
+ * version) and fenced, its state deleted and the physical tables no live version writes dropped (a
+ * version continued in place shares its predecessor's table; the predecessor, superseded, does not
+ * keep it). Refused for the serving version. Returns the dropped tables.
  */
-export async function discardCandidate(
+export async function retireVersion(
   client: SqlClient,
-  versions: { candidate: string; serving: string },
+  versions: { retired: string; by: string; why: string },
 ): Promise<string[]> {
   const serving = await client.query<{ serving: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM pipelines WHERE serving_version_id = $1) AS serving`,
-    [versions.candidate],
+    [versions.retired],
   );
   if (serving.rows[0]?.serving)
-    throw new ConfigurationError(`version ${versions.candidate} serves: it cannot be discarded`);
+    throw new ConfigurationError(`version ${versions.retired} serves: it cannot be retired`);
   await client.query(`UPDATE pipeline_versions SET superseded_by_id = $2 WHERE id = $1`, [
-    versions.candidate,
-    versions.serving,
+    versions.retired,
+    versions.by,
   ]);
-  await fenceRunners(client, versions.candidate, "aborted");
+  await fenceRunners(client, versions.retired, versions.why);
   for (const table of STATE_TABLES)
-    await client.query(`DELETE FROM ${table} WHERE pipeline_version_id = $1`, [versions.candidate]);
+    await client.query(`DELETE FROM ${table} WHERE pipeline_version_id = $1`, [versions.retired]);
   await client.query(
     `UPDATE checkpoints SET state_rows = 0, state_bytes = 0, outputs = '{}'::jsonb, dimension = '{}'::jsonb WHERE pipeline_version_id = $1`,
-    [versions.candidate],
+    [versions.retired],
   );
   const dropped: string[] = [];
-  for (const physical of Object.values(await loadSinkTables(client, versions.candidate))) {
+  for (const physical of Object.values(await loadSinkTables(client, versions.retired))) {
     const shared = await client.query<{ shared: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM pipeline_versions WHERE id <> $1 AND sink_tables @> jsonb_build_object(k.key, $2::text)) AS shared
-         FROM (SELECT key FROM pipeline_versions v, jsonb_each_text(v.sink_tables) e(key, value) WHERE v.id = $1 AND e.value = $2) k`,
-      [versions.candidate, physical],
+      `SELECT EXISTS (SELECT 1 FROM pipeline_versions v, jsonb_each_text(v.sink_tables) e(key, value)
+                       WHERE v.id <> $1 AND v.superseded_by_id IS NULL AND e.value = $2) AS shared`,
+      [versions.retired, physical],
     );
-    if (shared.rows.some((r) => r.shared)) continue;
+    if (shared.rows[0]?.shared) continue;
     await client.query(`DROP TABLE IF EXISTS ${physicalSql(physical)}`);
     dropped.push(physical);
   }

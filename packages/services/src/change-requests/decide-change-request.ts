@@ -14,6 +14,7 @@ import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { applyCheckpointReset } from "./apply-checkpoint-reset";
 import { ApplyRefusedError, applySchemaChange, type TAppliedSchemaChange } from "./apply-schema-change";
 import { ChangeRequestError, getChangeRequest, type TChangeRequestView } from "./change-request-view";
+import { refuseBesideRollout, staleAgainst } from "./current-version";
 import { applyPromotion } from "../rollouts/apply-promotion";
 import { promotionGateOfCandidate } from "../rollouts/promotion-gate";
 
@@ -67,22 +68,19 @@ export async function approveChangeRequest(
             "conflict",
           );
         }
-        const latest = await tx.pipelineVersion.findFirst({
-          where: { pipelineId: cr.pipeline_id },
-          orderBy: { version: "desc" },
-          select: { id: true, version: true },
-        });
-        if (latest?.id !== cr.pipeline_version_id) {
-          await tx.$executeRaw`UPDATE change_requests SET status = 'stale', updated_at = now(), decision_note = ${`pipeline has a new version (v${latest?.version ?? "?"}) since the request`} WHERE id = ${cr.id} AND status = 'pending'`;
+        const stale = await staleAgainst(tx, cr.pipeline_id, cr.pipeline_version_id);
+        if (stale) {
+          await tx.$executeRaw`UPDATE change_requests SET status = 'stale', updated_at = now(), decision_note = ${`pipeline has a new version (v${stale.version ?? "?"}) since the request`} WHERE id = ${cr.id} AND status = 'pending'`;
           await recordAuditEvent(tx, {
             ...who,
             action: "change.stale",
             target: targetOf(cr, req),
             reason: req.note,
-            after: { changeRequest: String(cr.id), newVersion: latest?.version ?? null },
+            after: { changeRequest: String(cr.id), newVersion: stale.version },
           });
-          return { kind: "stale" as const, version: latest?.version ?? null };
+          return { kind: "stale" as const, version: stale.version };
         }
+        if (cr.kind === "schema_change") await refuseBesideRollout(tx, cr.pipeline_id, req.pipeline);
         // Approved only while the newest reconciliation still compares clean (the workers keep
         // reconciling after the request); refused, the request stays pending.
         if (cr.kind === "promotion") {

@@ -3,11 +3,13 @@
 // the serving views move to green's physical tables and pipelines.serving_version_id to green
 // (@sluice/engine switchServing), the rollout is marked promoted — all in ONE transaction, so the
 // promotion happens once or not at all, and a reader of a serving name sees blue's rows or green's,
-// never none or both. Blue's tables and state are kept.
+// never none or both. Blue's tables and state are kept (for the rollout's keepPreviousHours); its
+// pending change requests become stale.
 import type { Prisma } from "@sluice/db";
 import { ConfigurationError, switchServing } from "@sluice/engine";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { ApplyRefusedError } from "../change-requests/apply-schema-change";
+import { staleRequestsOf } from "../change-requests/current-version";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { setRun } from "./rollout-runs";
 
@@ -55,6 +57,11 @@ export async function applyPromotion(
     if (err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
     throw err;
   }
+  const staleRequests = await staleRequestsOf(
+    tx,
+    rollout.blue,
+    `version ${rollout.blue_version} stopped serving: rollout #${rollout.id} promoted version ${rollout.green_version}`,
+  );
   await tx.$executeRaw`UPDATE rollouts SET state = 'promoted', decided_by = ${who.actor}, decided_at = now(),
                               decision_reason = ${note}, updated_at = now()
                         WHERE id = ${rollout.id} AND state = 'running'`;
@@ -64,7 +71,12 @@ export async function applyPromotion(
     target: { type: "pipeline", id: rollout.pipeline_id, label: rollout.pipeline },
     reason: why.slice(0, 2000),
     before: { serving: rollout.blue_version },
-    after: { serving: rollout.green_version, rollout: String(rollout.id), changeRequest: String(cr.id) },
+    after: {
+      serving: rollout.green_version,
+      rollout: String(rollout.id),
+      changeRequest: String(cr.id),
+      staleRequests,
+    },
   });
   return { rolloutId: String(rollout.id), blue: rollout.blue_version, green: rollout.green_version };
 }

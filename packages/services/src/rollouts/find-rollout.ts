@@ -18,6 +18,11 @@ export interface TRolloutView {
   decidedBy: string | null;
   decidedAt: Date | null;
   decisionReason: string;
+  keepPreviousHours: number;
+  /** Promoted or rolled back: until when the side that stopped keeps its state and tables (a rollback needs them). */
+  keptUntil: Date | null;
+  /** When that side was retired — its state deleted and its tables dropped. */
+  previousDroppedAt: Date | null;
 }
 
 type TDb = PrismaClient | Prisma.TransactionClient;
@@ -46,11 +51,13 @@ export async function findRollout(
       decided_by: string | null;
       decided_at: Date | null;
       decision_reason: string;
+      keep_previous_hours: number;
+      previous_dropped_at: Date | null;
     }[]
   >(
     `SELECT r.id, r.pipeline_id, r.state, r.blue_version_id AS blue, b.version AS blue_version, r.green_version_id AS green,
             g.version AS green_version, p.serving_version_id AS serving, r.starting_from, r.started_by, r.started_at, r.reason,
-            r.promotion_request_id, r.decided_by, r.decided_at, r.decision_reason
+            r.promotion_request_id, r.decided_by, r.decided_at, r.decision_reason, r.keep_previous_hours, r.previous_dropped_at
        FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
        JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
       WHERE p.name = $1
@@ -75,5 +82,11 @@ export async function findRollout(
     decidedBy: r.decided_by,
     decidedAt: r.decided_at,
     decisionReason: r.decision_reason,
+    keepPreviousHours: r.keep_previous_hours,
+    keptUntil:
+      r.decided_at && (r.state === "promoted" || r.state === "rolled_back")
+        ? new Date(r.decided_at.getTime() + r.keep_previous_hours * 3_600_000)
+        : null,
+    previousDroppedAt: r.previous_dropped_at,
   };
 }

@@ -1,13 +1,16 @@
 // Rolling back a promoted rollout (console, `sluice rollout rollback <name>`): the same atomic switch
 // as the promotion, back — green's run stops and its runners are fenced, the serving views move to
 // blue's physical tables again, blue runs again from its own checkpoint (its state was kept) — in one
-// transaction with the audit event. Green's tables and state are kept, as blue's were.
+// transaction with the audit event. Green's tables and state are kept, as blue's were (for the
+// rollout's keepPreviousHours: then retire-kept-versions.ts drops them, and no rollback is possible
+// once blue's were dropped); the stopped side's pending change requests become stale.
 //
 // Aborting a running rollout (`sluice rollout abort <name>`): green stops for good (superseded),
 // its state and its physical tables are dropped; blue, which never stopped serving, is untouched.
 import type { PrismaClient } from "@sluice/db";
-import { ConfigurationError, discardCandidate, switchServing } from "@sluice/engine";
+import { ConfigurationError, retireVersion, switchServing } from "@sluice/engine";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { staleRequestsOf } from "../change-requests/current-version";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { findRollout, type TRolloutView } from "./find-rollout";
@@ -31,6 +34,11 @@ export async function rollbackRollout(
           `rollout #${rollout.id} of ${req.pipeline} is ${rollout.state}: only a promoted rollout is rolled back${rollout.state === "running" ? " (abort a running one)" : ""}`,
           "conflict",
         );
+      if (rollout.previousDroppedAt)
+        throw new RolloutError(
+          `rollout #${rollout.id} of ${req.pipeline} can no longer be rolled back: version ${rollout.blue.version}'s state and tables were dropped at ${rollout.previousDroppedAt.toISOString()}, ${rollout.keepPreviousHours} hours after the promotion. Start a rollout of its spec instead.`,
+          "conflict",
+        );
       const why = `rollout #${rollout.id} rolled back to version ${rollout.blue.version}: ${req.reason}`;
       await setRun(tx, rollout.green.pipelineVersionId, "stopped", "rolled_back", who.actor, why);
       try {
@@ -44,6 +52,11 @@ export async function rollbackRollout(
         throw err;
       }
       await setRun(tx, rollout.blue.pipelineVersionId, "running", "rollback", who.actor, why);
+      const staleRequests = await staleRequestsOf(
+        tx,
+        rollout.green.pipelineVersionId,
+        `version ${rollout.green.version} stopped serving: rollout #${rollout.id} was rolled back to version ${rollout.blue.version}`,
+      );
       await tx.$executeRaw`UPDATE rollouts SET state = 'rolled_back', decided_by = ${who.actor}, decided_at = now(),
                                   decision_reason = ${req.reason}, updated_at = now() WHERE id = ${rollout.id} AND state = 'promoted'`;
       await recordAuditEvent(tx, {
@@ -52,7 +65,7 @@ export async function rollbackRollout(
         target: { type: "pipeline", id: rollout.pipelineId, label: req.pipeline },
         reason: req.reason,
         before: { serving: rollout.green.version },
-        after: { serving: rollout.blue.version, rollout: String(rollout.id) },
+        after: { serving: rollout.blue.version, rollout: String(rollout.id), staleRequests },
       });
       const run = await tx.pipelineRun.findUniqueOrThrow({
         where: { pipelineVersionId: rollout.blue.pipelineVersionId },
@@ -84,12 +97,18 @@ export async function abortRollout(
         );
       const why = `rollout #${rollout.id} aborted: ${req.reason}`;
       await setRun(tx, rollout.green.pipelineVersionId, "stopped", "aborted", who.actor, why);
-      const tables = await discardCandidate(prismaSqlClient(tx), {
-        candidate: rollout.green.pipelineVersionId,
-        serving: rollout.blue.pipelineVersionId,
+      const tables = await retireVersion(prismaSqlClient(tx), {
+        retired: rollout.green.pipelineVersionId,
+        by: rollout.blue.pipelineVersionId,
+        why: "aborted",
       });
       await tx.$executeRaw`UPDATE change_requests SET status = 'cancelled', updated_at = now(), decision_note = ${`rollout #${rollout.id} was aborted`}
                             WHERE kind = 'promotion' AND pipeline_version_id = ${rollout.green.pipelineVersionId} AND status = 'pending'`;
+      const staleRequests = await staleRequestsOf(
+        tx,
+        rollout.green.pipelineVersionId,
+        `rollout #${rollout.id} was aborted: version ${rollout.green.version} never runs again`,
+      );
       await tx.$executeRaw`UPDATE rollouts SET state = 'aborted', decided_by = ${who.actor}, decided_at = now(),
                                   decision_reason = ${req.reason}, updated_at = now() WHERE id = ${rollout.id} AND state = 'running'`;
       await recordAuditEvent(tx, {
@@ -97,7 +116,12 @@ export async function abortRollout(
         action: "rollout.abort",
         target: { type: "pipeline", id: rollout.pipelineId, label: req.pipeline },
         reason: req.reason,
-        after: { rollout: String(rollout.id), green: rollout.green.version, droppedTables: tables },
+        after: {
+          rollout: String(rollout.id),
+          green: rollout.green.version,
+          droppedTables: tables,
+          staleRequests,
+        },
       });
       return tables;
     },

@@ -17,6 +17,9 @@ import { RolloutError } from "./rollout-error";
 import { setRun } from "./rollout-runs";
 import { FIRST_OFFSETS_SQL, firstOffsetsOf, type TFirstOffsetsRow } from "./version-lineage-sql";
 
+/** A week: a promotion can be rolled back for that long by default. */
+export const DEFAULT_KEEP_PREVIOUS_HOURS = 168;
+
 export const ZRolloutStart = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("earliest") }),
   z.object({
@@ -30,6 +33,13 @@ export type TRolloutStart = z.infer<typeof ZRolloutStart>;
 export const ZStartRolloutInput = z.object({
   from: ZRolloutStart.default({ kind: "earliest" }),
   reason: z.string().trim().min(1, "Give a reason: the people approving the promotion read it").max(2000),
+  /** How long the side a promotion or rollback stops keeps its state and tables for a rollback. */
+  keepPreviousHours: z.coerce
+    .number()
+    .int()
+    .min(1, "keep the stopped side at least 1 hour")
+    .max(8760, "keep the stopped side at most a year (8760 hours)")
+    .default(DEFAULT_KEEP_PREVIOUS_HOURS),
 });
 
 export interface TStartedRollout {
@@ -39,6 +49,7 @@ export interface TStartedRollout {
   green: { pipelineVersionId: string; version: number };
   /** Green's first offset per partition. */
   offsets: Record<string, number>;
+  keepPreviousHours: number;
   warnings: string[];
 }
 
@@ -98,6 +109,7 @@ export async function startRollout(
           startedById: who.actorUserId,
           startedBy: actor,
           reason: req.reason,
+          keepPreviousHours: req.keepPreviousHours,
         },
       });
       await setRun(
@@ -118,6 +130,7 @@ export async function startRollout(
           blue: blue.version,
           green: registered.version,
           from: req.from,
+          keepPreviousHours: req.keepPreviousHours,
           offsets,
           warnings,
         },
@@ -135,6 +148,7 @@ export async function startRollout(
     blue: { pipelineVersionId: blue.id, version: blue.version },
     green: { pipelineVersionId: started.green.pipelineVersionId, version: started.green.version },
     offsets,
+    keepPreviousHours: req.keepPreviousHours,
     warnings,
   };
 }

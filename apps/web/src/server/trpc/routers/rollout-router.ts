@@ -47,7 +47,7 @@ export const rolloutRouter = {
           ctx.topicOffsets,
           auditWho(ctx),
           spec,
-          { from: input.from, reason: input.reason },
+          { from: input.from, reason: input.reason, keepPreviousHours: input.keepPreviousHours },
           ctx.scheduler ? { scheduler: ctx.scheduler } : {},
         );
       }),

@@ -24,6 +24,7 @@ export function RolloutStartPanel({
   const [from, setFrom] = useState<TFrom>("earliest");
   const [at, setAt] = useState("");
   const [reason, setReason] = useState("");
+  const [keepDays, setKeepDays] = useState(7);
   const start = useMutation(
     trpc.rollout.start.mutationOptions({
       onSuccess: () => router.push(`/pipelines/${encodeURIComponent(name)}/rollout`),
@@ -35,6 +36,7 @@ export function RolloutStartPanel({
       pipeline: name,
       specText: text,
       reason,
+      keepPreviousHours: keepDays * 24,
       from:
         from === "timestamp"
           ? { kind: "timestamp", at: new Date(at) }
@@ -92,6 +94,18 @@ export function RolloutStartPanel({
           Offsets the topic no longer retains are gone: green then starts at the oldest one kept, and the
           rollout says so per partition.
         </p>
+        <label className="form__field">
+          After a promotion, keep blue&apos;s state and tables for a rollback for (days)
+          <input
+            type="number"
+            name="keep-days"
+            min={1}
+            max={365}
+            value={keepDays}
+            onChange={(e) => setKeepDays(Number(e.target.value))}
+            required
+          />
+        </label>
         <label className="form__field">
           Why (the people approving the promotion read it)
           <input

@@ -30,6 +30,8 @@ function explain(step: TStep, r: TRolloutPage): string {
 
 /** Why a step cannot be taken now (beyond permission), or undefined. */
 function notNow(step: TStep, r: TRolloutPage): string | undefined {
+  if (step === "rollback" && r.rollout.previousDroppedAt)
+    return `Version ${r.blue.version}'s state and tables were dropped after ${r.rollout.keepPreviousHours} hours: it cannot serve again. Start a rollout of its spec instead.`;
   if (step !== "requestPromotion") return undefined;
   if (r.phase === "promotion_requested")
     return `Promotion is already requested: change request #${String(r.promotion?.id)} waits for someone else's approval.`;

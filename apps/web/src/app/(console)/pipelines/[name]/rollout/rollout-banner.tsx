@@ -4,18 +4,29 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { rolloutBadgeClass } from "@/components/rollout-badge";
+import { Time } from "@/components/time";
 import { useTRPC } from "@/trpc/react";
 
 export function RolloutBanner({ pipeline }: { pipeline: string }) {
   const trpc = useTRPC();
   const rollout = useQuery({ ...trpc.rollout.get.queryOptions({ pipeline }), refetchInterval: 10_000 });
   const r = rollout.data;
-  if (!r || (r.rollout.state !== "running" && r.rollout.state !== "promoted")) return null;
+  // A promotion is shown while it can be rolled back: until blue's state and tables are dropped.
+  if (
+    !r ||
+    !(r.rollout.state === "running" || (r.rollout.state === "promoted" && !r.rollout.previousDroppedAt))
+  )
+    return null;
   return (
     <p className="notice" data-testid="rollout-banner">
-      {r.rollout.state === "running"
-        ? `Rollout #${String(r.rollout.id)}: v${r.green.version} (green) runs beside v${r.blue.version} (blue, serving). `
-        : `Rollout #${String(r.rollout.id)} promoted v${r.green.version}; v${r.blue.version} is kept for a rollback. `}
+      {r.rollout.state === "running" ? (
+        `Rollout #${String(r.rollout.id)}: v${r.green.version} (green) runs beside v${r.blue.version} (blue, serving). `
+      ) : (
+        <>
+          Rollout #{String(r.rollout.id)} promoted v{r.green.version}; v{r.blue.version} is kept for a
+          rollback until {r.rollout.keptUntil ? <Time value={r.rollout.keptUntil} /> : "?"}.{" "}
+        </>
+      )}
       <span className={rolloutBadgeClass(r.phase)}>{r.label}</span>{" "}
       <Link href={`/pipelines/${encodeURIComponent(pipeline)}/rollout`}>Open the rollout</Link>
     </p>

@@ -167,6 +167,7 @@ export function RolloutView({ name }: { name: string }) {
             </>
           ) : null}
         </p>
+        <KeptSide rollout={r} />
         {r.rollout.startingFrom.warnings.map((w) => (
           <p key={w} className="warn small">
             {w}
@@ -250,5 +251,29 @@ export function RolloutView({ name }: { name: string }) {
         )}
       </section>
     </div>
+  );
+}
+
+/** After a promotion or rollback: how long the side that stopped keeps what undoing it needs. */
+function KeptSide({ rollout: r }: { rollout: TRolloutPage }) {
+  const { state, keptUntil, previousDroppedAt, keepPreviousHours } = r.rollout;
+  if (state !== "promoted" && state !== "rolled_back") return null;
+  const kept = state === "promoted" ? r.blue.version : r.green.version;
+  return (
+    <p className="small" data-testid="rollout-kept">
+      {previousDroppedAt ? (
+        <>
+          Version {kept}&apos;s state and tables were dropped <Time value={previousDroppedAt} />,{" "}
+          {keepPreviousHours} hours after the {state === "promoted" ? "promotion" : "rollback"}
+          {state === "promoted" ? ": it can no longer be rolled back to." : "."}
+        </>
+      ) : (
+        <>
+          Version {kept} keeps its state and tables until {keptUntil ? <Time value={keptUntil} /> : "?"} (
+          {keepPreviousHours} hours after the {state === "promoted" ? "promotion" : "rollback"})
+          {state === "promoted" ? ": roll back before then." : "; then they are dropped."}
+        </>
+      )}
+    </p>
   );
 }

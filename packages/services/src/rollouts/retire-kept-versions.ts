@@ -1,0 +1,95 @@
+// The end of the keeping time (docs/rollouts.md): a promotion stops blue and a rollback stops green,
+// and the stopped side keeps its state and tables so the step can be undone — for the rollout's
+// keepPreviousHours after the decision (chosen at start, a week by default). Once that has passed the
+// workers retire it (engine retireVersion: superseded, fenced, state deleted, the tables no live
+// version writes dropped), mark the rollout's previous_dropped_at — after which a rollback is refused
+// — and audit it, each rollout in a transaction of its own. A side that serves again meanwhile (it
+// cannot: only a promoted rollout is rolled back, and a retired candidate never runs) is left alone.
+import type { Prisma, PrismaClient } from "@sluice/db";
+import { ConfigurationError, retireVersion } from "@sluice/engine";
+import { recordAuditEvent } from "../audit/record-audit-event";
+import { staleRequestsOf } from "../change-requests/current-version";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
+import { SYSTEM_RECONCILER } from "./reconcile-running-rollouts";
+
+export interface TRetiredVersion {
+  pipeline: string;
+  rolloutId: string;
+  /** The version number retired, and the tables dropped. */
+  version: number;
+  dropped: string[];
+}
+
+export async function retireKeptVersions(
+  db: PrismaClient,
+  opts: { now?: Date } = {},
+): Promise<{ retired: TRetiredVersion[]; failed: { pipeline: string; error: string }[] }> {
+  const now = opts.now ?? new Date();
+  const due = await db.$queryRaw<{ id: bigint; pipeline: string }[]>`
+    SELECT r.id, p.name AS pipeline FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
+     WHERE r.state IN ('promoted', 'rolled_back') AND r.previous_dropped_at IS NULL
+       AND r.decided_at + make_interval(hours => r.keep_previous_hours) <= ${now}
+     ORDER BY r.decided_at, r.id`;
+  const retired: TRetiredVersion[] = [];
+  const failed: { pipeline: string; error: string }[] = [];
+  for (const { id, pipeline } of due) {
+    try {
+      const done = await db.$transaction((tx) => retireOne(tx, id, pipeline), {
+        timeout: 60_000,
+        maxWait: 10_000,
+      });
+      if (done) retired.push(done);
+    } catch (err) {
+      failed.push({ pipeline, error: (err as Error).message });
+    }
+  }
+  return { retired, failed };
+}
+
+async function retireOne(
+  tx: Prisma.TransactionClient,
+  id: bigint,
+  pipeline: string,
+): Promise<TRetiredVersion | null> {
+  // Locked and read again: another worker may have retired it since the list was read.
+  const [r] = await tx.$queryRaw<
+    {
+      pipeline_id: string;
+      state: string;
+      kept: string;
+      kept_version: number;
+      serving: string;
+      hours: number;
+      dropped_at: Date | null;
+    }[]
+  >`SELECT r.pipeline_id, r.state, r.keep_previous_hours AS hours, r.previous_dropped_at AS dropped_at,
+           CASE WHEN r.state = 'promoted' THEN r.blue_version_id ELSE r.green_version_id END AS kept,
+           CASE WHEN r.state = 'promoted' THEN b.version ELSE g.version END AS kept_version,
+           CASE WHEN r.state = 'promoted' THEN r.green_version_id ELSE r.blue_version_id END AS serving
+      FROM rollouts r JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
+     WHERE r.id = ${id} FOR UPDATE OF r`;
+  if (!r || r.dropped_at || (r.state !== "promoted" && r.state !== "rolled_back")) return null;
+  let dropped: string[];
+  try {
+    dropped = await retireVersion(prismaSqlClient(tx), { retired: r.kept, by: r.serving, why: "retired" });
+  } catch (err) {
+    if (err instanceof ConfigurationError) return null;
+    throw err;
+  }
+  const staleRequests = await staleRequestsOf(
+    tx,
+    r.kept,
+    `version ${r.kept_version} was retired: its state and tables were dropped`,
+  );
+  await tx.$executeRaw`UPDATE rollouts SET previous_dropped_at = now(), updated_at = now() WHERE id = ${id}`;
+  const why = `rollout #${id}: version ${r.kept_version} was kept ${r.hours} hours after the ${r.state === "promoted" ? "promotion" : "rollback"}; its state and tables are dropped`;
+  await recordAuditEvent(tx, {
+    ...SYSTEM_RECONCILER,
+    from: { origin: "system" },
+    action: "rollout.retire",
+    target: { type: "pipeline", id: r.pipeline_id, label: pipeline },
+    reason: why,
+    after: { rollout: String(id), retired: r.kept_version, droppedTables: dropped, staleRequests },
+  });
+  return { pipeline, rolloutId: String(id), version: r.kept_version, dropped };
+}
