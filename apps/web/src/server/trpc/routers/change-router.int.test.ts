@@ -179,6 +179,8 @@ describe("deciding", () => {
         specHash: "v2",
       },
     });
+    // Registered as the serving version, as a registration does: the request's v1 is no longer current.
+    await serveNewestVersion(c.db, p.id);
     const res = await call("oncall@sluice.local", "change.approve", { id, pipeline: "cr-ledger" });
     expect(res).toMatchObject({
       status: 409,
