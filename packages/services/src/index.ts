@@ -448,6 +448,7 @@ export {
 export { abortRollout, rollbackRollout } from "./rollouts/rollback-rollout";
 export { findRollout, type TRolloutView } from "./rollouts/find-rollout";
 export { RolloutError } from "./rollouts/rollout-error";
+export { ServiceError, type TServiceErrorKind } from "./service-error";
 export { findRolloutPage, type TRolloutPage, type TRolloutSide } from "./rollouts/find-rollout-page";
 export {
   rolloutPhase,

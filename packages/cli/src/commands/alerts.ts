@@ -9,7 +9,7 @@ import { isRetriable } from "@sluice/engine";
 import {
   formatRuleValue,
   acknowledgeAlert,
-  AlertChangeError,
+  ServiceError,
   findAlerts,
   resolveAlert,
   silenceAlerts,
@@ -144,8 +144,8 @@ async function withDb(fn: (db: PrismaClient) => Promise<number>): Promise<number
   try {
     return await fn(db);
   } catch (err) {
-    if (err instanceof AlertChangeError || (err instanceof Error && err.name === "ZodError")) {
-      console.error(`alerts: ${err instanceof AlertChangeError ? err.message : zodMessage(err)}`);
+    if (err instanceof ServiceError || (err instanceof Error && err.name === "ZodError")) {
+      console.error(`alerts: ${err instanceof ServiceError ? err.message : zodMessage(err)}`);
       return 1;
     }
     console.error(`alerts: ${(err as Error).message}`);

@@ -11,7 +11,7 @@ import { createPrismaClient } from "@sluice/db";
 import { isRetriable, registerPipelineVersion } from "@sluice/engine";
 import {
   getPipelineRun,
-  RunCommandError,
+  ServiceError,
   runPhase,
   runPipelineCommand,
   stopPipelineRun,
@@ -137,7 +137,7 @@ export async function lifecycleCommand(
       );
     return 0;
   } catch (err) {
-    if (err instanceof RunCommandError) {
+    if (err instanceof ServiceError) {
       console.error(`${target}: ${err.message}`);
       return 1;
     }

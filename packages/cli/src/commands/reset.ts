@@ -4,7 +4,7 @@
 // applies one: that is the point of the second person.
 import { createPrismaClient } from "@sluice/db";
 import {
-  ChangeRequestError,
+  ServiceError,
   kafkaTopicOffsets,
   requestCheckpointReset,
   type TResetImpact,
@@ -80,7 +80,7 @@ export async function resetCommand(
     for (const w of impact.warnings) console.log(`  warning: ${w}`);
     return 0;
   } catch (err) {
-    if (err instanceof ChangeRequestError) {
+    if (err instanceof ServiceError) {
       console.error(`${pipeline}: ${err.message}`);
       return 1;
     }

@@ -9,12 +9,11 @@ import { createPrismaClient } from "@sluice/db";
 import { formatSpecErrors } from "@sluice/pipeline-spec";
 import {
   abortRollout,
-  ChangeRequestError,
+  ServiceError,
   kafkaTopicOffsets,
   reconcileRollout,
   requestPromotion,
   rollbackRollout,
-  RolloutError,
   startRollout,
   type TRolloutStart,
   type TStoredReconciliation,
@@ -130,7 +129,7 @@ export async function rolloutCommand(
     }
     return 0;
   } catch (err) {
-    if (err instanceof RolloutError || err instanceof ChangeRequestError) {
+    if (err instanceof ServiceError) {
       console.error(`${pipeline}: ${err.message}`);
       return 1;
     }

@@ -10,7 +10,7 @@
 // created at once, one is created and the other refused (exit 5).
 import { createPrismaClient } from "@sluice/db";
 import {
-  AdminChangeError,
+  ServiceError,
   createUser,
   FirstAdminExistsError,
   ZEmail,
@@ -96,7 +96,7 @@ export async function usersCreateCommand(opts: TUsersCreateOptions): Promise<num
           `users create: ${err.message} Nothing was created: ask them, or add people with --as <admin>.`,
           EXIT_NOT_ALLOWED,
         );
-      if (err instanceof AdminChangeError) throw new CliError(`users create: ${err.message}`, 1);
+      if (err instanceof ServiceError) throw new CliError(`users create: ${err.message}`, 1);
       throw err;
     });
     console.log(

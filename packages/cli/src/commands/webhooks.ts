@@ -7,7 +7,7 @@ import { isRetriable } from "@sluice/engine";
 import {
   findWebhookDeliveries,
   requeueFailedWebhookDeliveries,
-  WebhookRequeueError,
+  ServiceError,
   type TWebhookDeliveryView,
 } from "@sluice/services";
 import { authorizeCli, cliAuditWho, EXIT_NOT_ALLOWED } from "../actor";
@@ -74,7 +74,7 @@ export async function webhooksRetryCommand(
       );
       return 0;
     } catch (err) {
-      if (err instanceof WebhookRequeueError) {
+      if (err instanceof ServiceError) {
         console.error(`${pipeline}: ${err.message}`);
         return 1;
       }

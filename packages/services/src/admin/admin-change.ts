@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { Prisma } from "@sluice/db";
 import { recordAuditEvent, type TAuditOrigin } from "../audit/record-audit-event";
 import type { TActor } from "../auth/actor";
+import { ServiceError } from "../service-error";
 
 export interface TAdminContext {
   /**
@@ -20,14 +21,8 @@ export interface TBootstrapActor {
 }
 
 /** A change that cannot be made as asked; `kind` picks the HTTP-ish answer at the edge. */
-export class AdminChangeError extends Error {
-  constructor(
-    message: string,
-    readonly kind: "not_found" | "conflict" | "invalid",
-  ) {
-    super(message);
-    this.name = "AdminChangeError";
-  }
+export class AdminChangeError extends ServiceError {
+  declare readonly kind: "not_found" | "conflict" | "invalid";
 }
 
 export async function auditAdminChange(

@@ -1,6 +1,7 @@
 // What every change to alerts shares: who does it and from where (for the audit log), and refusals
 // the edges turn into 404 / 409 / 400 with the message as is.
 import type { TAuditOrigin } from "../audit/record-audit-event";
+import { ServiceError } from "../service-error";
 
 export interface TAlertActor {
   /** The user's id; null for a CLI actor without a user row. */
@@ -10,12 +11,6 @@ export interface TAlertActor {
   from: TAuditOrigin;
 }
 
-export class AlertChangeError extends Error {
-  constructor(
-    message: string,
-    readonly kind: "not_found" | "conflict" | "invalid",
-  ) {
-    super(message);
-    this.name = "AlertChangeError";
-  }
+export class AlertChangeError extends ServiceError {
+  declare readonly kind: "not_found" | "conflict" | "invalid";
 }

@@ -1,6 +1,7 @@
 // A change request as the console, the CLI and tests read it, and the refusals the services raise.
 import type { Prisma, PrismaClient } from "@sluice/db";
 import { findProducerFaultRequestIds } from "./producer-faults";
+import { ServiceError } from "../service-error";
 
 export const CHANGE_REQUEST_STATUSES = [
   "pending",
@@ -35,15 +36,7 @@ export interface TChangeRequestView {
 }
 
 /** A request that cannot be made or decided as asked; `kind` picks the answer at the edge (404, 409, 400, 403). */
-export class ChangeRequestError extends Error {
-  constructor(
-    message: string,
-    readonly kind: "not_found" | "conflict" | "invalid" | "forbidden",
-  ) {
-    super(message);
-    this.name = "ChangeRequestError";
-  }
-}
+export class ChangeRequestError extends ServiceError {}
 
 type TDb = PrismaClient | Prisma.TransactionClient;
 

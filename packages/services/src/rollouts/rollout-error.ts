@@ -1,10 +1,6 @@
 // Why a rollout step was refused, with the HTTP-like kind the console and the CLI map it to.
-export class RolloutError extends Error {
-  constructor(
-    message: string,
-    readonly kind: "not_found" | "conflict" | "invalid",
-  ) {
-    super(message);
-    this.name = "RolloutError";
-  }
+import { ServiceError } from "../service-error";
+
+export class RolloutError extends ServiceError {
+  declare readonly kind: "not_found" | "conflict" | "invalid";
 }

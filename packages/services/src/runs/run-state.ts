@@ -3,6 +3,7 @@
 // operator asked for) and `status` (what the workers are doing) — and a batch in flight is never cut
 // short: a pause or stop asked for during a batch takes effect when the batch has committed.
 import type { PipelineDesiredState, PipelineRunStatus } from "@sluice/db";
+import { ServiceError } from "../service-error";
 
 export type TRunStatus = PipelineRunStatus;
 export type TDesiredState = PipelineDesiredState;
@@ -29,14 +30,14 @@ export interface TRunCommandEffect {
   clearFailure: boolean;
 }
 
-export class RunCommandError extends Error {
+/** A lifecycle command the run's phase does not allow (a conflict), with both. */
+export class RunCommandError extends ServiceError {
   constructor(
     message: string,
     readonly command: TRunCommand,
     readonly phase: TRunPhase,
   ) {
-    super(message);
-    this.name = "RunCommandError";
+    super(message, "conflict");
   }
 }
 

@@ -15,6 +15,7 @@ import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { inTransaction } from "../runs/run-record";
+import { ServiceError } from "../service-error";
 
 export const ZRequeueWebhookDeliveriesInput = z.object({
   pipeline: z.string().min(1).max(200),
@@ -37,13 +38,12 @@ export interface TRequeueWebhookDeliveriesResult {
 }
 
 /** The request cannot be done as asked: an unknown pipeline or key, or a key that is not failed. */
-export class WebhookRequeueError extends Error {
+export class WebhookRequeueError extends ServiceError {
   constructor(
     message: string,
     readonly reason: "not_found" | "not_failed",
   ) {
-    super(message);
-    this.name = "WebhookRequeueError";
+    super(message, reason === "not_found" ? "not_found" : "conflict");
   }
 }
 

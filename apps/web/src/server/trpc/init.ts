@@ -1,7 +1,14 @@
 // tRPC building blocks. There is no public procedure (signing in and out is the auth library's, at
 // /api/auth). Reads are roleProcedure(minRole); everything that changes something is an
 // actionProcedure: both ask the one authorization decision in @sluice/services.
-import { recordAuditEvent, type TAction, type TRole, type TTargetRef } from "@sluice/services";
+import {
+  recordAuditEvent,
+  ServiceError,
+  type TAction,
+  type TRole,
+  type TServiceErrorKind,
+  type TTargetRef,
+} from "@sluice/services";
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError, z } from "zod";
@@ -28,20 +35,38 @@ const t = initTRPC.context<TTrpcContext>().create({
 export const createTrpcRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/** What the person is told for each kind of service refusal (@sluice/services ServiceError). */
+const REFUSAL_CODE = {
+  not_found: "NOT_FOUND",
+  conflict: "CONFLICT",
+  invalid: "BAD_REQUEST",
+  forbidden: "FORBIDDEN",
+} as const satisfies Record<TServiceErrorKind, TRPCError["code"]>;
+
 /**
- * Every procedure's first step: a NUL character anywhere in the input (a string or a key) is refused
- * with 400 naming where. Postgres cannot store it in text, so it would otherwise surface as a 500 from
- * whichever query met it first.
+ * Every procedure's first steps. A service's refusal (a ServiceError, thrown anywhere below) becomes
+ * the tRPC error its kind names, with the service's own message — the one place that mapping is made,
+ * so no router translates errors. And a NUL character anywhere in the input (a string or a key) is
+ * refused with 400 naming where: Postgres cannot store it in text, so it would otherwise surface as a
+ * 500 from whichever query met it first.
  */
-const procedure = t.procedure.use(async ({ getRawInput, next }) => {
-  const at = nulPath(await getRawInput().catch(() => undefined));
-  if (at !== null)
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: `${at || "input"}: contains a NUL character (\\u0000), which is not allowed in any text; remove it`,
-    });
-  return next();
-});
+const procedure = t.procedure
+  .use(async ({ next }) => {
+    const result = await next();
+    const refusal = result.ok ? null : result.error.cause;
+    if (refusal instanceof ServiceError)
+      throw new TRPCError({ code: REFUSAL_CODE[refusal.kind], message: refusal.message, cause: refusal });
+    return result;
+  })
+  .use(async ({ getRawInput, next }) => {
+    const at = nulPath(await getRawInput().catch(() => undefined));
+    if (at !== null)
+      throw new TRPCError({
+        code: "BAD_REQUEST",
+        message: `${at || "input"}: contains a NUL character (\\u0000), which is not allowed in any text; remove it`,
+      });
+    return next();
+  });
 
 /** The path of the first string or key holding U+0000 ("" for the input itself), or null. */
 export function nulPath(value: unknown, path = "", depth = 0): string | null {

@@ -3,7 +3,6 @@
 // admin.sso); every change is recorded in the audit log by its service, with the admin as actor.
 import { pipelineEnv, smtpOptions } from "@sluice/config";
 import {
-  AdminChangeError,
   createContactPoint,
   removeContactPoint,
   sendTestNotification,
@@ -22,7 +21,7 @@ import {
   setUserRole,
   type TActor,
 } from "@sluice/services";
-import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
+import type { TRPCRouterRecord } from "@trpc/server";
 import type { TTrpcContext } from "../context";
 import { webEnv } from "../../env";
 import { consoleOrigins } from "../../web-env";
@@ -44,19 +43,12 @@ import {
   ZNoInputSchema,
 } from "./admin-router.types";
 
-const CODES = { not_found: "NOT_FOUND", conflict: "CONFLICT", invalid: "BAD_REQUEST" } as const;
-
-/** Run an admin service with the signed-in admin as actor; its refusals become tRPC errors. */
-async function asAdmin<T>(
+/** Run an admin service with the signed-in admin as actor. */
+function asAdmin<T>(
   ctx: TTrpcContext & { user: TActor },
   change: (admin: { actor: TActor; from: TTrpcContext["from"] }) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await change({ actor: ctx.user, from: ctx.from });
-  } catch (err) {
-    if (err instanceof AdminChangeError) throw new TRPCError({ code: CODES[err.kind], message: err.message });
-    throw err;
-  }
+  return change({ actor: ctx.user, from: ctx.from });
 }
 
 export const adminRouter = {

@@ -5,7 +5,6 @@
 import type { PrismaClient } from "@sluice/db";
 import {
   acknowledgeAlert,
-  AlertChangeError,
   authorizeAction,
   endSilence,
   findAlertNotifications,
@@ -36,19 +35,6 @@ const actorOf = (user: TActor, from: TAuditOrigin): TAlertActor => ({
   label: user.email,
   from,
 });
-
-/** A refusal the person can act on, with its message as is. */
-async function change<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!(err instanceof AlertChangeError)) throw err;
-    throw new TRPCError({
-      code: err.kind === "not_found" ? "NOT_FOUND" : err.kind === "conflict" ? "CONFLICT" : "BAD_REQUEST",
-      message: err.message,
-    });
-  }
-}
 
 /**
  * Whether the caller runs this pipeline's alerts (its owners, operators, admins) — who may see what
@@ -97,22 +83,22 @@ export const alertRouter = {
   }),
 
   acknowledge: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(
-    ({ ctx, input }) => change(() => acknowledgeAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),
+    ({ ctx, input }) => acknowledgeAlert(ctx.db, actorOf(ctx.user, ctx.from), input),
   ),
 
   resolve: actionProcedure("alert.respond", ZRespondToAlertSchema, pipelineTarget).mutation(
-    ({ ctx, input }) => change(() => resolveAlert(ctx.db, actorOf(ctx.user, ctx.from), input)),
+    ({ ctx, input }) => resolveAlert(ctx.db, actorOf(ctx.user, ctx.from), input),
   ),
 
   silence: actionProcedure("alert.respond", ZSilenceAlertsSchema, pipelineTarget).mutation(({ ctx, input }) =>
-    change(() => silenceAlerts(ctx.db, actorOf(ctx.user, ctx.from), input)),
+    silenceAlerts(ctx.db, actorOf(ctx.user, ctx.from), input),
   ),
 
   unsilence: actionProcedure("alert.respond", ZEndSilenceSchema, pipelineTarget).mutation(({ ctx, input }) =>
-    change(() => endSilence(ctx.db, actorOf(ctx.user, ctx.from), input)),
+    endSilence(ctx.db, actorOf(ctx.user, ctx.from), input),
   ),
 
   updateRule: actionProcedure("alert.rules", ZUpdateAlertRuleSchema, (input) => ({
     pipeline: input.pipeline,
-  })).mutation(({ ctx, input }) => change(() => updateAlertRule(ctx.db, actorOf(ctx.user, ctx.from), input))),
+  })).mutation(({ ctx, input }) => updateAlertRule(ctx.db, actorOf(ctx.user, ctx.from), input)),
 } satisfies TRPCRouterRecord;

@@ -22,7 +22,6 @@ import {
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
-import { answer } from "./answer-service-errors";
 import { actionProcedure, roleProcedure } from "../init";
 import {
   ZChangeGetInputSchema,
@@ -53,44 +52,39 @@ export const changeRouter = {
     .query(({ ctx, input }) => findCheckpointResets(ctx.db, input.pipeline)),
 
   requestReset: actionProcedure("change.request", ZRequestCheckpointResetInput, onPipeline).mutation(
-    ({ ctx, input }) =>
-      answer(() => {
-        if (!ctx.topicOffsets)
-          throw new TRPCError({
-            code: "INTERNAL_SERVER_ERROR",
-            message: "Kafka is not configured for the console (KAFKA_BROKERS)",
-          });
-        return requestCheckpointReset(ctx.db, ctx.topicOffsets, auditWho(ctx), input);
-      }),
+    ({ ctx, input }) => {
+      if (!ctx.topicOffsets)
+        throw new TRPCError({
+          code: "INTERNAL_SERVER_ERROR",
+          message: "Kafka is not configured for the console (KAFKA_BROKERS)",
+        });
+      return requestCheckpointReset(ctx.db, ctx.topicOffsets, auditWho(ctx), input);
+    },
   ),
 
   requestSchemaChange: actionProcedure("change.request", ZRequestSchemaChangeInput, onPipeline).mutation(
-    ({ ctx, input }) => answer(() => requestSchemaChangeFromText(ctx.db, auditWho(ctx), input)),
+    ({ ctx, input }) => requestSchemaChangeFromText(ctx.db, auditWho(ctx), input),
   ),
 
   /** An applied schema change: the old version's quarantined rows the new contract accepts (offered for replay). */
   fixedQuarantine: roleProcedure("viewer")
     .input(ZChangeGetInputSchema)
-    .query(({ ctx, input }) => answer(() => findFixedQuarantine(ctx.db, input.id))),
+    .query(({ ctx, input }) => findFixedQuarantine(ctx.db, input.id)),
 
   approve: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(
     ({ ctx, input }) =>
-      answer(() =>
-        approveChangeRequest(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {}),
-      ),
+      approveChangeRequest(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {}),
   ),
 
   reject: actionProcedure("change.approve", ZDecideChangeRequestInput, onPipeline).mutation(
-    ({ ctx, input }) => answer(() => rejectChangeRequest(ctx.db, auditWho(ctx), input)),
+    ({ ctx, input }) => rejectChangeRequest(ctx.db, auditWho(ctx), input),
   ),
 
   cancel: actionProcedure("change.cancel", ZDecideChangeRequestInput, onPipeline).mutation(({ ctx, input }) =>
-    answer(() =>
-      cancelChangeRequest(ctx.db, { ...auditWho(ctx), isAdmin: ctx.user.role === "admin" }, input),
-    ),
+    cancelChangeRequest(ctx.db, { ...auditWho(ctx), isAdmin: ctx.user.role === "admin" }, input),
   ),
 
   comment: actionProcedure("change.comment", ZCommentChangeRequestInput, onPipeline).mutation(
-    ({ ctx, input }) => answer(() => commentOnChangeRequest(ctx.db, auditWho(ctx), input)),
+    ({ ctx, input }) => commentOnChangeRequest(ctx.db, auditWho(ctx), input),
   ),
 } satisfies TRPCRouterRecord;

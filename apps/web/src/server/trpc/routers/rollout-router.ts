@@ -16,7 +16,6 @@ import {
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
-import { answer } from "./answer-service-errors";
 import { actionProcedure, roleProcedure } from "../init";
 import { ZRolloutGetInputSchema, ZRolloutStartInputSchema } from "./rollout-router.types";
 
@@ -29,52 +28,47 @@ export const rolloutRouter = {
     .query(({ ctx, input }) => findRolloutPage(ctx.db, ctx.dataPlane().pool, input.pipeline)),
 
   start: actionProcedure("pipeline.register", ZRolloutStartInputSchema, onPipeline).mutation(
-    ({ ctx, input }) =>
-      answer(() => {
-        const spec = parseSpecOrThrow(input.specText);
-        if (spec.name !== input.pipeline)
-          throw new RolloutError(
-            `the spec is for "${spec.name}", not "${input.pipeline}": a rollout changes this pipeline`,
-            "invalid",
-          );
-        if (!ctx.topicOffsets)
-          throw new TRPCError({
-            code: "INTERNAL_SERVER_ERROR",
-            message: "Kafka is not configured for the console (KAFKA_BROKERS)",
-          });
-        return startRollout(
-          ctx.db,
-          ctx.topicOffsets,
-          auditWho(ctx),
-          spec,
-          { from: input.from, reason: input.reason, keepPreviousHours: input.keepPreviousHours },
-          ctx.scheduler ? { scheduler: ctx.scheduler } : {},
+    ({ ctx, input }) => {
+      const spec = parseSpecOrThrow(input.specText);
+      if (spec.name !== input.pipeline)
+        throw new RolloutError(
+          `the spec is for "${spec.name}", not "${input.pipeline}": a rollout changes this pipeline`,
+          "invalid",
         );
-      }),
+      if (!ctx.topicOffsets)
+        throw new TRPCError({
+          code: "INTERNAL_SERVER_ERROR",
+          message: "Kafka is not configured for the console (KAFKA_BROKERS)",
+        });
+      return startRollout(
+        ctx.db,
+        ctx.topicOffsets,
+        auditWho(ctx),
+        spec,
+        { from: input.from, reason: input.reason, keepPreviousHours: input.keepPreviousHours },
+        ctx.scheduler ? { scheduler: ctx.scheduler } : {},
+      );
+    },
   ),
 
   /** Reconciles the running rollout now (the workers do every minute) and returns what it stored. */
   reconcile: actionProcedure("pipeline.lifecycle", ZRolloutGetInputSchema, onPipeline).mutation(
     ({ ctx, input }) =>
-      answer(() =>
-        reconcileRollout(ctx.dataPlane().pool, ctx.db, input.pipeline, {
-          actorUserId: ctx.user.id,
-          actor: ctx.user.email,
-        }),
-      ),
+      reconcileRollout(ctx.dataPlane().pool, ctx.db, input.pipeline, {
+        actorUserId: ctx.user.id,
+        actor: ctx.user.email,
+      }),
   ),
 
   requestPromotion: actionProcedure("change.request", ZRequestPromotionInput, onPipeline).mutation(
-    ({ ctx, input }) => answer(() => requestPromotion(ctx.db, auditWho(ctx), input)),
+    ({ ctx, input }) => requestPromotion(ctx.db, auditWho(ctx), input),
   ),
 
   rollback: actionProcedure("pipeline.lifecycle", ZRolloutStepInput, onPipeline).mutation(({ ctx, input }) =>
-    answer(() =>
-      rollbackRollout(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {}),
-    ),
+    rollbackRollout(ctx.db, auditWho(ctx), input, ctx.scheduler ? { scheduler: ctx.scheduler } : {}),
   ),
 
   abort: actionProcedure("pipeline.lifecycle", ZRolloutStepInput, onPipeline).mutation(({ ctx, input }) =>
-    answer(() => abortRollout(ctx.db, auditWho(ctx), input)),
+    abortRollout(ctx.db, auditWho(ctx), input),
   ),
 } satisfies TRPCRouterRecord;

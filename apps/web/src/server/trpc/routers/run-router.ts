@@ -3,7 +3,7 @@
 // pipeline_run_transitions and the audit log with the signed-in user and their reason. A started or
 // resumed version's first batch job is queued at once (ctx.scheduler); without Redis the workers'
 // reconciler queues it within WORKER_RECONCILE_INTERVAL_MS.
-import { commandPipeline, RunCommandError } from "@sluice/services";
+import { commandPipeline } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { auditWho } from "../context";
 import { actionProcedure } from "../init";
@@ -13,35 +13,30 @@ export const runRouter = {
   command: actionProcedure("pipeline.lifecycle", ZRunCommandSchema, (input) => ({
     pipeline: input.pipeline,
   })).mutation(async ({ ctx, input }) => {
-    try {
-      const result = await commandPipeline(
-        ctx.db,
-        { ...input, actor: `user:${ctx.user.email}` },
-        { audit: auditWho(ctx), ...(ctx.scheduler ? { scheduler: ctx.scheduler } : {}) },
-      );
-      if (!result)
-        throw new TRPCError({
-          code: "NOT_FOUND",
-          message:
-            input.version === undefined
-              ? `Pipeline "${input.pipeline}" has no version yet: register its spec first (npx sluice start <spec.yaml>).`
-              : `Pipeline "${input.pipeline}" has no version ${input.version}.`,
-        });
-      ctx.logger.info(
-        {
-          event: "pipeline.command",
-          userId: ctx.user.id,
-          pipeline: input.pipeline,
-          command: input.command,
-          version: result.version,
-          phase: result.phase,
-        },
-        "lifecycle command",
-      );
-      return result;
-    } catch (err) {
-      if (err instanceof RunCommandError) throw new TRPCError({ code: "CONFLICT", message: err.message });
-      throw err;
-    }
+    const result = await commandPipeline(
+      ctx.db,
+      { ...input, actor: `user:${ctx.user.email}` },
+      { audit: auditWho(ctx), ...(ctx.scheduler ? { scheduler: ctx.scheduler } : {}) },
+    );
+    if (!result)
+      throw new TRPCError({
+        code: "NOT_FOUND",
+        message:
+          input.version === undefined
+            ? `Pipeline "${input.pipeline}" has no version yet: register its spec first (npx sluice start <spec.yaml>).`
+            : `Pipeline "${input.pipeline}" has no version ${input.version}.`,
+      });
+    ctx.logger.info(
+      {
+        event: "pipeline.command",
+        userId: ctx.user.id,
+        pipeline: input.pipeline,
+        command: input.command,
+        version: result.version,
+        phase: result.phase,
+      },
+      "lifecycle command",
+    );
+    return result;
   }),
 } satisfies TRPCRouterRecord;

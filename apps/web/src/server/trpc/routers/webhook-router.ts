@@ -8,7 +8,6 @@ import {
   findWebhookDeliveries,
   requeueFailedWebhookDeliveries,
   summarizeWebhookDeliveries,
-  WebhookRequeueError,
   withoutReceiverAnswers,
 } from "@sluice/services";
 import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
@@ -46,29 +45,21 @@ export const webhookRouter = {
   requeue: actionProcedure("webhook.requeue", ZWebhookRequeueInputSchema, (input) => ({
     pipeline: input.pipeline,
   })).mutation(async ({ ctx, input }) => {
-    try {
-      const result = await requeueFailedWebhookDeliveries(
-        ctx.db,
-        { ...input, actor: `user:${ctx.user.email}` },
-        { audit: auditWho(ctx) },
-      );
-      ctx.logger.info(
-        {
-          event: "webhook.requeued",
-          userId: ctx.user.id,
-          pipeline: input.pipeline,
-          key: input.key ?? null,
-          requeued: result.requeued,
-        },
-        "webhook deliveries re-queued",
-      );
-      return result;
-    } catch (err) {
-      if (!(err instanceof WebhookRequeueError)) throw err;
-      throw new TRPCError({
-        code: err.reason === "not_found" ? "NOT_FOUND" : "CONFLICT",
-        message: err.message,
-      });
-    }
+    const result = await requeueFailedWebhookDeliveries(
+      ctx.db,
+      { ...input, actor: `user:${ctx.user.email}` },
+      { audit: auditWho(ctx) },
+    );
+    ctx.logger.info(
+      {
+        event: "webhook.requeued",
+        userId: ctx.user.id,
+        pipeline: input.pipeline,
+        key: input.key ?? null,
+        requeued: result.requeued,
+      },
+      "webhook deliveries re-queued",
+    );
+    return result;
   }),
 } satisfies TRPCRouterRecord;
