@@ -28,12 +28,16 @@ const declaredImports = {
 // browser, so nothing server-only may be among it — the console's server modules, the database, the
 // services and engine (their pure subpaths are made for the browser), env, Node's drivers. Type-only
 // imports (the tRPC router's type, a service's view type) are erased and stay allowed.
+// Read from the repository root whatever directory eslint runs in (`turbo run lint` runs it in each
+// workspace); the `files` patterns below are relative to this file, as flat config's always are.
 const webSrc = "apps/web/src";
 const clientComponents = fs
-  .readdirSync(webSrc, { recursive: true })
+  .readdirSync(path.join(import.meta.dirname, webSrc), { recursive: true })
   .filter((file) => /\.tsx?$/.test(file))
   .map((file) => path.join(webSrc, file))
-  .filter((file) => /^\s*["']use client["']/.test(fs.readFileSync(file, "utf8")));
+  .filter((file) =>
+    /^\s*["']use client["']/.test(fs.readFileSync(path.join(import.meta.dirname, file), "utf8")),
+  );
 const serverOnly = "is server-only: a client component ships to the browser.";
 const clientImportRules = {
   "@typescript-eslint/no-restricted-imports": [
