@@ -224,8 +224,16 @@ describe("alert paging", () => {
       // No duplicate: every notification received once (a dedup key per fire, reminder and resolution).
       expect(new Set(received.map((r) => r.key)).size).toBe(received.length);
       expect(received.every((r) => r.key.startsWith(`${episode!.id}:`))).toBe(true);
-      const outbox = await h.db.alertNotification.findMany({ where: { episodeId: episode!.id } });
-      expect(outbox.every((n) => n.status === "delivered")).toBe(true);
+      // The receiver has each request before its sender records the 2xx: wait for the last record.
+      const outbox = await waitFor(
+        "every notification recorded as delivered",
+        async () => {
+          const rows = await h.db.alertNotification.findMany({ where: { episodeId: episode!.id } });
+          return rows.every((n) => n.status === "delivered") && rows;
+        },
+        30_000,
+        200,
+      );
       expect(outbox.map((n) => n.dedupKey).sort()).toEqual(received.map((r) => r.key).sort());
       await producers.stop();
       console.log(
