@@ -51,12 +51,6 @@ export async function applyPromotion(
     throw new ApplyRefusedError(`the request is for another version than rollout #${rollout.id}'s candidate`);
   const why = `rollout #${rollout.id} promoted version ${rollout.green_version} (change request #${cr.id}, requested by ${cr.requestedBy}, approved by ${who.actor})`;
   await setRun(tx, rollout.blue, "stopped", "promoted_away", who.actor, why);
-  try {
-    await switchServing(prismaSqlClient(tx), { from: rollout.blue, to: rollout.green, why: "promoted_away" });
-  } catch (err) {
-    if (err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
-    throw err;
-  }
   const staleRequests = await staleRequestsOf(
     tx,
     rollout.blue,
@@ -78,5 +72,13 @@ export async function applyPromotion(
       staleRequests,
     },
   });
+  // Last: the views' exclusive lock, which readers of the serving names wait on, is held from here to
+  // the commit, so nothing else of the transaction runs after it (docs/performance.md, the switch).
+  try {
+    await switchServing(prismaSqlClient(tx), { from: rollout.blue, to: rollout.green, why: "promoted_away" });
+  } catch (err) {
+    if (err instanceof ConfigurationError) throw new ApplyRefusedError(err.message);
+    throw err;
+  }
   return { rolloutId: String(rollout.id), blue: rollout.blue_version, green: rollout.green_version };
 }

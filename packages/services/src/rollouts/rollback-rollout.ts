@@ -41,16 +41,6 @@ export async function rollbackRollout(
         );
       const why = `rollout #${rollout.id} rolled back to version ${rollout.blue.version}: ${req.reason}`;
       await setRun(tx, rollout.green.pipelineVersionId, "stopped", "rolled_back", who.actor, why);
-      try {
-        await switchServing(prismaSqlClient(tx), {
-          from: rollout.green.pipelineVersionId,
-          to: rollout.blue.pipelineVersionId,
-          why: "rolled_back",
-        });
-      } catch (err) {
-        if (err instanceof ConfigurationError) throw new RolloutError(err.message, "conflict");
-        throw err;
-      }
       await setRun(tx, rollout.blue.pipelineVersionId, "running", "rollback", who.actor, why);
       const staleRequests = await staleRequestsOf(
         tx,
@@ -71,6 +61,17 @@ export async function rollbackRollout(
         where: { pipelineVersionId: rollout.blue.pipelineVersionId },
         select: { scheduleSeq: true },
       });
+      // Last, as in a promotion: readers of the serving names wait on the views' lock until the commit.
+      try {
+        await switchServing(prismaSqlClient(tx), {
+          from: rollout.green.pipelineVersionId,
+          to: rollout.blue.pipelineVersionId,
+          why: "rolled_back",
+        });
+      } catch (err) {
+        if (err instanceof ConfigurationError) throw new RolloutError(err.message, "conflict");
+        throw err;
+      }
       return { blue: rollout.blue.pipelineVersionId, seq: run.scheduleSeq };
     },
     { timeout: 15_000, maxWait: 10_000 },
