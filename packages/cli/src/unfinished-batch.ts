@@ -4,26 +4,17 @@
 // about to read the same offsets and may die the same way. The workers count such attempts and fail
 // the version instead (docs/workers.md, "A batch that kills its worker").
 import type pg from "pg";
+import { findUnfinishedPlan } from "@sluice/engine";
 import { describeRanges } from "@sluice/services";
 
 export async function describeUnfinishedBatch(
   pool: pg.Pool,
   pipelineVersionId: string,
 ): Promise<string | undefined> {
-  const res = await pool.query<{
-    batch_id: string;
-    ranges: { partition: number; from: number; to: number }[];
-    planned_at: Date;
-  }>(
-    `SELECT o.batch_id, o.ranges, o.planned_at FROM checkpoints c
-       JOIN offset_log o ON o.pipeline_version_id = c.pipeline_version_id AND o.batch_id = c.last_batch_id + 1
-      WHERE c.pipeline_version_id = $1`,
-    [pipelineVersionId],
-  );
-  const row = res.rows[0];
+  const row = await findUnfinishedPlan(pool, pipelineVersionId);
   if (!row) return undefined;
   return (
-    `batch ${row.batch_id} (${describeRanges(row.ranges)}) was planned at ${row.planned_at.toISOString()} by an earlier run that did not commit it; ` +
+    `batch ${row.batchId} (${describeRanges(row.ranges)}) was planned at ${row.plannedAt.toISOString()} by an earlier run that did not commit it; ` +
     `re-running it over the same offsets. If that run died (e.g. "JavaScript heap out of memory"), this one may too: ` +
     `give it more memory (NODE_OPTIONS=--max-old-space-size=…) or fix the records or the spec first.`
   );

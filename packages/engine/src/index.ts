@@ -7,7 +7,8 @@ export {
   type RunnerOptions,
 } from "./runner/pipeline-runner";
 export type { EngineLogger } from "./runner/engine-logger";
-export { formatProgressLine, type BatchProgress } from "./runner/progress";
+export { formatProgressLine } from "./runner/progress";
+export { readProgressRecord, type BatchProgress } from "./store/progress-record";
 export type { LatencyPercentiles } from "./runner/latency";
 export {
   registerPipelineVersion,
@@ -20,7 +21,27 @@ export {
   previewRegistration,
   type RegistrationPreview,
 } from "./store/version-compatibility";
-export { loadCheckpoint, type Checkpoint } from "./store/checkpoint-store";
+export {
+  checkpointJoinSql,
+  findCheckpoint,
+  loadCheckpoint,
+  lockCheckpoint,
+  nextBatchId,
+  nextBatchIdSql,
+  presetStartingOffsets,
+  readLeaseEpoch,
+  readLeaseOwners,
+  resetCheckpoint,
+  type Checkpoint,
+  type StoredCheckpoint,
+} from "./store/checkpoint-store";
+export {
+  findPlannedBatch,
+  findUnfinishedPlan,
+  firstLineageOffsets,
+  type RecordedPlan,
+} from "./store/offset-log-store";
+export { LINEAGE_SQL } from "./store/version-lineage";
 export { KafkaSource } from "./source/kafka-source";
 export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "./source/source";
 export { planBatch } from "./plan/plan-batch";
@@ -34,7 +55,17 @@ export {
   RetriableError,
   InvariantError,
 } from "./errors";
-export type { OutcomeCounts } from "./batch/outcomes";
+export {
+  COUNTED_OUTCOMES,
+  outcomeColumn,
+  OUTCOMES,
+  perOutcome,
+  ZOutcomeCounts,
+  type CountedOutcome,
+  type Outcome,
+  type OutcomeColumn,
+  type OutcomeCounts,
+} from "./batch/outcomes";
 export {
   openRequeuedDeliveries,
   REQUEUED_PER_TURN,

@@ -2,7 +2,7 @@
 // across workers; gauges are dropped by a worker once another one holds the version's lease, so each
 // version's gauges come from one worker at a time).
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-import type { BatchProgress } from "@sluice/engine";
+import { OUTCOMES, outcomeColumn, type BatchProgress } from "@sluice/engine";
 
 const LABELS = ["pipeline", "version"] as const;
 type Labels = { pipeline: string; version: string };
@@ -125,16 +125,9 @@ export function createPipelineMetrics(registry: Registry): PipelineMetrics {
       inputRows.inc(l, p.inputRows);
       const o = p.outcomes;
       const dropped = Object.values(o.dropped).reduce((a, b) => a + b, 0);
-      const counts: [string, number][] = [
-        ["sink", o.sink],
-        ["duplicate", o.duplicate],
-        ["filtered", o.filtered],
-        ["quarantined", o.quarantined],
-        ["dead_letter", o.deadLetter],
-        ["late", o.late],
-        ["stale", o.stale ?? 0],
-        ["dropped", dropped],
-      ];
+      const counts = OUTCOMES.map(
+        (outcome) => [outcomeColumn(outcome), outcome === "dropped" ? dropped : o[outcome]] as const,
+      );
       for (const [outcome, n] of counts) if (n > 0) rows.inc({ ...l, outcome }, n);
       for (const [expectation, n] of Object.entries(p.expectations))
         if (n > 0) violations.inc({ ...l, expectation }, n);

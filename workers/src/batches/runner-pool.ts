@@ -17,6 +17,8 @@ import {
   KafkaSource,
   openRequeuedDeliveries,
   PipelineRunner,
+  readLeaseEpoch,
+  readLeaseOwners,
   type EngineLogger,
   type RequeuedDeliveries,
   type RequeuedReport,
@@ -99,12 +101,8 @@ export class RunnerPool {
     }
     entry.busy = true;
     try {
-      const lease = await this.opts.pool.query<{ lease_epoch: string }>(
-        `SELECT lease_epoch FROM checkpoints WHERE pipeline_version_id = $1`,
-        [pipelineVersionId],
-      );
-      const row = lease.rows[0];
-      if (!entry.runner || !row || Number(row.lease_epoch) !== entry.runner.leaseEpoch) {
+      const leaseEpoch = await readLeaseEpoch(this.opts.pool, pipelineVersionId);
+      if (!entry.runner || leaseEpoch !== entry.runner.leaseEpoch) {
         const reason: OpenReason = entry.runner ? "lease-moved" : "cold";
         const started = Date.now();
         entry.runner = await PipelineRunner.open(
@@ -160,11 +158,8 @@ export class RunnerPool {
   async leaseHolders(): Promise<Map<string, boolean>> {
     const ids = [...this.entries.keys()];
     if (ids.length === 0) return new Map();
-    const res = await this.opts.pool.query<{ pipeline_version_id: string; lease_owner: string | null }>(
-      `SELECT pipeline_version_id, lease_owner FROM checkpoints WHERE pipeline_version_id = ANY($1)`,
-      [ids],
-    );
-    return new Map(res.rows.map((r) => [r.pipeline_version_id, r.lease_owner === this.opts.owner]));
+    const owners = await readLeaseOwners(this.opts.pool, ids);
+    return new Map([...owners].map(([id, owner]) => [id, owner === this.opts.owner]));
   }
 
   async closeAll(): Promise<void> {

@@ -1,29 +1,31 @@
 // `sluice status <pipeline>`: what a person debugging a pipeline asks first.
 import { createPrismaClient } from "@sluice/db";
+import { findCheckpoint } from "@sluice/engine";
 import { DEAD_LETTER_OUTCOMES, summarizeDeadLetters } from "@sluice/services";
 import { connect } from "../connect";
 
 export async function statusCommand(name: string): Promise<number> {
   const { pool, close } = await connect();
   try {
-    const versions = await pool.query(
-      `SELECT v.id, v.version, c.last_batch_id, c.end_offsets, c.watermark, c.state_rows, c.state_bytes, c.lease_owner, c.lease_epoch
-         FROM pipelines p JOIN pipeline_versions v ON v.pipeline_id = p.id LEFT JOIN checkpoints c ON c.pipeline_version_id = v.id
+    const versions = await pool.query<{ id: string; version: number }>(
+      `SELECT v.id, v.version FROM pipelines p JOIN pipeline_versions v ON v.pipeline_id = p.id
         WHERE p.name = $1 ORDER BY v.version DESC`,
       [name],
     );
-    if (versions.rowCount === 0) {
+    const newest = versions.rows[0];
+    if (!newest) {
       console.error(`no pipeline named "${name}" — register one with: npx sluice run <spec.yaml>`);
       return 1;
     }
     for (const v of versions.rows) {
+      const cp = await findCheckpoint(pool, v.id);
       console.log(
-        `version ${v.version} [${v.id}]: last batch ${v.last_batch_id ?? "-"}, offsets ${JSON.stringify(v.end_offsets ?? {})}, ` +
-          `watermark ${v.watermark?.toISOString() ?? "-"}, state ${v.state_rows ?? 0} rows / ${v.state_bytes ?? 0} bytes, ` +
-          `lease ${v.lease_owner ?? "-"} (epoch ${v.lease_epoch ?? 0})`,
+        `version ${v.version} [${v.id}]: last batch ${cp?.lastBatchId ?? "-"}, offsets ${JSON.stringify(cp?.endOffsets ?? {})}, ` +
+          `watermark ${cp?.watermark?.toISOString() ?? "-"}, state ${cp?.stateRows ?? 0} rows / ${cp?.stateBytes ?? 0} bytes, ` +
+          `lease ${cp?.leaseOwner ?? "-"} (epoch ${cp?.leaseEpoch ?? 0})`,
       );
     }
-    const latest = versions.rows[0].id;
+    const latest = newest.id;
     const run = await pool.query(
       `SELECT status, desired_state, consecutive_failures, last_error, failed_batch_id, batch_worker_id, next_batch_at, attempt_batch_id, unfinished_attempts FROM pipeline_runs WHERE pipeline_version_id = $1`,
       [latest],

@@ -6,7 +6,7 @@
 // windows behind it are written instead of waiting for the next record.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 

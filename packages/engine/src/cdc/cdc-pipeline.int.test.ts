@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { produceCustomerChanges, type CustomerChange } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import {
   customerStatusSpec,
   expectedScd1,

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { produceCustomerChanges } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import {
   customerStatusSpec,
   SCD1_COLUMNS,

@@ -11,7 +11,7 @@ import pg from "pg";
 import { producePayments } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 import { batchLog, createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 import { finishRun, runWithKills } from "../testing/kill-loop";

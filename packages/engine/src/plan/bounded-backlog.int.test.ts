@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, type Manifest } from "@sluice/producer";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 

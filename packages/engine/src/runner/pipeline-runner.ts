@@ -26,18 +26,18 @@ import {
 import {
   acquireLease,
   ensureCheckpoint,
-  findPlannedBatch,
   loadCheckpoint,
-  recordPlan,
   recordStartingOffsets,
   type Checkpoint,
 } from "../store/checkpoint-store";
+import { findPlannedBatch, recordPlan } from "../store/offset-log-store";
 import { commitBatch } from "../store/commit-batch";
 import { claimNames } from "../store/sink-claims";
 import { loadSinkTables } from "../store/serving-views";
 import { lookupSeenKeys, stopForExpectations } from "../store/state-store";
 import { sortedIngestTimes } from "./latency";
-import { buildProgress, type BatchProgress } from "./progress";
+import { buildProgress } from "./progress";
+import type { BatchProgress } from "../store/progress-record";
 import type { EngineLogger } from "./engine-logger";
 
 /** What the engine needs from outside; it never reads env or knows about HTTP. */
@@ -208,7 +208,7 @@ export class PipelineRunner {
           partitionEventTime,
           sortedIngest,
           ...step.progress(),
-        }) as unknown as Record<string, unknown>,
+        }),
     });
     // While Postgres commits this batch, read and process the next one (when a full batch is waiting).
     // Its operator step (windows, CDC, webhook, a join and outputs) waits for its turn: that reads the committed state.
@@ -232,7 +232,7 @@ export class PipelineRunner {
     this.lastTriggerAt = triggerAt;
     return {
       kind: "committed",
-      progress: committed.progress as unknown as BatchProgress,
+      progress: committed.progress,
       ...(processed.drift ? { drift: processed.drift } : {}),
     };
   }

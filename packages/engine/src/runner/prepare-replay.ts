@@ -9,7 +9,8 @@
 import type pg from "pg";
 import { contractColumns, type TCompiledSpec } from "@sluice/pipeline-spec";
 import { processBatch } from "../batch/process-batch";
-import { findPlannedBatch, recordPlan, type Checkpoint } from "../store/checkpoint-store";
+import type { Checkpoint } from "../store/checkpoint-store";
+import { findPlannedBatch, recordPlan } from "../store/offset-log-store";
 import {
   loadReplayItems,
   MAX_REPLAY_ROWS,

@@ -1,57 +1,19 @@
-// The per-batch progress record, shaped like Spark's StreamingQueryProgress, stored in batch_log and
-// shown by `sluice status` and the console.
+// Building the per-batch progress record (its schema and type: store/progress-record.ts), stored in
+// batch_log and shown by `sluice status` and the console.
 import type { OutcomeCounts } from "../batch/outcomes";
 import type { PartitionEventTime } from "../batch/partition-watermark";
 import type { OperatorReport } from "../operator/result-operator";
 import type { OffsetRange, PartitionOffsets } from "../source/source";
-import { latencyPercentiles, type LatencyPercentiles } from "./latency";
+import { latencyPercentiles } from "./latency";
 import type { JoinReport } from "../join/join-operator";
-import type { OutputProgress } from "./staged-result";
+import type { OutputProgress } from "../output/output-progress";
+import type { BatchProgress } from "../store/progress-record";
 
 export interface PhaseDurations {
   plan: number;
   read: number;
   process: number;
   commit: number;
-}
-
-export interface BatchProgress {
-  batchId: number;
-  pipelineVersionId: string;
-  timestamp: string;
-  inputRows: number;
-  inputRowsPerSecond: number;
-  processedRowsPerSecond: number;
-  durationMs: PhaseDurations & { total: number };
-  sources: { partition: number; startOffset: number; endOffset: number; latestOffset: number }[];
-  backlog: number;
-  skippedOffsets: Record<string, number>;
-  watermark: string | null;
-  eventTimeMax: string | null;
-  stateRows: number;
-  stateBytes: number;
-  outcomes: OutcomeCounts;
-  /** Violations per expectation (warn: kept; drop: dropped). */
-  expectations: Record<string, number>;
-  replayed: boolean;
-  /** A dead-letter replay batch (no Kafka range; offsets and watermark unchanged): which requests, how many rows. */
-  deadLetterReplay?: { replayIds: number[]; rows: number };
-  /** Read and processed while the previous batch committed (its read and process time overlapped that commit). */
-  preparedAhead?: boolean;
-  /** Rows behind the watermark but within allowedLateness that still updated their window (counted in sink). */
-  lateAccepted?: number;
-  /** Per partition: max event time, last data, and whether it is idle (idle partitions do not hold the watermark). */
-  partitionEventTime?: PartitionEventTime[];
-  /** Windows / CDC / webhook: what the operator did in this batch. */
-  operator?: OperatorReport;
-  /** End-to-end latency of the batch's rows, Kafka append time → this commit (ms); absent for a batch without rows. */
-  latencyMs?: LatencyPercentiles;
-  /** The newest Kafka append time among the batch's rows: how fresh the data it committed is. */
-  ingestTimeMax?: string;
-  /** A pipeline with several outputs or a join: each output's outcomes, watermark, state and operator. */
-  outputs?: OutputProgress[];
-  /** A join: rows joined, at the bound, missing, waiting; the dimension's changes and watermark. */
-  join?: JoinReport;
 }
 
 export interface ProgressInput {

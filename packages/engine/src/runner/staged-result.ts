@@ -5,7 +5,6 @@
 // (store/commit-batch.ts `staged`): the join's state, every output's rows and state, and per output
 // its watermark and state size in the checkpoint — all outputs see the batch, or none does.
 import type { DeadLetterRow, ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
-import type { OperatorReport } from "../operator/result-operator";
 import type { JoinOperator, JoinReport } from "../join/join-operator";
 import type { OpenedOutput } from "../output/open-outputs";
 import {
@@ -15,25 +14,10 @@ import {
   type OutputCheckpoints,
 } from "../output/output-time";
 import { prepareOutputs, type PreparedOutput } from "../output/prepare-outputs";
-import type { OutputOutcomes } from "../output/screen-output";
+import type { OutputProgress } from "../output/output-progress";
 import type { StagedWrites } from "../store/commit-batch";
 import type { Checkpoint } from "../store/checkpoint-store";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
-
-/** One output in the progress record. */
-export interface OutputProgress {
-  name: string;
-  /** The table it writes, or "webhook". */
-  sink: string;
-  watermark: string | null;
-  outcomes: OutputOutcomes;
-  lateAccepted: number;
-  /** Violations of this output's own expectations (warn: kept; drop: dropped from this output). */
-  expectations: Record<string, number>;
-  stateRows: number;
-  stateBytes: number;
-  operator?: OperatorReport;
-}
 
 export interface Staging {
   compiled: TCompiledSpec;

@@ -11,6 +11,7 @@ import { bulkSelect } from "./bulk";
 import type { SinkTable } from "./sink-table";
 import { assertSinkClaims } from "./sink-claims";
 import { writeSinkRows } from "./write-sink";
+import type { BatchProgress } from "./progress-record";
 import { markReplayed, type ReplayItem, type ReplayItemResult } from "./replay-store";
 
 /** A dead-letter replay batch: the items it applies and each row's outcome as the batch decided it. */
@@ -51,7 +52,7 @@ export interface CommitInput {
   /** Set for a dead-letter replay batch: the items are marked applied in this transaction. */
   replay?: CommitReplay;
   /** Builds the progress record from the final outcome counts (sink conflicts are known only here). */
-  progress(outcomes: OutcomeCounts, state: { rows: number; bytes: number }): Record<string, unknown>;
+  progress(outcomes: OutcomeCounts, state: { rows: number; bytes: number }): BatchProgress;
 }
 
 export interface StagedWrites {
@@ -64,7 +65,7 @@ export interface CommitResult {
   outcomes: OutcomeCounts;
   stateRows: number;
   stateBytes: number;
-  progress: Record<string, unknown>;
+  progress: BatchProgress;
 }
 
 export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<CommitResult> {

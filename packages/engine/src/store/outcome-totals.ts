@@ -4,6 +4,7 @@
 // The version's lineage counts too: a version that continued another's checkpoint (continued_from_id)
 // continued its sink table, so the batches that wrote the rows it holds are partly its predecessors'.
 import type pg from "pg";
+import { LINEAGE_SQL } from "./version-lineage";
 
 export interface OutcomeTotals {
   /**
@@ -35,11 +36,7 @@ export async function sumOutcomesWithin(
   from: Record<string, number> = {},
   output?: string,
 ): Promise<OutcomeTotals> {
-  const counted = `WITH RECURSIVE lineage(id, depth) AS (
-      SELECT $1::text, 0
-      UNION ALL
-      SELECT v.continued_from_id, l.depth + 1 FROM lineage l JOIN pipeline_versions v ON v.id = l.id
-       WHERE v.continued_from_id IS NOT NULL AND l.depth < 10000),
+  const counted = `WITH RECURSIVE ${LINEAGE_SQL},
     counted AS (
       SELECT b.batch_id, b.input_rows, b.progress FROM batch_log b JOIN lineage l ON b.pipeline_version_id = l.id
        WHERE jsonb_array_length(b.progress -> 'sources') = 0 OR EXISTS (

@@ -6,7 +6,7 @@ import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { createTestDatabase, endPool, testServices, uniqueName, type TestDatabase } from "@sluice/testing";
 import type { EngineLogger } from "../runner/engine-logger";
 import { PipelineRunner, type EngineResources, type RunnerOptions } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 
 export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };

@@ -10,7 +10,7 @@ import { producePayments, simulatedClock, type Manifest } from "@sluice/producer
 import { totalOutcomes } from "../batch/outcomes";
 import { FencedError } from "../errors";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 import { startWebhookReceiver, type WebhookReceiver } from "../testing/webhook-receiver";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 import { judgedEventsSql, loadReferenceBatches, loadReferenceEvents } from "../testing/reference-events";

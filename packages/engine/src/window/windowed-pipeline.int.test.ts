@@ -11,7 +11,7 @@ import { producePayments, simulatedClock, type Manifest } from "@sluice/producer
 import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { totalOutcomes } from "../batch/outcomes";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { BatchProgress } from "../runner/progress";
+import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
 import { batchLog, createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
 import { judgedEventsSql, loadReferenceBatches, loadReferenceEvents } from "../testing/reference-events";

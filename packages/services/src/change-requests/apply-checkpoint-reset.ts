@@ -6,7 +6,9 @@
 // uncommitted range is dropped so nothing re-reads the old range. Chosen state (dedup, windows, CDC)
 // is cleared in the same transaction, and a checkpoint_resets row marks the discontinuity.
 import type { Prisma } from "@sluice/db";
+import { lockCheckpoint, resetCheckpoint } from "@sluice/engine";
 import { ChangeRequestError } from "./change-request-view";
+import { prismaSqlClient } from "./prisma-sql-client";
 import { resetImpact, shapeOfSpec, type TResetImpact, type TResetState } from "./reset-impact";
 
 type TTx = Prisma.TransactionClient;
@@ -26,10 +28,8 @@ export async function applyCheckpointReset(
 ): Promise<TAppliedReset> {
   const payload = cr.payload as { state: TResetState };
   const impact = cr.impact as TResetImpact;
-  await tx.$executeRaw`INSERT INTO checkpoints (pipeline_version_id) VALUES (${cr.pipelineVersionId}) ON CONFLICT DO NOTHING`;
-  const [cp] = await tx.$queryRaw<{ last_batch_id: bigint; end_offsets: Record<string, number> }[]>`
-    SELECT last_batch_id, end_offsets FROM checkpoints WHERE pipeline_version_id = ${cr.pipelineVersionId} FOR UPDATE`;
-  if (!cp) throw new ChangeRequestError("the pipeline version has no checkpoint", "conflict");
+  const sql = prismaSqlClient(tx);
+  const cp = await lockCheckpoint(sql, cr.pipelineVersionId);
   const version = await tx.pipelineVersion.findUniqueOrThrow({
     where: { id: cr.pipelineVersionId },
     select: { spec: true },
@@ -41,7 +41,7 @@ export async function applyCheckpointReset(
     shape: shapeOfSpec(version.spec),
     target: { kind: "offsets", offsets: targets },
     state: payload.state,
-    checkpoint: cp.end_offsets,
+    checkpoint: cp.endOffsets,
     bounds: impact.partitions,
   });
   if (now.refusals.length > 0)
@@ -51,7 +51,7 @@ export async function applyCheckpointReset(
     );
 
   const clear = payload.state === "clear";
-  const offsetsAfter = { ...cp.end_offsets, ...targets };
+  const offsetsAfter = { ...cp.endOffsets, ...targets };
   let stateRowsCleared = 0;
   if (clear) {
     stateRowsCleared +=
@@ -66,24 +66,18 @@ export async function applyCheckpointReset(
     stateRowsCleared +=
       await tx.$executeRaw`DELETE FROM join_held WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
   }
-  await tx.$executeRaw`
-    UPDATE checkpoints
-       SET end_offsets = ${JSON.stringify(offsetsAfter)}::jsonb,
-           lease_epoch = lease_epoch + 1, lease_owner = ${`change-request:${cr.id}`}, lease_at = now(), updated_at = now(),
-           state_rows = CASE WHEN ${clear} THEN 0 ELSE state_rows END,
-           state_bytes = CASE WHEN ${clear} THEN 0 ELSE state_bytes END,
-           watermark = CASE WHEN ${clear} THEN NULL ELSE watermark END,
-           event_time_max = CASE WHEN ${clear} THEN '{}'::jsonb ELSE event_time_max END,
-           outputs = CASE WHEN ${clear} THEN '{}'::jsonb ELSE outputs END,
-           dimension = CASE WHEN ${clear} THEN '{}'::jsonb ELSE dimension END
-     WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-  await tx.$executeRaw`DELETE FROM offset_log WHERE pipeline_version_id = ${cr.pipelineVersionId} AND batch_id > ${cp.last_batch_id}`;
+  await resetCheckpoint(sql, cr.pipelineVersionId, {
+    afterBatchId: cp.lastBatchId,
+    offsets: offsetsAfter,
+    owner: `change-request:${cr.id}`,
+    clearState: clear,
+  });
   await tx.checkpointReset.create({
     data: {
       pipelineVersionId: cr.pipelineVersionId,
       changeRequestId: cr.id,
-      afterBatchId: cp.last_batch_id,
-      offsetsBefore: cp.end_offsets,
+      afterBatchId: BigInt(cp.lastBatchId),
+      offsetsBefore: cp.endOffsets,
       offsetsAfter,
       stateCleared: clear,
       requestedBy: cr.requestedBy,
@@ -91,8 +85,8 @@ export async function applyCheckpointReset(
     },
   });
   return {
-    afterBatchId: Number(cp.last_batch_id),
-    offsetsBefore: cp.end_offsets,
+    afterBatchId: cp.lastBatchId,
+    offsetsBefore: cp.endOffsets,
     offsetsAfter,
     stateCleared: clear,
     stateRowsCleared,

@@ -19,6 +19,7 @@
 import {
   ConfigurationError,
   IncompatibleStateError,
+  lockCheckpoint,
   migrateSinkTable,
   registerPipelineVersionIn,
 } from "@sluice/engine";
@@ -78,11 +79,8 @@ export async function applySchemaChange(
       `the running spec (v${old.version}) no longer validates: its state cannot be compared with the proposal's`,
     );
 
-  await tx.$executeRaw`INSERT INTO checkpoints (pipeline_version_id) VALUES (${cr.pipelineVersionId}) ON CONFLICT DO NOTHING`;
-  const [cp] = await tx.$queryRaw<{ last_batch_id: bigint; end_offsets: Record<string, number> }[]>`
-    SELECT last_batch_id, end_offsets FROM checkpoints WHERE pipeline_version_id = ${cr.pipelineVersionId} FOR UPDATE`;
-
   const sql = prismaSqlClient(tx);
+  const cp = await lockCheckpoint(sql, cr.pipelineVersionId);
   const registered = await registerPipelineVersionIn(sql, proposed.spec as TPipelineSpec, {
     registeredBy: `change-request:${cr.id}`,
     reason:
@@ -166,8 +164,8 @@ export async function applySchemaChange(
     pipelineVersionId: registered.pipelineVersionId,
     previousVersion: old.version,
     previousVersionId: cr.pipelineVersionId,
-    afterBatchId: Number(cp?.last_batch_id ?? -1),
-    offsets: cp?.end_offsets ?? {},
+    afterBatchId: cp.lastBatchId,
+    offsets: cp.endOffsets,
     sinkChanges,
     run,
   };

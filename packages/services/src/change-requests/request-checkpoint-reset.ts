@@ -5,9 +5,11 @@
 // checkpoint of the version named (the console's `?v=N`, `sluice reset name@2`), else the serving one.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
+import { findCheckpoint } from "@sluice/engine";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { ChangeRequestError, getChangeRequest, type TChangeRequestView } from "./change-request-view";
+import { prismaSqlClient } from "./prisma-sql-client";
 import { resetImpact, shapeOfSpec, ZResetState, ZResetTarget } from "./reset-impact";
 import type { TTopicOffsets } from "./topic-offsets";
 
@@ -43,17 +45,14 @@ export async function requestCheckpointReset(
       `pipeline "${req.pipeline}" reads no Kafka topic: there is no checkpoint to reset`,
       "invalid",
     );
-  const checkpoint = await db.checkpoint.findUnique({
-    where: { pipelineVersionId: version.id },
-    select: { endOffsets: true, lastBatchId: true },
-  });
+  const checkpoint = await findCheckpoint(prismaSqlClient(db), version.id);
   const bounds = await offsets.bounds(topic);
   const byTime = req.to.kind === "timestamp" ? await offsets.forTimestamp(topic, req.to.at) : undefined;
   const impact = resetImpact({
     shape: shapeOfSpec(version.spec),
     target: req.to,
     state: req.state,
-    checkpoint: (checkpoint?.endOffsets ?? {}) as Record<string, number>,
+    checkpoint: checkpoint?.endOffsets ?? {},
     bounds,
     ...(byTime ? { byTime } : {}),
   });

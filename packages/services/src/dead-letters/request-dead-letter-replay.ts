@@ -22,8 +22,10 @@
 // each row once.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
+import { findCheckpoint, type Checkpoint } from "@sluice/engine";
 import { parseDuration } from "@sluice/pipeline-spec";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { deadLetterCondition, narrowsSomething, ZDeadLetterFilter } from "./dead-letter-filter";
 
 /** At most this many rows per request (a second request takes the rest). */
@@ -108,9 +110,7 @@ export async function requestDeadLetterReplay(
 
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
-    const cp = await tx.$queryRaw<
-      { watermark: Date | null; outputs: TOutputCheckpoints }[]
-    >`SELECT watermark, outputs FROM checkpoints WHERE pipeline_version_id = ${serving.id}`;
+    const cp = await findCheckpoint(prismaSqlClient(tx), serving.id);
     // The versions whose checkpoint the serving one continues (itself included): their dead letters
     // are rows it skipped. Another version's (fresh state: blue/green, a rebuild) it reads on its own.
     const lineage = await tx.$queryRaw<{ id: string }[]>`
@@ -142,7 +142,7 @@ export async function requestDeadLetterReplay(
        WHERE v.pipeline_id = ${pipeline.id} AND ${deadLetterCondition(filter)}
        ORDER BY d.id LIMIT ${MAX_REPLAY + 1}`;
     const taken = rows.slice(0, MAX_REPLAY);
-    const refusal = refusalFor(spec, serving.version, cp[0] ?? { watermark: null, outputs: {} }, continued);
+    const refusal = refusalFor(spec, serving.version, cp ?? { watermark: null, outputs: {} }, continued);
     const refused: TDeadLetterReplayRefusal[] = [];
     const accepted: bigint[] = [];
     const records = new Map<string, bigint>();
@@ -228,7 +228,7 @@ interface TReplaySpec {
   outputs?: Record<string, { aggregate?: TReplayAggregate }>;
 }
 type TReplayAggregate = { window?: unknown; allowedLateness?: string | number };
-type TOutputCheckpoints = Record<string, { watermark?: string | null }>;
+type TReplayCheckpoint = Pick<Checkpoint, "watermark" | "outputs">;
 
 const latenessOf = (a: TReplayAggregate | undefined) =>
   a?.allowedLateness === undefined ? 0 : parseDuration(a.allowedLateness);
@@ -239,7 +239,7 @@ const latenessOf = (a: TReplayAggregate | undefined) =>
  */
 function lateHorizonOf(
   spec: TReplaySpec,
-  cp: { watermark: Date | null; outputs: TOutputCheckpoints },
+  cp: TReplayCheckpoint,
 ): { horizon: Date | null; latenessMs: number; windowed: boolean } {
   if (!spec.outputs) {
     const latenessMs = latenessOf(spec.aggregate);
@@ -260,7 +260,7 @@ function lateHorizonOf(
 function refusalFor(
   spec: TReplaySpec,
   version: number,
-  cp: { watermark: Date | null; outputs: TOutputCheckpoints },
+  cp: TReplayCheckpoint,
   continued: ReadonlySet<string>,
 ) {
   const topic = spec.source?.kafka?.topic;

@@ -1,83 +1,18 @@
-// Reading the engine's progress record (batch_log.progress, written by packages/engine/src/runner/
-// progress.ts) for people. The column is JSON written by whichever engine version committed the batch,
-// so it is parsed leniently: a counter a record does not have reads as 0 (older records have no
-// `stale`, `preparedAhead`, `lateAccepted` or `partitionEventTime`), a malformed one never breaks the page.
-import { z } from "zod";
+// Reading the engine's progress record (batch_log.progress, its schema in @sluice/engine
+// store/progress-record.ts) for people. The column is JSON written by whichever engine version
+// committed the batch; the engine's reader keeps the fields that match and leaves out the others, so
+// a field a record does not have (older records have no `stale`, `preparedAhead`, `lateAccepted` or
+// `partitionEventTime`) or a malformed one reads as 0 / none here and never breaks the page.
+import { readProgressRecord, ZOutcomeCounts, type BatchProgress, type OutcomeCounts } from "@sluice/engine";
 
-const count = z.number().int().nonnegative().catch(0);
-const counts = z.record(z.string(), z.number()).catch({});
-const instant = z
-  .string()
-  .nullish()
-  .transform((s) => (s ? new Date(s) : null))
-  .transform((d) => (d && !Number.isNaN(d.getTime()) ? d : null))
-  .catch(null);
+/** An ISO time as the record keeps it, or null when absent or not a time. */
+function instant(s: string | null | undefined): Date | null {
+  if (!s) return null;
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
 
-const ZOutcomes = z.object({
-  sink: count,
-  duplicate: count,
-  filtered: count,
-  quarantined: count,
-  deadLetter: count,
-  late: count,
-  stale: count,
-  dropped: counts,
-});
-
-const ZProgress = z.object({
-  timestamp: instant,
-  inputRowsPerSecond: count,
-  processedRowsPerSecond: count,
-  durationMs: z
-    .object({ plan: count, read: count, process: count, commit: count, total: count })
-    .nullable()
-    .catch(null),
-  sources: z
-    .array(
-      z.object({
-        partition: z.number().int(),
-        startOffset: z.number(),
-        endOffset: z.number(),
-        latestOffset: z.number(),
-      }),
-    )
-    .catch([]),
-  backlog: z.number().nullable().catch(null),
-  watermark: instant,
-  eventTimeMax: instant,
-  stateRows: count,
-  stateBytes: count,
-  outcomes: ZOutcomes.nullable().catch(null),
-  expectations: counts,
-  replayed: z.boolean().catch(false),
-  deadLetterReplay: z
-    .object({ replayIds: z.array(z.number().int()), rows: z.number().int() })
-    .nullable()
-    .catch(null),
-  preparedAhead: z.boolean().catch(false),
-  lateAccepted: count,
-  partitionEventTime: z
-    .array(
-      z.object({
-        partition: z.number().int(),
-        eventTimeMax: instant,
-        lastDataAt: instant,
-        idle: z.boolean(),
-      }),
-    )
-    .catch([]),
-  operator: z
-    .record(z.string(), z.union([z.number(), z.string()]))
-    .nullable()
-    .catch(null),
-  latencyMs: z
-    .object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number() })
-    .nullable()
-    .catch(null),
-  ingestTimeMax: instant,
-});
-
-export type TOutcomeCounts = z.infer<typeof ZOutcomes>;
+export type TOutcomeCounts = OutcomeCounts;
 
 /** One partition as the batch saw it: the offsets it read (if any) and its event-time clock (if any). */
 export interface TPartitionProgress {
@@ -138,42 +73,48 @@ export interface TBatchLogRow {
 
 /** A batch_log row as the console shows it. */
 export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
-  const parsed = ZProgress.safeParse(row.progress);
-  const p = parsed.success ? parsed.data : ZProgress.parse({});
+  const p = readProgressRecord(row.progress);
   // The outcomes column and the record's copy are written together; prefer the record's, fall back to the column.
-  const outcomes =
-    p.outcomes ??
-    ZOutcomes.nullable().catch(null).parse(row.outcomes) ??
-    ZOutcomes.parse({ sink: row.sinkRows });
+  const outcomes = p.outcomes ?? columnOutcomes(row);
   return {
     batchId: Number(row.batchId),
     committedAt: row.committedAt,
-    timestamp: p.timestamp ?? row.committedAt,
+    timestamp: instant(p.timestamp) ?? row.committedAt,
     inputRows: row.inputRows,
-    inputRowsPerSecond: p.inputRowsPerSecond,
-    processedRowsPerSecond: p.processedRowsPerSecond,
-    durationMs: p.durationMs,
-    backlog: p.backlog,
-    watermark: p.watermark,
-    eventTimeMax: p.eventTimeMax,
-    stateRows: p.stateRows,
-    stateBytes: p.stateBytes,
+    inputRowsPerSecond: nonNegative(p.inputRowsPerSecond),
+    processedRowsPerSecond: nonNegative(p.processedRowsPerSecond),
+    durationMs: p.durationMs ?? null,
+    backlog: p.backlog ?? null,
+    watermark: instant(p.watermark),
+    eventTimeMax: instant(p.eventTimeMax),
+    stateRows: nonNegative(p.stateRows),
+    stateBytes: nonNegative(p.stateBytes),
     outcomes,
-    expectations: p.expectations,
-    replayed: p.replayed,
-    deadLetterReplay: p.deadLetterReplay,
-    preparedAhead: p.preparedAhead,
-    lateAccepted: p.lateAccepted,
-    partitions: mergePartitions(p.sources, p.partitionEventTime),
-    operator: p.operator,
-    latencyMs: p.latencyMs,
-    ingestTimeMax: p.ingestTimeMax,
+    expectations: p.expectations ?? {},
+    replayed: p.replayed ?? false,
+    deadLetterReplay: p.deadLetterReplay ?? null,
+    preparedAhead: p.preparedAhead ?? false,
+    lateAccepted: nonNegative(p.lateAccepted),
+    partitions: mergePartitions(p.sources ?? [], p.partitionEventTime ?? []),
+    operator: p.operator ?? null,
+    latencyMs: p.latencyMs ?? null,
+    ingestTimeMax: instant(p.ingestTimeMax),
   };
 }
 
+/** A count as people read it: 0 when the record has none (or a negative or fractional one). */
+function nonNegative(n: number | undefined): number {
+  return n !== undefined && Number.isInteger(n) && n >= 0 ? n : 0;
+}
+
+function columnOutcomes(row: TBatchLogRow): OutcomeCounts {
+  const column = ZOutcomeCounts.safeParse(row.outcomes);
+  return column.success ? column.data : ZOutcomeCounts.parse({ sink: row.sinkRows });
+}
+
 function mergePartitions(
-  sources: { partition: number; startOffset: number; endOffset: number; latestOffset: number }[],
-  clocks: { partition: number; eventTimeMax: Date | null; lastDataAt: Date | null; idle: boolean }[],
+  sources: BatchProgress["sources"],
+  clocks: NonNullable<BatchProgress["partitionEventTime"]>,
 ): TPartitionProgress[] {
   const byPartition = new Map<number, TPartitionProgress>();
   const entry = (partition: number) => {
@@ -201,8 +142,8 @@ function mergePartitions(
     });
   for (const c of clocks)
     Object.assign(entry(c.partition), {
-      eventTimeMax: c.eventTimeMax,
-      lastDataAt: c.lastDataAt,
+      eventTimeMax: instant(c.eventTimeMax),
+      lastDataAt: instant(c.lastDataAt),
       idle: c.idle,
     });
   return [...byPartition.values()].sort((a, b) => a.partition - b.partition);

@@ -3,7 +3,9 @@
 // before and after, state after, read ahead or replayed), its dead letters by outcome — or, for a batch
 // that stopped the pipeline and was never committed, its failure.
 import type { PrismaClient } from "@sluice/db";
+import { findPlannedBatch } from "@sluice/engine";
 import { z } from "zod";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { batchProgressView, type TBatchProgressView } from "./batch-progress-view";
 
@@ -46,7 +48,7 @@ export async function getBatchDetail(
   const pv = ref.version.id;
   const [row, plan, previous, next, deadLetters, failures] = await Promise.all([
     db.batchLog.findUnique({ where: { pipelineVersionId_batchId: { pipelineVersionId: pv, batchId } } }),
-    db.offsetLog.findUnique({ where: { pipelineVersionId_batchId: { pipelineVersionId: pv, batchId } } }),
+    findPlannedBatch(prismaSqlClient(db), pv, batchId),
     db.batchLog.findFirst({
       where: { pipelineVersionId: pv, batchId: { lt: batchId } },
       orderBy: { batchId: "desc" },

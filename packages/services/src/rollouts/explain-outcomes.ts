@@ -4,7 +4,7 @@
 // 412 (blue: 0)". Progress records count per batch, not per offset, so a batch straddling the end of
 // the common range counts whole: the counts are exact when both sides' counted batches read exactly
 // the same offsets (`sameInput`), and otherwise the input counts say by how much they differ.
-import { sumOutcomesWithin, type OutcomeTotals } from "@sluice/engine";
+import { COUNTED_OUTCOMES, sumOutcomesWithin, type CountedOutcome, type OutcomeTotals } from "@sluice/engine";
 import type pg from "pg";
 import type { TOutcomeComparison, TOutcomeCount, TReconcileInput } from "./reconciliation-report";
 
@@ -19,6 +19,7 @@ export async function explainOutcomes(
   return compareOutcomes(blue, await totals(input.green));
 }
 
+// Every counted outcome has its words (the type says so).
 const OUTCOME_WORDS: Record<string, string> = {
   input: "input rows read",
   sink: "rows that reached the result",
@@ -29,7 +30,7 @@ const OUTCOME_WORDS: Record<string, string> = {
   late: "late (beyond allowedLateness)",
   stale: "stale changes",
   lateAccepted: "late but accepted (within allowedLateness)",
-};
+} satisfies Record<CountedOutcome | "input" | "lateAccepted", string>;
 
 /** The metrics of both sides, each with its words; "expectation:x" becomes "violated:x" (warn: kept). */
 export function compareOutcomes(blue: OutcomeTotals, green: OutcomeTotals): TOutcomeComparison {
@@ -84,16 +85,10 @@ function withWarnings(metrics: Record<string, number>): Record<string, number> {
   return out;
 }
 
-const ORDER = [
+// Input first, then the outcomes in the engine's order, "lateAccepted" right after "late".
+const ORDER: string[] = [
   "input",
-  "sink",
-  "duplicate",
-  "filtered",
-  "quarantined",
-  "deadLetter",
-  "late",
-  "lateAccepted",
-  "stale",
+  ...COUNTED_OUTCOMES.flatMap((o) => (o === "late" ? [o, "lateAccepted"] : [o])),
 ];
 function byMetric(a: string, b: string): number {
   const rank = (m: string) => {

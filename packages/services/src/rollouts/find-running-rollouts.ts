@@ -1,7 +1,8 @@
 // Every running rollout's phase for the fleet, in one query: the fleet shows a pipeline once, with its
 // rollout state on the serving row ("green catching up 62%", "ready to promote", "differences
 // found"), instead of a second row for green. The same phase rules as the rollout page (rollout-phase.ts).
-import type { PrismaClient } from "@sluice/db";
+import { Prisma, type PrismaClient } from "@sluice/db";
+import { checkpointJoinSql } from "@sluice/engine";
 import { rolloutPhase, rolloutProgress, summarizeReconciliations, type TRolloutPhase } from "./rollout-phase";
 
 export interface TFleetRollout {
@@ -43,8 +44,8 @@ export async function findRunningRollouts(db: PrismaClient): Promise<Map<string,
       JOIN pipelines p ON p.id = r.pipeline_id
       JOIN pipeline_versions g ON g.id = r.green_version_id
       LEFT JOIN pipeline_runs gr ON gr.pipeline_version_id = r.green_version_id
-      LEFT JOIN checkpoints bc ON bc.pipeline_version_id = r.blue_version_id
-      LEFT JOIN checkpoints gc ON gc.pipeline_version_id = r.green_version_id
+      ${Prisma.raw(checkpointJoinSql("bc", "r.blue_version_id"))}
+      ${Prisma.raw(checkpointJoinSql("gc", "r.green_version_id"))}
       LEFT JOIN LATERAL (
         SELECT json_agg(json_build_object('status', l.status, 'only_blue', l.only_blue,
                                           'only_green', l.only_green, 'differing', l.differing)) AS recs

@@ -11,7 +11,7 @@
 // time: not before that time either.
 import type pg from "pg";
 import type { TReconcileInput } from "./reconciliation-report";
-import { FIRST_OFFSETS_SQL, firstOffsetsOf, LINEAGE_SQL, type TFirstOffsetsRow } from "./version-lineage-sql";
+import { firstLineageOffsets, LINEAGE_SQL } from "@sluice/engine";
 
 export interface TRolloutStart {
   blueVersionId: string;
@@ -25,8 +25,7 @@ export async function reconciliationFrom(
   r: TRolloutStart,
 ): Promise<NonNullable<TReconcileInput["from"]>> {
   const from = (r.startingFrom ?? {}) as { kind?: string; at?: string; offsets?: Record<string, number> };
-  const blueStart =
-    firstOffsetsOf((await pool.query<TFirstOffsetsRow>(FIRST_OFFSETS_SQL, [r.blueVersionId])).rows) ?? {};
+  const blueStart = (await firstLineageOffsets(pool, r.blueVersionId)) ?? {};
   const greenStart = Object.fromEntries(Object.entries(from.offsets ?? {}).map(([p, o]) => [p, Number(o)]));
   const offsets: Record<string, number> = {};
   for (const p of new Set([...Object.keys(blueStart), ...Object.keys(greenStart)]))

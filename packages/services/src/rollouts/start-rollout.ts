@@ -7,7 +7,7 @@
 // together, with the audit event.
 import { z } from "zod";
 import type { PrismaClient } from "@sluice/db";
-import { registerPipelineVersionIn } from "@sluice/engine";
+import { firstLineageOffsets, presetStartingOffsets, registerPipelineVersionIn } from "@sluice/engine";
 import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
@@ -15,7 +15,6 @@ import type { TTopicOffsets } from "../change-requests/topic-offsets";
 import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { RolloutError } from "./rollout-error";
 import { setRun } from "./rollout-runs";
-import { FIRST_OFFSETS_SQL, firstOffsetsOf, type TFirstOffsetsRow } from "./version-lineage-sql";
 
 /** A week: a promotion can be rolled back for that long by default. */
 export const DEFAULT_KEEP_PREVIOUS_HOURS = 168;
@@ -98,8 +97,7 @@ export async function startRollout(
           `the spec is version ${registered.version}'s, already registered: a rollout needs a changed spec`,
           "invalid",
         );
-      await tx.$executeRaw`UPDATE checkpoints SET end_offsets = ${JSON.stringify(offsets)}::jsonb, updated_at = now()
-                            WHERE pipeline_version_id = ${registered.pipelineVersionId} AND last_batch_id = -1`;
+      await presetStartingOffsets(prismaSqlClient(tx), registered.pipelineVersionId, offsets);
       const rollout = await tx.rollout.create({
         data: {
           pipelineId: pipeline.id,
@@ -181,9 +179,7 @@ async function startingOffsets(
 
 /** Where blue's lineage (blue and the versions it continued) read its first batch. */
 async function blueStart(db: PrismaClient, blueVersionId: string): Promise<Record<number, number>> {
-  const first = firstOffsetsOf(
-    await db.$queryRawUnsafe<TFirstOffsetsRow[]>(FIRST_OFFSETS_SQL, blueVersionId),
-  );
+  const first = await firstLineageOffsets(prismaSqlClient(db), blueVersionId);
   if (!first)
     throw new RolloutError(
       "blue has not read a batch yet: there are no starting offsets of its own to start green from — start from earliest or a timestamp",

@@ -7,7 +7,9 @@
 // The claim also counts the attempt, durably and before any of the batch runs: a batch that kills
 // every worker that runs it is failed here, at its next claim, instead of looping (poison-batch.ts).
 import type { PrismaClient } from "@sluice/db";
-import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, failPoisonBatch, isPoisoned, nextBatchIdOf } from "./poison-batch";
+import { nextBatchId, nextBatchIdSql } from "@sluice/engine";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
+import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, failPoisonBatch, isPoisoned } from "./poison-batch";
 import { inTransaction, lockRun, recordTransition, type TLockedRun, type TTx } from "./run-record";
 
 export type TBatchTurnClaim =
@@ -42,14 +44,19 @@ export async function claimBatchTurn(
   const max = opts.maxUnfinishedAttempts ?? DEFAULT_MAX_UNFINISHED_ATTEMPTS;
   // Fast path, one statement: the usual case, the current turn of a running version whose next batch
   // has not already been started `max` times without finishing. It counts this attempt.
-  const claimed = await db.$queryRaw<{ failures: number }[]>`
-    UPDATE pipeline_runs r SET batch_started_at = now(), batch_worker_id = ${turn.workerId}, next_batch_at = NULL, updated_at = now(),
-           unfinished_attempts = CASE WHEN r.attempt_batch_id = n.batch_id THEN r.unfinished_attempts + 1 ELSE 1 END,
-           attempt_batch_id = n.batch_id
-      FROM (SELECT coalesce((SELECT last_batch_id + 1 FROM checkpoints WHERE pipeline_version_id = ${turn.pipelineVersionId}), 0) AS batch_id) n
-     WHERE r.pipeline_version_id = ${turn.pipelineVersionId} AND r.schedule_seq = ${turn.seq} AND r.status = 'running' AND r.desired_state = 'running'
-       AND NOT (r.attempt_batch_id IS NOT DISTINCT FROM n.batch_id AND r.unfinished_attempts >= ${max})
-    RETURNING r.consecutive_failures AS failures`;
+  const claimed = await db.$queryRawUnsafe<{ failures: number }[]>(
+    `UPDATE pipeline_runs r SET batch_started_at = now(), batch_worker_id = $1, next_batch_at = NULL, updated_at = now(),
+            unfinished_attempts = CASE WHEN r.attempt_batch_id = n.batch_id THEN r.unfinished_attempts + 1 ELSE 1 END,
+            attempt_batch_id = n.batch_id
+       FROM (SELECT ${nextBatchIdSql("$2")} AS batch_id) n
+      WHERE r.pipeline_version_id = $2 AND r.schedule_seq = $3 AND r.status = 'running' AND r.desired_state = 'running'
+        AND NOT (r.attempt_batch_id IS NOT DISTINCT FROM n.batch_id AND r.unfinished_attempts >= $4)
+     RETURNING r.consecutive_failures AS failures`,
+    turn.workerId,
+    turn.pipelineVersionId,
+    turn.seq,
+    max,
+  );
   if (claimed[0]) return { kind: "run", seq: turn.seq, consecutiveFailures: claimed[0].failures };
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
@@ -61,7 +68,7 @@ export async function claimBatchTurn(
         kind: "settled",
         status: await settlePending(tx, run, turn.workerId, "no batch was in flight"),
       };
-    const batchId = await nextBatchIdOf(tx, turn.pipelineVersionId);
+    const batchId = await nextBatchId(prismaSqlClient(tx), turn.pipelineVersionId);
     if (isPoisoned(run, batchId, max))
       return { kind: "poisoned", batchId, message: await failPoisonBatch(tx, run, turn.workerId, batchId) };
     await tx.pipelineRun.update({

@@ -4,6 +4,8 @@
 // commit, an empty batch, a caught error, a fence. A count that reaches the limit therefore means that
 // many workers died (or were abandoned) in the middle of this very batch; the next claim fails the
 // version instead of handing the batch to the next victim, with what an operator needs to act.
+import { findPlannedBatch, type RecordedPlan } from "@sluice/engine";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { recordTransition, type TLockedRun, type TTx } from "./run-record";
 
 /** Attempts of one batch that never finished before the version is failed (WORKER_MAX_UNFINISHED_ATTEMPTS). */
@@ -23,18 +25,12 @@ export function describeRanges(ranges: TPlannedRange[] | null): string {
   return read.map((r) => `partition ${r.partition} offsets ${r.from}–${r.to - 1}`).join(", ");
 }
 
-/** A dead-letter replay batch's plan (offset_log.replay). */
-interface TPlannedReplay {
-  replayIds: number[];
-  itemIds: number[];
-}
-
 export function poisonBatchMessage(
   batchId: number,
   ranges: TPlannedRange[] | null,
   deaths: number,
   lastWorker: string | null,
-  replay: TPlannedReplay | null = null,
+  replay: RecordedPlan["replay"] = null,
 ): string {
   const what = replay
     ? `a dead-letter replay of ${replay.itemIds.length} row(s), request #${replay.replayIds.join(", #")}`
@@ -61,13 +57,6 @@ export function isPoisoned(
   return run.attemptBatchId === nextBatchId && run.unfinishedAttempts >= max;
 }
 
-/** The batch after the checkpoint (0 before the version's first batch). */
-export async function nextBatchIdOf(tx: TTx, pipelineVersionId: string): Promise<number> {
-  const rows = await tx.$queryRaw<{ next: bigint }[]>`
-    SELECT coalesce((SELECT last_batch_id + 1 FROM checkpoints WHERE pipeline_version_id = ${pipelineVersionId}), 0) AS next`;
-  return Number(rows[0]!.next);
-}
-
 /** Put the version into `failed` for a poison batch: the run row, a batch_failures row, a transition. */
 export async function failPoisonBatch(
   tx: TTx,
@@ -76,15 +65,14 @@ export async function failPoisonBatch(
   batchId: number,
 ): Promise<string> {
   const { pipelineVersionId } = run;
-  const planned = await tx.$queryRaw<{ ranges: TPlannedRange[]; replay: TPlannedReplay | null }[]>`
-    SELECT ranges, replay FROM offset_log WHERE pipeline_version_id = ${pipelineVersionId} AND batch_id = ${batchId}`;
-  const ranges = planned[0]?.ranges ?? null;
+  const planned = await findPlannedBatch(prismaSqlClient(tx), pipelineVersionId, batchId);
+  const ranges = planned?.ranges ?? null;
   const message = poisonBatchMessage(
     batchId,
     ranges,
     run.unfinishedAttempts,
     run.batchWorkerId,
-    planned[0]?.replay ?? null,
+    planned?.replay ?? null,
   );
   const sample = { rule: null, rowCount: 0, rows: [], ranges, unfinishedAttempts: run.unfinishedAttempts };
   await tx.$executeRaw`INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, row_count, message)

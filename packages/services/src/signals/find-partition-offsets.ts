@@ -3,7 +3,9 @@
 // 10 s old, so its age is shown with it), the lag in events and in seconds (÷ the partition's
 // read rate over the last 5 minutes), its last data and whether it is idle (newest progress record).
 import type { PrismaClient } from "@sluice/db";
+import { findCheckpoint } from "@sluice/engine";
 import { z } from "zod";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { batchProgressView } from "../progress/batch-progress-view";
 import { backlogSeconds } from "./offset-signals";
@@ -65,7 +67,7 @@ export async function findPartitionOffsets(
     };
   const pv = ref.version.id;
   const [checkpoint, latest, newest, rates] = await Promise.all([
-    db.checkpoint.findUnique({ where: { pipelineVersionId: pv } }),
+    findCheckpoint(prismaSqlClient(db), pv),
     queryLatestOffsets(db, [pv], new Date(now.getTime() - CURRENT_SAMPLE_MS)),
     db.batchLog.findFirst({ where: { pipelineVersionId: pv }, orderBy: { batchId: "desc" } }),
     db.partitionRollup.groupBy({
@@ -78,7 +80,7 @@ export async function findPartitionOffsets(
       _sum: { rowsRead: true },
     }),
   ]);
-  const committed = (checkpoint?.endOffsets ?? {}) as Record<string, number>;
+  const committed = checkpoint?.endOffsets ?? {};
   const progress = newest ? batchProgressView(newest) : null;
   const ids = new Set<number>([
     ...Object.keys(committed).map(Number),
@@ -114,7 +116,7 @@ export async function findPartitionOffsets(
   return {
     pipeline: ref.pipeline,
     version: ref.version.version,
-    lastBatchId: checkpoint && checkpoint.lastBatchId >= 0n ? Number(checkpoint.lastBatchId) : null,
+    lastBatchId: checkpoint && checkpoint.lastBatchId >= 0 ? checkpoint.lastBatchId : null,
     watermark: checkpoint?.watermark ?? null,
     updatedAt: checkpoint?.updatedAt ?? null,
     partitions,

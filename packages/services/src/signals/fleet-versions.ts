@@ -3,7 +3,8 @@
 // query per relation and shipped every whole spec; the fleet needs only `targets` from it.) Any other
 // version of a pipeline that is not stopped (running, pausing, paused, failed — e.g. the previous one
 // left running beside a version with fresh state) is a row of its own, so that nothing runs unseen.
-import type { PrismaClient } from "@sluice/db";
+import { Prisma, type PrismaClient } from "@sluice/db";
+import { checkpointJoinSql } from "@sluice/engine";
 import type { TDesiredState, TRunStatus } from "../runs/run-state";
 
 export interface TFleetVersionRow {
@@ -42,6 +43,6 @@ export function queryFleetVersions(db: PrismaClient): Promise<TFleetVersionRow[]
                AND (pv.id = s.id OR (pr.pipeline_version_id IS NOT NULL AND (pr.status <> 'stopped' OR pr.desired_state <> 'stopped')))
            ) v ON true
       LEFT JOIN pipeline_runs r ON r.pipeline_version_id = v.id
-      LEFT JOIN checkpoints c ON c.pipeline_version_id = v.id
+      ${Prisma.raw(checkpointJoinSql("c", "v.id"))}
      ORDER BY p.name, v.version DESC`;
 }

@@ -1,8 +1,10 @@
 // A pipeline page's header signals over a range: freshness, completeness and correctness against the
 // version's targets, the range's totals, and the graph with its edge counts (pipeline-flow.ts).
 import type { PrismaClient } from "@sluice/db";
+import { findCheckpoint, outcomeColumn, perOutcome } from "@sluice/engine";
 import { resolveTargets, ZTargets, type TResolvedTargets } from "@sluice/pipeline-spec";
 import { z } from "zod";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { pipelineFlow, ZFlowSpec, type TFlowTotals, type TPipelineFlow } from "./pipeline-flow";
 import { sampleOf } from "./offset-signals";
@@ -55,16 +57,12 @@ export function targetsOf(spec: unknown): TResolvedTargets {
 }
 
 export function totalsOf(row: TRangeTotalsRow | undefined): TFlowTotals & { batches: number } {
+  // The flow counts drops per expectation (droppedBy), not their sum.
+  const { dropped: _dropped, ...counted } = perOutcome((outcome) => row?.[outcomeColumn(outcome)] ?? 0);
   return {
     batches: row?.batches ?? 0,
     inputRows: row?.input_rows ?? 0,
-    sink: row?.sink ?? 0,
-    duplicate: row?.duplicate ?? 0,
-    filtered: row?.filtered ?? 0,
-    quarantined: row?.quarantined ?? 0,
-    deadLetter: row?.dead_letter ?? 0,
-    late: row?.late ?? 0,
-    stale: row?.stale ?? 0,
+    ...counted,
     droppedBy: row?.dropped_by ?? {},
     violations: row?.violations ?? {},
     unbalancedBatches: row?.unbalanced ?? 0,
@@ -87,12 +85,7 @@ export async function getPipelineSignals(
     queryRangeTotals(db, ids, new Date(now.getTime() - RECENT_RATE_MS), now),
     queryLatestOffsets(db, ids, new Date(now.getTime() - CURRENT_SAMPLE_MS)),
     queryNewestIngest(db, ids),
-    ref.version
-      ? db.checkpoint.findUnique({
-          where: { pipelineVersionId: ref.version.id },
-          select: { eventTimeMax: true },
-        })
-      : null,
+    ref.version ? findCheckpoint(prismaSqlClient(db), ref.version.id) : undefined,
   ]);
   const totals = totalsOf(totalsRows[0]);
   const samples = latest.map(sampleOf);
@@ -101,7 +94,7 @@ export async function getPipelineSignals(
     samples,
     (recentRows[0]?.input_rows ?? 0) / (RECENT_RATE_MS / 1000),
   );
-  const eventTime = (checkpoint?.eventTimeMax as { eventTime?: string } | null)?.eventTime;
+  const eventTime = checkpoint?.eventTimeMax.eventTime;
   const flowSpec = ZFlowSpec.safeParse(ref.version?.spec ?? {});
   return {
     pipeline: ref.pipeline,

@@ -2,17 +2,12 @@
 // filter → late → dedup → window / CDC / webhook → sink), with the rows that took each edge over a
 // range: the main line carries what is left after each phase, and a branch leaves it for every
 // outcome that is not the sink. "Nothing vanishes silently": input = sink + every branch, checked here.
+import type { CountedOutcome } from "@sluice/engine";
 import { z } from "zod";
 
-export interface TFlowTotals {
+/** Rows per outcome over the range; dropped per expectation in droppedBy. */
+export interface TFlowTotals extends Record<CountedOutcome, number> {
   inputRows: number;
-  sink: number;
-  duplicate: number;
-  filtered: number;
-  quarantined: number;
-  deadLetter: number;
-  late: number;
-  stale: number;
   /** Dropped per `drop` expectation. */
   droppedBy: Record<string, number>;
   /** Violations per expectation (warn: kept and counted; drop: these rows left). */

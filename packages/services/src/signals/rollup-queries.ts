@@ -3,6 +3,7 @@
 // fleet asks for all of them in one query each). Every read is a range scan of a primary key that
 // starts with (pipeline_version_id, grain_seconds, bucket_start).
 import type { Prisma, PrismaClient } from "@sluice/db";
+import type { OutcomeColumn } from "@sluice/engine";
 import {
   BUCKET_ORIGIN,
   chartSegments,
@@ -41,7 +42,8 @@ function segmentArrays(segments: TGrainSegment[]): [number[], string[], string[]
   ];
 }
 
-export interface TBatchBucketRow {
+/** Per outcome its sum over the bucket (its column: outcomeColumn). */
+export interface TBatchBucketRow extends Record<OutcomeColumn, number> {
   pv: string;
   t: Date;
   batches: number;
@@ -49,14 +51,6 @@ export interface TBatchBucketRow {
   last_batch_id: number;
   last_committed_at: Date;
   input_rows: number;
-  sink: number;
-  duplicate: number;
-  filtered: number;
-  quarantined: number;
-  dead_letter: number;
-  late: number;
-  stale: number;
-  dropped: number;
   unbalanced: number;
   plan_ms: number;
   read_ms: number;
@@ -279,18 +273,11 @@ export async function queryOffsetPoints(
   );
 }
 
-export interface TRangeTotalsRow {
+/** Per outcome its sum over the range (its column: outcomeColumn). */
+export interface TRangeTotalsRow extends Record<OutcomeColumn, number> {
   pv: string;
   batches: number;
   input_rows: number;
-  sink: number;
-  duplicate: number;
-  filtered: number;
-  quarantined: number;
-  dead_letter: number;
-  late: number;
-  stale: number;
-  dropped: number;
   unbalanced: number;
   violations: Record<string, number>;
   dropped_by: Record<string, number>;

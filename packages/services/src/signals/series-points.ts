@@ -1,6 +1,7 @@
 // Chart points from the rollup rows of one version: one point per bucket of the range, with explicit
 // gaps (a bucket without batches has batches 0, rates 0 and no per-batch values; one without offset
 // samples has no backlog), so a chart draws a gap instead of inventing a line through it.
+import { outcomeColumn, perOutcome, type Outcome } from "@sluice/engine";
 import { offsetPoints, sampleOf } from "./offset-signals";
 import type {
   TBatchBucketRow,
@@ -23,16 +24,8 @@ export interface TSeriesPoint {
   processingRate: number;
   backlog: number | null;
   inputRows: number;
-  outcomes: {
-    sink: number;
-    duplicate: number;
-    filtered: number;
-    quarantined: number;
-    deadLetter: number;
-    late: number;
-    stale: number;
-    dropped: number;
-  };
+  /** Rows per outcome (dropped: by every `drop` expectation). */
+  outcomes: Record<Outcome, number>;
   /** Expectation violations (warn and drop), all expectations. */
   violations: number;
   /** Batches whose outcomes did not add up to their input. */
@@ -101,16 +94,7 @@ export function seriesPoints(
       processingRate: (r?.input_rows ?? 0) / b.stepSeconds,
       backlog: o?.backlog ?? null,
       inputRows: r?.input_rows ?? 0,
-      outcomes: {
-        sink: r?.sink ?? 0,
-        duplicate: r?.duplicate ?? 0,
-        filtered: r?.filtered ?? 0,
-        quarantined: r?.quarantined ?? 0,
-        deadLetter: r?.dead_letter ?? 0,
-        late: r?.late ?? 0,
-        stale: r?.stale ?? 0,
-        dropped: r?.dropped ?? 0,
-      },
+      outcomes: perOutcome((outcome) => r?.[outcomeColumn(outcome)] ?? 0),
       violations: violationsAt.get(t.getTime()) ?? 0,
       unbalanced: r?.unbalanced ?? 0,
       durationMs:
