@@ -65,6 +65,29 @@ const clientImportRules = {
   ],
 };
 
+// The engine owns the checkpoint and the offset log (packages/engine/src/store/checkpoint-store.ts,
+// offset-log-store.ts): SQL naming `checkpoints` or `offset_log`, and Prisma's own calls on them, stay
+// there. Everyone else calls the engine's functions, so fencing and the columns' meaning live in one
+// place. Tests, test support, migrations and the benchmark still read and seed them directly.
+const ENGINE_TABLE = /\b(?:from|join|update|into|table)\s+(?:checkpoints|offset_log)\b/i;
+const engineTableMessage =
+  "The engine owns `checkpoints` and `offset_log`: call @sluice/engine's checkpoint-store / offset-log-store functions instead.";
+const engineOwnsTables = {
+  meta: { type: "problem", schema: [], messages: { owned: engineTableMessage } },
+  create(context) {
+    const check = (node, text) => {
+      if (ENGINE_TABLE.test(text)) context.report({ node, messageId: "owned" });
+    };
+    return {
+      Literal: (node) => typeof node.value === "string" && check(node, node.value),
+      TemplateElement: (node) => check(node, node.value.raw),
+      // db.checkpoint.findUnique(…), tx.offsetLog.create(…): the same tables through Prisma's client.
+      "MemberExpression[object.type='MemberExpression'][object.property.name=/^(checkpoint|offsetLog)$/][property.name=/^(find|create|update|upsert|delete|count|aggregate|groupBy)/]":
+        (node) => context.report({ node, messageId: "owned" }),
+    };
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -78,7 +101,9 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    plugins: { sluice: { rules: { "declared-imports": declaredImports } } },
+    plugins: {
+      sluice: { rules: { "declared-imports": declaredImports, "engine-owns-tables": engineOwnsTables } },
+    },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "no-restricted-properties": [
@@ -88,7 +113,20 @@ export default tseslint.config(
       "no-eval": "error",
       "no-new-func": "error",
       "sluice/declared-imports": "error",
+      "sluice/engine-owns-tables": "error",
     },
+  },
+  {
+    files: [
+      "packages/engine/src/**",
+      "**/*.test.ts",
+      "**/src/testing/**",
+      "packages/testing/**",
+      "e2e/**",
+      "bench/**",
+      "prisma/**",
+    ],
+    rules: { "sluice/engine-owns-tables": "off" },
   },
   { files: ["apps/web/**/*.{ts,tsx}"], ...reactHooks.configs.flat.recommended },
   {
