@@ -30,6 +30,7 @@ import {
   type FleetPipeline,
 } from "../testing/pipeline-fleet";
 import { approveAndKillBeforeCommit } from "../testing/kill-approval";
+import { startWorkerKiller } from "../testing/worker-killer";
 import { isStarted, type WorkerProcess } from "../testing/worker-process";
 
 const CHAOS_MS = Number(process.env.SLUICE_CHAOS_MS ?? 30_000);
@@ -109,20 +110,7 @@ describe("rollout chaos", () => {
       };
 
       // A worker SIGKILLed every 2–5 s (seeded) and a new one started, until stopped.
-      const rng = Prng.from("rollout-chaos-1");
-      let kills = 0;
-      let killing = true;
-      const killer = (async () => {
-        while (killing) {
-          await sleep(rng.int(2000, 5000));
-          const i = rng.int(0, WORKERS - 1);
-          workers[i]!.child.kill("SIGKILL");
-          await workers[i]!.exited;
-          kills++;
-          await sleep(rng.int(200, 1500));
-          workers[i] = h.spawnWorker();
-        }
-      })();
+      const killer = startWorkerKiller(workers, () => h.spawnWorker(), Prng.from("rollout-chaos-1"));
       await sleep(CHAOS_MS);
 
       // Inside the chaos, with input still arriving: the promotion. Its approving process is killed
@@ -156,8 +144,7 @@ describe("rollout chaos", () => {
 
       // Green serves on under the kills, then everything drains.
       await sleep(8000);
-      killing = false;
-      await killer;
+      const kills = await killer.stop();
       const manifests = await producers.stop();
       await waitFleetCaughtUp(h.fx.pool, h.fx.kafka, [green], 240_000);
       expect((await fleetRunSummary(h.db)).failed).toEqual([]);

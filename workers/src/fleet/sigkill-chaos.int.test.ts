@@ -24,6 +24,7 @@ import {
   waitFleetCaughtUp,
   type FleetPipeline,
 } from "../testing/pipeline-fleet";
+import { startWorkerKiller } from "../testing/worker-killer";
 import { isStarted, type WorkerProcess } from "../testing/worker-process";
 
 const CHAOS_MS = Number(process.env.SLUICE_CHAOS_MS ?? 75_000);
@@ -91,18 +92,10 @@ describe("worker chaos", () => {
         { name: "chaos-b3", topic: b, maxOffsetsPerTrigger: 1500, every: "2s" },
       ]);
 
-      const rng = Prng.from("worker-chaos-1");
       const started = Date.now();
-      let kills = 0;
-      while (Date.now() - started < CHAOS_MS) {
-        await sleep(rng.int(2000, 5000));
-        const i = rng.int(0, WORKERS - 1);
-        workers[i]!.child.kill("SIGKILL");
-        await workers[i]!.exited;
-        kills++;
-        await sleep(rng.int(200, 1500));
-        workers[i] = h.spawnWorker();
-      }
+      const killer = startWorkerKiller(workers, () => h.spawnWorker(), Prng.from("worker-chaos-1"));
+      await sleep(CHAOS_MS);
+      const kills = await killer.stop();
       const manifests = await producers.stop();
       const drainStarted = Date.now();
       await waitFleetCaughtUp(h.fx.pool, h.fx.kafka, fleet, 240_000);
