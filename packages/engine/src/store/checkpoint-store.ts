@@ -49,7 +49,7 @@ export async function acquireLease(db: SqlClient, pipelineVersionId: string, own
       RETURNING lease_epoch`,
     [pipelineVersionId, owner],
   );
-  if (res.rowCount === 1) return Number(res.rows[0]!.lease_epoch);
+  if (res.rows[0]) return Number(res.rows[0].lease_epoch);
   const superseded = await db.query<{ version: number; by: number }>(
     `SELECT v.version, n.version AS by FROM pipeline_versions v JOIN pipeline_versions n ON n.id = v.superseded_by_id WHERE v.id = $1`,
     [pipelineVersionId],

@@ -218,10 +218,10 @@ async function fence(client: SqlClient, pipelineVersionId: string, by: string): 
     by,
   ]);
   const res = await client.query(
-    `UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1`,
+    `UPDATE checkpoints SET lease_epoch = lease_epoch + 1, lease_owner = 'superseded' WHERE pipeline_version_id = $1 RETURNING 1`,
     [pipelineVersionId],
   );
-  return res.rowCount === 1;
+  return res.rows.length === 1;
 }
 
 async function continueCheckpoint(
