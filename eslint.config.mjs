@@ -97,6 +97,7 @@ export default tseslint.config(
       "**/.data/**",
       "**/dist/**",
       "**/next-env.d.ts",
+      "packages/db/src/generated/**",
     ],
   },
   ...tseslint.configs.recommended,

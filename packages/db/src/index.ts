@@ -13,3 +13,12 @@ export {
   type TDatabaseState,
 } from "./migrations";
 export { createPool, type PoolOptions } from "./pool";
+export {
+  countOf,
+  firstRowOf,
+  rowsOf,
+  sql,
+  tables,
+  type TControlPlaneTables,
+  type TSqlRunner,
+} from "./typed-sql";

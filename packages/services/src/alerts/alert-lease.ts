@@ -2,7 +2,7 @@
 // Taking it from another owner (whose lease expired — it died, or lost Redis and stopped getting
 // jobs) bumps the epoch, and every evaluation commits only while its epoch is still current, so a
 // slow evaluator that lost the lease mid-tick cannot write after its successor.
-import type { Prisma, PrismaClient } from "@sluice/db";
+import { countOf, firstRowOf, sql, tables, type Prisma, type PrismaClient } from "@sluice/db";
 
 export type TEvaluatorId = "workers" | "watchdog";
 
@@ -29,14 +29,33 @@ export async function takeAlertLease(
   leaseMs: number,
   takeover = false,
 ): Promise<bigint | null> {
-  const rows = await db.$queryRaw<{ epoch: bigint }[]>`
-    INSERT INTO alert_evaluators (id, owner, epoch, lease_until) VALUES (${id}, ${owner}, 1, now() + ${leaseMs}::int * interval '1 millisecond')
-    ON CONFLICT (id) DO UPDATE
-       SET epoch = CASE WHEN alert_evaluators.owner = ${owner} THEN alert_evaluators.epoch ELSE alert_evaluators.epoch + 1 END,
-           owner = ${owner}, lease_until = now() + ${leaseMs}::int * interval '1 millisecond'
-     WHERE ${takeover} OR alert_evaluators.owner = ${owner} OR alert_evaluators.owner IS NULL OR alert_evaluators.lease_until IS NULL OR alert_evaluators.lease_until < now()
-    RETURNING epoch`;
-  return rows[0]?.epoch ?? null;
+  const leaseUntil = sql<Date>`now() + ${leaseMs}::int * interval '1 millisecond'`;
+  const row = await firstRowOf(
+    db,
+    tables
+      .insertInto("alert_evaluators")
+      .values({ id, owner, epoch: 1n, lease_until: leaseUntil })
+      .onConflict((oc) =>
+        oc
+          .column("id")
+          .doUpdateSet({
+            epoch: sql`CASE WHEN alert_evaluators.owner = ${owner} THEN alert_evaluators.epoch ELSE alert_evaluators.epoch + 1 END`,
+            owner,
+            lease_until: leaseUntil,
+          })
+          .where(({ eb, or, lit }) =>
+            or([
+              lit(takeover),
+              eb("alert_evaluators.owner", "=", owner),
+              eb("alert_evaluators.owner", "is", null),
+              eb("alert_evaluators.lease_until", "is", null),
+              eb("alert_evaluators.lease_until", "<", sql<Date>`now()`),
+            ]),
+          ),
+      )
+      .returning("epoch"),
+  );
+  return row?.epoch ?? null;
 }
 
 /** Inside the evaluation's transaction: lock the lease row and check the epoch is still ours. */
@@ -46,16 +65,30 @@ export async function assertAlertLease(
   owner: string,
   epoch: bigint,
 ): Promise<void> {
-  const rows = await tx.$queryRaw<
-    { epoch: bigint; owner: string | null }[]
-  >`SELECT epoch, owner FROM alert_evaluators WHERE id = ${id} FOR UPDATE`;
-  if (rows[0]?.epoch !== epoch || rows[0]?.owner !== owner) throw new AlertEvaluatorFencedError(id, epoch);
-  await tx.$executeRaw`UPDATE alert_evaluators SET last_tick_at = now() WHERE id = ${id}`;
+  const row = await firstRowOf(
+    tx,
+    tables.selectFrom("alert_evaluators").select(["epoch", "owner"]).where("id", "=", id).forUpdate(),
+  );
+  if (row?.epoch !== epoch || row?.owner !== owner) throw new AlertEvaluatorFencedError(id, epoch);
+  await countOf(
+    tx,
+    tables
+      .updateTable("alert_evaluators")
+      .set({ last_tick_at: sql`now()` })
+      .where("id", "=", id),
+  );
 }
 
 /** On a clean shutdown: let another evaluator take over at once instead of after the lease expires. */
 export async function releaseAlertLease(db: PrismaClient, id: TEvaluatorId, owner: string): Promise<void> {
-  await db.$executeRaw`UPDATE alert_evaluators SET lease_until = NULL WHERE id = ${id} AND owner = ${owner}`;
+  await countOf(
+    db,
+    tables
+      .updateTable("alert_evaluators")
+      .set({ lease_until: null })
+      .where("id", "=", id)
+      .where("owner", "=", owner),
+  );
 }
 
 export async function getAlertLease(
