@@ -3,6 +3,7 @@
 // its definition, and which numbers of each bucket it plots. Definitions match docs/console.md.
 import type { TPipelineSeries, TSeriesPoint } from "@sluice/services";
 import { formatClock } from "@/lib/format";
+import { OUTCOME_LABELS } from "@/lib/outcome-labels";
 import { TimeSeriesChart, type TChartMarker, type TChartRow, type TChartSeries } from "./time-series-chart";
 
 const PALETTE = ["#1f6feb", "#cf222e", "#1a7f37", "#bf8700", "#8250df", "#0969da", "#bc4c00", "#57606a"];
@@ -197,10 +198,22 @@ export function PipelineCharts({
           unit="count"
           emptyText={notRunning ?? "Every row in this range reached the sink."}
           series={[
-            { key: "late", label: "late", color: "#bf8700", kind: "bar", stack: "o" },
-            { key: "duplicate", label: "duplicate", color: "#57606a", kind: "bar", stack: "o" },
-            { key: "quarantined", label: "quarantined", color: "#8250df", kind: "bar", stack: "o" },
-            { key: "deadLetter", label: "dead letter", color: "#cf222e", kind: "bar", stack: "o" },
+            { key: "late", label: OUTCOME_LABELS.late, color: "#bf8700", kind: "bar", stack: "o" },
+            { key: "duplicate", label: OUTCOME_LABELS.duplicate, color: "#57606a", kind: "bar", stack: "o" },
+            {
+              key: "quarantined",
+              label: OUTCOME_LABELS.quarantined,
+              color: "#8250df",
+              kind: "bar",
+              stack: "o",
+            },
+            {
+              key: "deadLetter",
+              label: OUTCOME_LABELS.deadLetter,
+              color: "#cf222e",
+              kind: "bar",
+              stack: "o",
+            },
           ]}
           rows={rowsOf(s, (p) => ({
             late: p.outcomes.late,

@@ -5,7 +5,7 @@ import type { SourceRecord } from "../source/source";
 import { contractChecker } from "./contract";
 import { decodeJson } from "./decode";
 import { dedupKey } from "./dedup";
-import { emptyOutcomes, type OutcomeCounts } from "./outcomes";
+import { emptyOutcomes, type OutcomeColumn, type OutcomeCounts } from "./outcomes";
 import { DriftCollector, type SchemaDrift } from "./schema-drift";
 import { lateHorizon } from "./watermark";
 
@@ -21,7 +21,7 @@ export interface SinkRow {
 }
 
 export interface DeadLetterRow {
-  outcome: "dead_letter" | "quarantined" | "late";
+  outcome: Extract<OutcomeColumn, "dead_letter" | "quarantined" | "late">;
   reason: string;
   record: SourceRecord;
   payload: Record<string, unknown> | null;
@@ -61,7 +61,8 @@ export interface ProcessedBatch {
 
 /** One row's verdict, as the dry run shows it: the same decisions processBatch makes, reported as it makes them. */
 export interface RowVerdict {
-  outcome: "sink" | "duplicate" | "filtered" | "quarantined" | "dead_letter" | "late" | "dropped";
+  // Staleness is decided where CDC changes are applied, after processing: no row's verdict here is stale.
+  outcome: Exclude<OutcomeColumn, "stale">;
   reason?: string;
   /** The row after the contract (typed values). */
   values?: Record<string, unknown>;

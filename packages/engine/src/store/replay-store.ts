@@ -7,6 +7,7 @@
 import type pg from "pg";
 import type { SourceRecord } from "../source/source";
 import { InvariantError } from "../errors";
+import type { OutcomeColumn } from "../batch/outcomes";
 import { bulkSelect } from "./bulk";
 import { DIMENSION_MISSING } from "../join/decide-join";
 
@@ -36,7 +37,7 @@ export interface ReplayItem {
 export interface ReplayItemResult {
   itemId: number;
   /** "refused": left out of the batch (it violates a `fail` expectation, which would stop the pipeline). */
-  outcome: "sink" | "duplicate" | "filtered" | "dropped" | "quarantined" | "dead_letter" | "late" | "refused";
+  outcome: Exclude<OutcomeColumn, "stale"> | "refused";
   detail: string | null;
   /** Failed again: the dead letter that records it (a new one, or the same row if the version already had it). */
   againDeadLetterId: number | null;

@@ -5,12 +5,12 @@ import type { TBatchProgressView, TPipelineDetail } from "@sluice/services";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs } from "@/lib/format";
 import { Time } from "@/components/time";
+import { outcomeEntries } from "@/lib/outcome-labels";
 
 type TEventTime = NonNullable<TPipelineDetail["version"]>["eventTime"];
 
 export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressView; eventTime: TEventTime }) {
   const o = b.outcomes;
-  const dropped = Object.entries(o.dropped).filter(([, n]) => n > 0);
   const expectations = Object.entries(b.expectations).filter(([, n]) => n > 0);
   const idle = b.partitions.filter((p) => p.idle === true).length;
   return (
@@ -51,18 +51,9 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
 
       <h3 className="section-title">Where the {formatCount(b.inputRows)} input rows went</h3>
       <ul className="outcomes" data-testid="latest-outcomes">
-        <Outcome label="sink" n={o.sink} />
-        <Outcome label="duplicate" n={o.duplicate} />
-        {dropped.length === 0 ? (
-          <Outcome label="dropped" n={0} />
-        ) : (
-          dropped.map(([name, n]) => <Outcome key={name} label={`dropped by ${name}`} n={n} />)
-        )}
-        <Outcome label="filtered" n={o.filtered} />
-        <Outcome label="quarantined" n={o.quarantined} warn />
-        <Outcome label="dead letter" n={o.deadLetter} warn />
-        <Outcome label="late" n={o.late} warn />
-        <Outcome label="stale" n={o.stale} />
+        {outcomeEntries(o).map((e) => (
+          <Outcome key={e.key} label={e.label} n={e.n} warn={e.tone === "warn"} />
+        ))}
       </ul>
       {b.lateAccepted > 0 ? (
         <p className="muted small">

@@ -7,19 +7,16 @@ import { MAX_SAMPLE_PER_PARTITION } from "@sluice/services/drafts/pure";
 import { useState } from "react";
 import type { AppRouter } from "@/server/trpc/root";
 import { useTRPC } from "@/trpc/react";
+import { OUTCOME_COLUMNS, outcomeEntries, outcomeOfColumn, type TOutcomeTone } from "@/lib/outcome-labels";
+
+const BADGE_OF_TONE: Record<TOutcomeTone, string> = {
+  ok: "badge--ok",
+  idle: "badge--idle",
+  warn: "badge--bad",
+};
 
 type TSample =
   { kind: "last"; perPartition: number } | { kind: "range"; from: Date; to: Date; perPartition: number };
-
-const OUTCOME_LABELS: Record<string, string> = {
-  sink: "sink",
-  duplicate: "duplicate",
-  filtered: "filtered",
-  quarantined: "quarantined",
-  dead_letter: "dead letter",
-  late: "late",
-  dropped: "dropped",
-};
 
 export function DryRunPanel({ text, topic }: { text: string; topic: string }) {
   const trpc = useTRPC();
@@ -120,17 +117,7 @@ type TResult = inferRouterOutputs<AppRouter>["draft"]["dryRun"];
 function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
   const [only, setOnly] = useState<string>("");
   const o = result.outcomes;
-  const dropped = Object.entries(o.dropped);
-  const totals: [string, number][] = [
-    ["sink", o.sink],
-    ["duplicate", o.duplicate],
-    ["filtered", o.filtered],
-    ["quarantined", o.quarantined],
-    ["dead letter", o.deadLetter],
-    ["late", o.late],
-    ["stale", o.stale],
-    ...dropped.map(([name, n]) => [`dropped by ${name}`, n] as [string, number]),
-  ];
+  const totals = outcomeEntries(o);
   const columns = [...new Set(result.result.rows.slice(0, 50).flatMap((r) => Object.keys(r)))];
   return (
     <div className="stack" data-testid="dry-run-result">
@@ -155,10 +142,10 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
       <table className="table table--compact" data-testid="dry-run-totals">
         <caption className="muted small">Outcome totals (every input row has exactly one)</caption>
         <tbody>
-          {totals.map(([label, n]) => (
-            <tr key={label}>
-              <th scope="row">{label}</th>
-              <td className="num">{n}</td>
+          {totals.map((e) => (
+            <tr key={e.key}>
+              <th scope="row">{e.label}</th>
+              <td className="num">{e.n}</td>
             </tr>
           ))}
           {Object.entries(result.warnings).map(([name, n]) => (
@@ -177,10 +164,10 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
         <h3 className="section-title">Row by row</h3>
         <select aria-label="Show rows" value={only} onChange={(e) => setOnly(e.target.value)}>
           <option value="">every outcome ({result.rows.length})</option>
-          {Object.entries(OUTCOME_LABELS).map(([outcome, label]) => {
-            const n = result.rows.filter((r) => r.verdict.outcome === outcome).length;
+          {OUTCOME_COLUMNS.map(({ column, label }) => {
+            const n = result.rows.filter((r) => r.verdict.outcome === column).length;
             return n > 0 ? (
-              <option key={outcome} value={outcome}>
+              <option key={column} value={column}>
                 {label} ({n})
               </option>
             ) : null;
@@ -208,10 +195,8 @@ function DryRunResult({ result, stale }: { result: TResult; stale: boolean }) {
                   <td className="num">{r.partition}</td>
                   <td className="num">{r.offset}</td>
                   <td>
-                    <span
-                      className={`badge ${r.verdict.outcome === "sink" ? "badge--ok" : r.verdict.outcome === "duplicate" || r.verdict.outcome === "filtered" ? "badge--idle" : "badge--bad"}`}
-                    >
-                      {OUTCOME_LABELS[r.verdict.outcome]}
+                    <span className={`badge ${BADGE_OF_TONE[outcomeOfColumn(r.verdict.outcome).tone]}`}>
+                      {outcomeOfColumn(r.verdict.outcome).label}
                     </span>
                     {r.verdict.lateAccepted ? <span className="muted small"> late, accepted</span> : null}
                   </td>

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { formatBytes, formatMs, formatValue } from "@/lib/format";
 import { EmptyState } from "@/components/empty-state";
+import { outcomeEntries } from "@/lib/outcome-labels";
 import { useTRPC } from "@/trpc/react";
 import { batchHref, deadLettersHref, pipelineHref } from "../../links";
 import { Time } from "@/components/time";
@@ -54,7 +55,6 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
       lastDataAt: null,
       idle: null,
     }));
-  const dropped = c ? Object.entries(c.outcomes.dropped) : [];
   return (
     <div className="stack" data-testid="batch-detail" data-batch-id={d.batchId}>
       <section className="panel">
@@ -137,11 +137,9 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
             <div>
               <dt>Outcomes</dt>
               <dd data-testid="batch-outcomes">
-                sink {c.outcomes.sink} · duplicate {c.outcomes.duplicate} · filtered {c.outcomes.filtered} ·
-                quarantined {c.outcomes.quarantined} · dead letter {c.outcomes.deadLetter} · late{" "}
-                {c.outcomes.late}
-                {c.outcomes.stale ? ` · stale ${c.outcomes.stale}` : ""}
-                {dropped.map(([k, n]) => ` · dropped by ${k} ${n}`).join("")}
+                {outcomeEntries(c.outcomes)
+                  .map((e) => `${e.label} ${e.n}`)
+                  .join(" · ")}
               </dd>
             </div>
             <div>
