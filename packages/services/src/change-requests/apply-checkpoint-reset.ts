@@ -5,7 +5,7 @@
 // worker re-runs the turn from the new checkpoint on a freshly leased runner; its planned-but-
 // uncommitted range is dropped so nothing re-reads the old range. Chosen state (dedup, windows, CDC)
 // is cleared in the same transaction, and a checkpoint_resets row marks the discontinuity.
-import type { Prisma } from "@sluice/db";
+import { countOf, tables, type Prisma } from "@sluice/db";
 import { lockCheckpoint, resetCheckpoint } from "@sluice/engine";
 import { ChangeRequestError } from "./change-request-view";
 import { prismaSqlClient } from "./prisma-sql-client";
@@ -54,17 +54,13 @@ export async function applyCheckpointReset(
   const offsetsAfter = { ...cp.endOffsets, ...targets };
   let stateRowsCleared = 0;
   if (clear) {
-    stateRowsCleared +=
-      await tx.$executeRaw`DELETE FROM dedup_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-    stateRowsCleared +=
-      await tx.$executeRaw`DELETE FROM window_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-    stateRowsCleared +=
-      await tx.$executeRaw`DELETE FROM cdc_state WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-    // A join's dimension versions and waiting rows: a rebuild reads its changelog from the start too.
-    stateRowsCleared +=
-      await tx.$executeRaw`DELETE FROM join_versions WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
-    stateRowsCleared +=
-      await tx.$executeRaw`DELETE FROM join_held WHERE pipeline_version_id = ${cr.pipelineVersionId}`;
+    // A join's dimension versions and waiting rows (join_versions, join_held): a rebuild reads its
+    // changelog from the start too.
+    for (const table of ["dedup_state", "window_state", "cdc_state", "join_versions", "join_held"] as const)
+      stateRowsCleared += await countOf(
+        tx,
+        tables.deleteFrom(table).where("pipeline_version_id", "=", cr.pipelineVersionId),
+      );
   }
   await resetCheckpoint(sql, cr.pipelineVersionId, {
     afterBatchId: cp.lastBatchId,

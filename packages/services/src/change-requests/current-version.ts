@@ -5,7 +5,7 @@
 // newest version but has not replaced it. Once a version stops being current (superseded by a new
 // version, promoted away, rolled back, aborted, retired), its pending requests are stale. And no
 // schema change is applied beside a running rollout.
-import type { Prisma } from "@sluice/db";
+import { firstRowOf, rowsOf, sql, tables, type Prisma } from "@sluice/db";
 import { ChangeRequestError } from "./change-request-view";
 
 /** The version that makes `pipelineVersionId` not current — the serving one — or null when it is current. */
@@ -14,13 +14,29 @@ export async function staleAgainst(
   pipelineId: string,
   pipelineVersionId: string,
 ): Promise<{ version: number | null } | null> {
-  const [row] = await tx.$queryRaw<{ current: boolean; serving: number | null }[]>`
-    SELECT (p.serving_version_id = ${pipelineVersionId}
-            OR EXISTS (SELECT 1 FROM rollouts r WHERE r.pipeline_id = p.id AND r.state = 'running'
-                                                  AND r.green_version_id = ${pipelineVersionId})) AS current,
-           s.version AS serving
-      FROM pipelines p LEFT JOIN pipeline_versions s ON s.id = p.serving_version_id
-     WHERE p.id = ${pipelineId}`;
+  const row = await firstRowOf(
+    tx,
+    tables
+      .selectFrom("pipelines as p")
+      .leftJoin("pipeline_versions as s", "s.id", "p.serving_version_id")
+      .select((eb) => [
+        eb
+          .or([
+            eb("p.serving_version_id", "=", pipelineVersionId),
+            eb.exists(
+              eb
+                .selectFrom("rollouts as r")
+                .select(eb.lit(1).as("one"))
+                .whereRef("r.pipeline_id", "=", "p.id")
+                .where("r.state", "=", "running")
+                .where("r.green_version_id", "=", pipelineVersionId),
+            ),
+          ])
+          .as("current"),
+        "s.version as serving",
+      ])
+      .where("p.id", "=", pipelineId),
+  );
   return row?.current ? null : { version: row?.serving ?? null };
 }
 
@@ -33,9 +49,15 @@ export async function staleRequestsOf(
   pipelineVersionId: string,
   note: string,
 ): Promise<string[]> {
-  const rows = await tx.$queryRaw<{ id: bigint }[]>`
-    UPDATE change_requests SET status = 'stale', updated_at = now(), decision_note = ${note}
-     WHERE pipeline_version_id = ${pipelineVersionId} AND status = 'pending' RETURNING id`;
+  const rows = await rowsOf(
+    tx,
+    tables
+      .updateTable("change_requests")
+      .set({ status: "stale", updated_at: sql`now()`, decision_note: note })
+      .where("pipeline_version_id", "=", pipelineVersionId)
+      .where("status", "=", "pending")
+      .returning("id"),
+  );
   return rows.map((r) => String(r.id));
 }
 
@@ -48,8 +70,14 @@ export async function refuseBesideRollout(
   pipelineId: string,
   pipeline: string,
 ): Promise<void> {
-  const [rollout] = await tx.$queryRaw<{ id: bigint }[]>`
-    SELECT id FROM rollouts WHERE pipeline_id = ${pipelineId} AND state = 'running'`;
+  const rollout = await firstRowOf(
+    tx,
+    tables
+      .selectFrom("rollouts")
+      .select("id")
+      .where("pipeline_id", "=", pipelineId)
+      .where("state", "=", "running"),
+  );
   if (rollout)
     throw new ChangeRequestError(
       `${pipeline} has rollout #${rollout.id} running: a schema change would register a third version beside blue and green. Promote or abort the rollout first, then approve this request.`,

@@ -8,7 +8,7 @@
 // whose application is refused for a reason retrying cannot fix (apply-schema-change.ts
 // ApplyRefusedError) is rolled back to a savepoint and recorded `failed` with the message.
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { countOf, firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import type { TBatchScheduler } from "../runs/run-pipeline-command";
 import { applyCheckpointReset } from "./apply-checkpoint-reset";
@@ -33,21 +33,6 @@ export interface TDecideHooks {
   scheduler?: TBatchScheduler;
 }
 
-type TLocked = {
-  id: bigint;
-  kind: string;
-  status: string;
-  pipeline_id: string;
-  pipeline_version_id: string;
-  requested_by_id: string | null;
-  requested_by: string;
-  reason: string;
-  decided_by_id: string | null;
-  decided_by: string | null;
-  payload: unknown;
-  impact: unknown;
-};
-
 export async function approveChangeRequest(
   db: PrismaClient,
   who: TAuditWho,
@@ -70,7 +55,13 @@ export async function approveChangeRequest(
         }
         const stale = await staleAgainst(tx, cr.pipeline_id, cr.pipeline_version_id);
         if (stale) {
-          await tx.$executeRaw`UPDATE change_requests SET status = 'stale', updated_at = now(), decision_note = ${`pipeline has a new version (v${stale.version ?? "?"}) since the request`} WHERE id = ${cr.id} AND status = 'pending'`;
+          await countOf(
+            tx,
+            movePending(cr.id, {
+              status: "stale",
+              decision_note: `pipeline has a new version (v${stale.version ?? "?"}) since the request`,
+            }),
+          );
           await recordAuditEvent(tx, {
             ...who,
             action: "change.stale",
@@ -92,9 +83,7 @@ export async function approveChangeRequest(
           )?.refusal;
           if (refusal) throw new ChangeRequestError(refusal, "conflict");
         }
-        const moved = await tx.$executeRaw`
-          UPDATE change_requests SET status = 'approved', decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()
-           WHERE id = ${cr.id} AND status = 'pending'`;
+        const moved = await countOf(tx, movePending(cr.id, decidedBy(who, "approved", req.note)));
         if (moved !== 1)
           throw new ChangeRequestError(
             `change request #${cr.id} was decided by someone else meanwhile`,
@@ -122,7 +111,7 @@ export async function approveChangeRequest(
           },
           who.actor,
         );
-        await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+        await countOf(tx, settleApproved(cr.id, "applied", applied));
         await recordAuditEvent(tx, {
           ...who,
           action: "change.apply",
@@ -204,9 +193,7 @@ async function decideWithoutApplying(
           `change request #${cr.id} is already ${cr.status}${cr.decided_by ? ` (by ${cr.decided_by})` : ""}: it cannot be ${to}`,
           "conflict",
         );
-      await tx.$executeRaw`
-        UPDATE change_requests SET status = ${to}, decided_by_id = ${who.actorUserId}, decided_by = ${who.actor}, decided_at = now(), decision_note = ${req.note}, updated_at = now()
-         WHERE id = ${cr.id} AND status = 'pending'`;
+      await countOf(tx, movePending(cr.id, decidedBy(who, to, req.note)));
       await recordAuditEvent(tx, {
         ...who,
         action: `change.${verb}`,
@@ -250,19 +237,70 @@ export async function commentOnChangeRequest(
   return (await getChangeRequest(db, req.id))!;
 }
 
-async function lockRequest(
-  tx: Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0],
-  req: { id: bigint; pipeline: string },
-): Promise<TLocked> {
-  const [cr] = await tx.$queryRaw<TLocked[]>`
-    SELECT c.id, c.kind, c.status, c.pipeline_id, c.pipeline_version_id, c.requested_by_id, c.requested_by, c.reason, c.decided_by_id, c.decided_by, c.payload, c.impact
-      FROM change_requests c JOIN pipelines p ON p.id = c.pipeline_id
-     WHERE c.id = ${req.id} AND p.name = ${req.pipeline}
-       FOR UPDATE OF c`;
+type TTxOf = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+async function lockRequest(tx: TTxOf, req: { id: bigint; pipeline: string }) {
+  const cr = await firstRowOf(
+    tx,
+    tables
+      .selectFrom("change_requests as c")
+      .innerJoin("pipelines as p", "p.id", "c.pipeline_id")
+      .select([
+        "c.id",
+        "c.kind",
+        "c.status",
+        "c.pipeline_id",
+        "c.pipeline_version_id",
+        "c.requested_by_id",
+        "c.requested_by",
+        "c.reason",
+        "c.decided_by_id",
+        "c.decided_by",
+        "c.payload",
+        "c.impact",
+      ])
+      .where("c.id", "=", req.id)
+      .where("p.name", "=", req.pipeline)
+      .forUpdate("c"),
+  );
   if (!cr)
     throw new ChangeRequestError(`no change request #${req.id} for pipeline "${req.pipeline}"`, "not_found");
   return cr;
 }
+type TLocked = Awaited<ReturnType<typeof lockRequest>>;
+
+/** A decision: the move out of pending, by whom, with their note. */
+const decidedBy = (who: TAuditWho, status: "approved" | "rejected" | "cancelled", note: string) => ({
+  status,
+  decided_by_id: who.actorUserId,
+  decided_by: who.actor,
+  decided_at: sql<Date>`now()`,
+  decision_note: note,
+});
+
+/** The conditional UPDATE that is the concurrency control: it moves the request only while still pending. */
+const movePending = (
+  id: bigint,
+  set: { status: string; decision_note: string } & Omit<Partial<ReturnType<typeof decidedBy>>, "status">,
+) =>
+  tables
+    .updateTable("change_requests")
+    .set({ ...set, updated_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .where("status", "=", "pending");
+
+/** An approved request applied (with what applying did) or failed (with why). */
+const settleApproved = (id: bigint, status: "applied" | "failed", result: object) =>
+  tables
+    .updateTable("change_requests")
+    .set({
+      status,
+      ...(status === "applied" ? { applied_at: sql<Date>`now()` } : {}),
+      updated_at: sql<Date>`now()`,
+      result,
+    })
+    .where("id", "=", id)
+    .where("status", "=", "approved");
 
 function refuseOwn(cr: TLocked, who: TAuditWho, verb: string): void {
   if (cr.requested_by_id !== null && cr.requested_by_id === who.actorUserId) {
@@ -296,8 +334,6 @@ async function auditRefused(
   }).catch(() => undefined);
 }
 
-type TTxOf = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
-
 async function applySchemaChangeIn(
   tx: TTxOf,
   cr: TLocked,
@@ -307,6 +343,7 @@ async function applySchemaChangeIn(
 ) {
   // A savepoint: a refusal that retrying cannot fix undoes the apply's work, keeps the approval and
   // records the request as failed; any other error rolls everything back (still pending, retryable).
+  // Transaction control names no table: Kysely's builder has no statement for it (its savepoints need its own driver).
   await tx.$executeRaw`SAVEPOINT schema_apply`;
   let applied: TAppliedSchemaChange;
   try {
@@ -324,7 +361,7 @@ async function applySchemaChangeIn(
   } catch (err) {
     if (!(err instanceof ApplyRefusedError)) throw err;
     await tx.$executeRaw`ROLLBACK TO SAVEPOINT schema_apply`;
-    await tx.$executeRaw`UPDATE change_requests SET status = 'failed', updated_at = now(), result = ${JSON.stringify({ error: err.message })}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+    await countOf(tx, settleApproved(cr.id, "failed", { error: err.message }));
     await recordAuditEvent(tx, {
       ...who,
       action: "change.apply",
@@ -335,7 +372,7 @@ async function applySchemaChangeIn(
     });
     return { kind: "failed" as const, message: err.message };
   }
-  await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+  await countOf(tx, settleApproved(cr.id, "applied", applied));
   await recordAuditEvent(tx, {
     ...who,
     action: "change.apply",
@@ -369,6 +406,7 @@ async function applyPromotionIn(
   req: { id: bigint; pipeline: string; note: string },
   hooks: TDecideHooks,
 ) {
+  // Transaction control names no table: Kysely's builder has no statement for it (its savepoints need its own driver).
   await tx.$executeRaw`SAVEPOINT promotion_apply`;
   let applied: Awaited<ReturnType<typeof applyPromotion>>;
   try {
@@ -386,7 +424,7 @@ async function applyPromotionIn(
   } catch (err) {
     if (!(err instanceof ApplyRefusedError)) throw err;
     await tx.$executeRaw`ROLLBACK TO SAVEPOINT promotion_apply`;
-    await tx.$executeRaw`UPDATE change_requests SET status = 'failed', updated_at = now(), result = ${JSON.stringify({ error: err.message })}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+    await countOf(tx, settleApproved(cr.id, "failed", { error: err.message }));
     await recordAuditEvent(tx, {
       ...who,
       action: "change.apply",
@@ -397,7 +435,7 @@ async function applyPromotionIn(
     });
     return { kind: "failed" as const, message: err.message };
   }
-  await tx.$executeRaw`UPDATE change_requests SET status = 'applied', applied_at = now(), updated_at = now(), result = ${JSON.stringify(applied)}::jsonb WHERE id = ${cr.id} AND status = 'approved'`;
+  await countOf(tx, settleApproved(cr.id, "applied", applied));
   await recordAuditEvent(tx, {
     ...who,
     action: "change.apply",

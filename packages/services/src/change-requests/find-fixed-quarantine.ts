@@ -6,7 +6,7 @@
 // replayed or replayed into the result are left out (so the count falls to 0 once they are replayed). Bounded: the newest MAX_SCANNED quarantined rows are checked (`capped` says when there were more).
 import { contractChecker } from "@sluice/engine";
 import { contractColumns, validateSpec } from "@sluice/pipeline-spec";
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { SETTLED_REPLAY_OUTCOMES } from "../dead-letters/request-dead-letter-replay";
 import { ChangeRequestError } from "./change-request-view";
 
@@ -45,12 +45,43 @@ export async function findFixedQuarantine(
     select: { version: true },
   });
   const checker = contractChecker(proposed.spec, contractColumns(proposed.spec));
-  const rows = await db.$queryRaw<{ id: bigint; reason: string; payload: unknown }[]>`
-    SELECT d.id, d.reason, d.payload FROM dead_letters d
-     WHERE d.pipeline_version_id = ${cr.pipelineVersionId} AND d.outcome = 'quarantined' AND d.payload IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM dead_letter_resolutions r WHERE r.dead_letter_id = d.id)
-       AND NOT EXISTS (SELECT 1 FROM dead_letter_replay_items i WHERE i.dead_letter_id = d.id AND (i.status = 'pending' OR i.outcome = ANY(${SETTLED_REPLAY_OUTCOMES}::text[])))
-     ORDER BY d.id DESC LIMIT ${MAX_SCANNED + 1}`;
+  const rows = await rowsOf(
+    db,
+    tables
+      .selectFrom("dead_letters as d")
+      .select(["d.id", "d.reason", "d.payload"])
+      .where("d.pipeline_version_id", "=", cr.pipelineVersionId)
+      .where("d.outcome", "=", "quarantined")
+      .where("d.payload", "is not", null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("dead_letter_resolutions as r")
+              .select(eb.lit(1).as("one"))
+              .whereRef("r.dead_letter_id", "=", "d.id"),
+          ),
+        ),
+      )
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("dead_letter_replay_items as i")
+              .select(eb.lit(1).as("one"))
+              .whereRef("i.dead_letter_id", "=", "d.id")
+              .where((ei) =>
+                ei.or([
+                  ei("i.status", "=", "pending"),
+                  ei("i.outcome", "=", ei.fn.any(sql<string[]>`${SETTLED_REPLAY_OUTCOMES}::text[]`)),
+                ]),
+              ),
+          ),
+        ),
+      )
+      .orderBy("d.id", "desc")
+      .limit(MAX_SCANNED + 1),
+  );
   const capped = rows.length > MAX_SCANNED;
   const byReason = new Map<string, number>();
   const ids: string[] = [];

@@ -93,6 +93,7 @@ export async function observeSchemaDrift(
 ): Promise<TObserveResult> {
   if (input.drift.length === 0) return { kind: "none" };
   return db.$transaction(async (tx) => {
+    // Raw: a lock names no table or column to type, and a builder's bare `select pg_advisory_xact_lock(…)` is a void column Prisma cannot read.
     await tx.$executeRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(${`sluice.drift.${input.pipelineVersionId}`}))) l`;
     const version = await tx.pipelineVersion.findUnique({
       where: { id: input.pipelineVersionId },

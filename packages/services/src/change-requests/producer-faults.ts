@@ -6,7 +6,7 @@
 // declared type across every pipeline and version that reads the topic (one producer fault, however
 // many pipelines it hits), for the Change requests page's "Producer faults" panel, and per pipeline
 // for the `producer_fault` alert rule (the owner team is paged with samples and the quarantine count).
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 
 interface TStoredObserved {
   field: string;
@@ -54,10 +54,16 @@ export interface TProducerFault {
 
 /** The ids of pending requests that record a producer fault (they are not shown in the request queue). */
 export async function findProducerFaultRequestIds(db: PrismaClient): Promise<bigint[]> {
-  const rows = await db.$queryRaw<{ id: bigint }[]>`
-    SELECT id FROM change_requests
-     WHERE kind = 'schema_change' AND status = 'pending' AND requested_by_id IS NULL
-       AND coalesce(payload->>'needsEdit', '') <> ''`;
+  const rows = await rowsOf(
+    db,
+    tables
+      .selectFrom("change_requests")
+      .select("id")
+      .where("kind", "=", "schema_change")
+      .where("status", "=", "pending")
+      .where("requested_by_id", "is", null)
+      .where((eb) => sql<boolean>`coalesce(${eb.ref("payload")}->>'needsEdit', '') <> ''`),
+  );
   return rows.map((r) => r.id);
 }
 
