@@ -5,7 +5,7 @@
 // promotion happens once or not at all, and a reader of a serving name sees blue's rows or green's,
 // never none or both. Blue's tables and state are kept (for the rollout's keepPreviousHours); its
 // pending change requests become stale.
-import type { Prisma } from "@sluice/db";
+import { countOf, firstRowOf, sql, tables, type Prisma } from "@sluice/db";
 import { ConfigurationError, switchServing } from "@sluice/engine";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { ApplyRefusedError } from "../change-requests/apply-schema-change";
@@ -26,22 +26,26 @@ export async function applyPromotion(
   note: string,
 ): Promise<TAppliedPromotion> {
   const rolloutId = BigInt((cr.payload as { rolloutId?: string }).rolloutId ?? "0");
-  const [rollout] = await tx.$queryRaw<
-    {
-      id: bigint;
-      pipeline: string;
-      pipeline_id: string;
-      state: string;
-      blue: string;
-      blue_version: number;
-      green: string;
-      green_version: number;
-    }[]
-  >`SELECT r.id, p.name AS pipeline, p.id AS pipeline_id, r.state, r.blue_version_id AS blue, b.version AS blue_version,
-           r.green_version_id AS green, g.version AS green_version
-      FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
-      JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
-     WHERE r.id = ${rolloutId} FOR UPDATE OF r`;
+  const rollout = await firstRowOf(
+    tx,
+    tables
+      .selectFrom("rollouts as r")
+      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
+      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
+      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+      .select([
+        "r.id",
+        "p.name as pipeline",
+        "p.id as pipeline_id",
+        "r.state",
+        "r.blue_version_id as blue",
+        "b.version as blue_version",
+        "r.green_version_id as green",
+        "g.version as green_version",
+      ])
+      .where("r.id", "=", rolloutId)
+      .forUpdate("r"),
+  );
   if (!rollout) throw new ApplyRefusedError(`rollout #${rolloutId} does not exist`);
   if (rollout.state !== "running")
     throw new ApplyRefusedError(
@@ -56,9 +60,20 @@ export async function applyPromotion(
     rollout.blue,
     `version ${rollout.blue_version} stopped serving: rollout #${rollout.id} promoted version ${rollout.green_version}`,
   );
-  await tx.$executeRaw`UPDATE rollouts SET state = 'promoted', decided_by = ${who.actor}, decided_at = now(),
-                              decision_reason = ${note}, updated_at = now()
-                        WHERE id = ${rollout.id} AND state = 'running'`;
+  await countOf(
+    tx,
+    tables
+      .updateTable("rollouts")
+      .set({
+        state: "promoted",
+        decided_by: who.actor,
+        decided_at: sql`now()`,
+        decision_reason: note,
+        updated_at: sql`now()`,
+      })
+      .where("id", "=", rollout.id)
+      .where("state", "=", "running"),
+  );
   await recordAuditEvent(tx, {
     ...who,
     action: "rollout.promote",

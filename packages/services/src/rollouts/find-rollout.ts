@@ -1,5 +1,5 @@
 // A pipeline's current rollout — the running one, else the newest — with both versions' numbers.
-import type { Prisma, PrismaClient } from "@sluice/db";
+import { firstRowOf, tables, type Prisma, type PrismaClient } from "@sluice/db";
 
 export interface TRolloutView {
   id: bigint;
@@ -33,38 +33,41 @@ export async function findRollout(
   pipeline: string,
   opts: { lock?: boolean } = {},
 ): Promise<TRolloutView | null> {
-  const rows = await db.$queryRawUnsafe<
-    {
-      id: bigint;
-      pipeline_id: string;
-      state: TRolloutView["state"];
-      blue: string;
-      blue_version: number;
-      green: string;
-      green_version: number;
-      serving: string | null;
-      starting_from: unknown;
-      started_by: string;
-      started_at: Date;
-      reason: string;
-      promotion_request_id: bigint | null;
-      decided_by: string | null;
-      decided_at: Date | null;
-      decision_reason: string;
-      keep_previous_hours: number;
-      previous_dropped_at: Date | null;
-    }[]
-  >(
-    `SELECT r.id, r.pipeline_id, r.state, r.blue_version_id AS blue, b.version AS blue_version, r.green_version_id AS green,
-            g.version AS green_version, p.serving_version_id AS serving, r.starting_from, r.started_by, r.started_at, r.reason,
-            r.promotion_request_id, r.decided_by, r.decided_at, r.decision_reason, r.keep_previous_hours, r.previous_dropped_at
-       FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
-       JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
-      WHERE p.name = $1
-      ORDER BY (r.state = 'running') DESC, r.started_at DESC, r.id DESC LIMIT 1${opts.lock ? " FOR UPDATE OF r" : ""}`,
-    pipeline,
+  const r = await firstRowOf(
+    db,
+    tables
+      .selectFrom("rollouts as r")
+      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
+      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
+      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+      .select([
+        "r.id",
+        "r.pipeline_id",
+        "r.state",
+        "r.blue_version_id as blue",
+        "b.version as blue_version",
+        "r.green_version_id as green",
+        "g.version as green_version",
+        "p.serving_version_id as serving",
+        "r.starting_from",
+        "r.started_by",
+        "r.started_at",
+        "r.reason",
+        "r.promotion_request_id",
+        "r.decided_by",
+        "r.decided_at",
+        "r.decision_reason",
+        "r.keep_previous_hours",
+        "r.previous_dropped_at",
+      ])
+      .where("p.name", "=", pipeline)
+      .orderBy((eb) => eb("r.state", "=", "running"), "desc")
+      .orderBy("r.started_at", "desc")
+      .orderBy("r.id", "desc")
+      .limit(1)
+      .$if(opts.lock === true, (q) => q.forUpdate("r"))
+      .$narrowType<{ state: TRolloutView["state"] }>(),
   );
-  const r = rows[0];
   if (!r) return null;
   return {
     id: r.id,

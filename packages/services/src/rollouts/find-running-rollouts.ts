@@ -14,6 +14,7 @@ export interface TFleetRollout {
 
 /** Pipeline name → its running rollout. */
 export async function findRunningRollouts(db: PrismaClient): Promise<Map<string, TFleetRollout>> {
+  // Raw: the engine owns `checkpoints`, and its join comes as SQL text (checkpointJoinSql) a builder cannot splice in.
   const rows = await db.$queryRaw<
     {
       name: string;

@@ -5,7 +5,7 @@
 // after the request was made stops the approval. Measures a roll-up cannot merge (avg, distinct counts
 // across window sizes) are listed with the reconciliation and do not block: the 5- to 10-minute change
 // compares clean on everything that can be compared. Why this rule: docs/rollouts.md, "Promotion".
-import type { Prisma, PrismaClient } from "@sluice/db";
+import { firstRowOf, rowsOf, tables, type Prisma, type PrismaClient } from "@sluice/db";
 import { validateSpec } from "@sluice/pipeline-spec";
 import type { TReconciliationReport } from "./reconciliation-report";
 import { rolloutOutputs, type TVersionSide } from "./rollout-outputs";
@@ -64,22 +64,29 @@ export async function promotionGate(
       refusal: `${rollout.pipeline}: ${versionsLabel} write no result both have in Postgres, so nothing shows green is right (${skipped.map((s) => s.reason).join("; ")}); a rollout cannot be promoted without a clean reconciliation`,
       reconciliations: [],
     };
-  const rows = await db.$queryRaw<
-    {
-      id: bigint;
-      output: string;
-      status: string;
-      only_blue: bigint | null;
-      only_green: bigint | null;
-      differing: bigint | null;
-      report: TReconciliationReport | null;
-      error: string | null;
-      finished_at: Date;
-    }[]
-  >`SELECT DISTINCT ON (output) id, output, status, only_blue, only_green, differing, report, error, finished_at
-      FROM rollout_reconciliations
-     WHERE blue_version_id = ${rollout.blue.pipelineVersionId} AND green_version_id = ${rollout.green.pipelineVersionId}
-     ORDER BY output, started_at DESC, id DESC`;
+  const rows = await rowsOf(
+    db,
+    tables
+      .selectFrom("rollout_reconciliations")
+      .distinctOn("output")
+      .select([
+        "id",
+        "output",
+        "status",
+        "only_blue",
+        "only_green",
+        "differing",
+        "report",
+        "error",
+        "finished_at",
+      ])
+      .where("blue_version_id", "=", rollout.blue.pipelineVersionId)
+      .where("green_version_id", "=", rollout.green.pipelineVersionId)
+      .orderBy("output")
+      .orderBy("started_at", "desc")
+      .orderBy("id", "desc")
+      .$narrowType<{ report: TReconciliationReport | null }>(),
+  );
   const problems: string[] = [];
   const reconciliations: TGateReconciliation[] = [];
   for (const { output } of pairs) {
@@ -145,13 +152,23 @@ export async function promotionGateOfCandidate(
   greenVersionId: string,
   opts: { acceptDifferences?: boolean } = {},
 ): Promise<TPromotionGate | null> {
-  const [r] = await db.$queryRaw<
-    { pipeline: string; blue: string; blue_version: number; green: string; green_version: number }[]
-  >`SELECT p.name AS pipeline, r.blue_version_id AS blue, b.version AS blue_version, r.green_version_id AS green,
-           g.version AS green_version
-      FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
-      JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
-     WHERE r.green_version_id = ${greenVersionId} AND r.state = 'running'`;
+  const r = await firstRowOf(
+    db,
+    tables
+      .selectFrom("rollouts as r")
+      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
+      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
+      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+      .select([
+        "p.name as pipeline",
+        "r.blue_version_id as blue",
+        "b.version as blue_version",
+        "r.green_version_id as green",
+        "g.version as green_version",
+      ])
+      .where("r.green_version_id", "=", greenVersionId)
+      .where("r.state", "=", "running"),
+  );
   if (!r) return null;
   return promotionGate(
     db,

@@ -5,7 +5,7 @@
 // version writes dropped), mark the rollout's previous_dropped_at — after which a rollback is refused
 // — and audit it, each rollout in a transaction of its own. A side that serves again meanwhile (it
 // cannot: only a promoted rollout is rolled back, and a retired candidate never runs) is left alone.
-import type { Prisma, PrismaClient } from "@sluice/db";
+import { countOf, firstRowOf, rowsOf, sql, tables, type Prisma, type PrismaClient } from "@sluice/db";
 import { ConfigurationError, retireVersion } from "@sluice/engine";
 import { recordAuditEvent } from "../audit/record-audit-event";
 import { staleRequestsOf } from "../change-requests/current-version";
@@ -25,11 +25,23 @@ export async function retireKeptVersions(
   opts: { now?: Date } = {},
 ): Promise<{ retired: TRetiredVersion[]; failed: { pipeline: string; error: string }[] }> {
   const now = opts.now ?? new Date();
-  const due = await db.$queryRaw<{ id: bigint; pipeline: string }[]>`
-    SELECT r.id, p.name AS pipeline FROM rollouts r JOIN pipelines p ON p.id = r.pipeline_id
-     WHERE r.state IN ('promoted', 'rolled_back') AND r.previous_dropped_at IS NULL
-       AND r.decided_at + make_interval(hours => r.keep_previous_hours) <= ${now}
-     ORDER BY r.decided_at, r.id`;
+  const due = await rowsOf(
+    db,
+    tables
+      .selectFrom("rollouts as r")
+      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
+      .select(["r.id", "p.name as pipeline"])
+      .where("r.state", "in", ["promoted", "rolled_back"])
+      .where("r.previous_dropped_at", "is", null)
+      .where(
+        (eb) =>
+          sql<Date>`${eb.ref("r.decided_at")} + make_interval(hours => ${eb.ref("r.keep_previous_hours")})`,
+        "<=",
+        now,
+      )
+      .orderBy("r.decided_at")
+      .orderBy("r.id"),
+  );
   const retired: TRetiredVersion[] = [];
   const failed: { pipeline: string; error: string }[] = [];
   for (const { id, pipeline } of due) {
@@ -52,22 +64,45 @@ async function retireOne(
   pipeline: string,
 ): Promise<TRetiredVersion | null> {
   // Locked and read again: another worker may have retired it since the list was read.
-  const [r] = await tx.$queryRaw<
-    {
-      pipeline_id: string;
-      state: string;
-      kept: string;
-      kept_version: number;
-      serving: string;
-      hours: number;
-      dropped_at: Date | null;
-    }[]
-  >`SELECT r.pipeline_id, r.state, r.keep_previous_hours AS hours, r.previous_dropped_at AS dropped_at,
-           CASE WHEN r.state = 'promoted' THEN r.blue_version_id ELSE r.green_version_id END AS kept,
-           CASE WHEN r.state = 'promoted' THEN b.version ELSE g.version END AS kept_version,
-           CASE WHEN r.state = 'promoted' THEN r.green_version_id ELSE r.blue_version_id END AS serving
-      FROM rollouts r JOIN pipeline_versions b ON b.id = r.blue_version_id JOIN pipeline_versions g ON g.id = r.green_version_id
-     WHERE r.id = ${id} FOR UPDATE OF r`;
+  const r = await firstRowOf(
+    tx,
+    tables
+      .selectFrom("rollouts as r")
+      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
+      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+      .select((eb) => {
+        const promoted = eb("r.state", "=", "promoted");
+        return [
+          "r.pipeline_id",
+          "r.state",
+          "r.keep_previous_hours as hours",
+          "r.previous_dropped_at as dropped_at",
+          eb
+            .case()
+            .when(promoted)
+            .then(eb.ref("r.blue_version_id"))
+            .else(eb.ref("r.green_version_id"))
+            .end()
+            .as("kept"),
+          eb
+            .case()
+            .when(promoted)
+            .then(eb.ref("b.version"))
+            .else(eb.ref("g.version"))
+            .end()
+            .as("kept_version"),
+          eb
+            .case()
+            .when(promoted)
+            .then(eb.ref("r.green_version_id"))
+            .else(eb.ref("r.blue_version_id"))
+            .end()
+            .as("serving"),
+        ];
+      })
+      .where("r.id", "=", id)
+      .forUpdate("r"),
+  );
   if (!r || r.dropped_at || (r.state !== "promoted" && r.state !== "rolled_back")) return null;
   let dropped: string[];
   try {
@@ -81,7 +116,13 @@ async function retireOne(
     r.kept,
     `version ${r.kept_version} was retired: its state and tables were dropped`,
   );
-  await tx.$executeRaw`UPDATE rollouts SET previous_dropped_at = now(), updated_at = now() WHERE id = ${id}`;
+  await countOf(
+    tx,
+    tables
+      .updateTable("rollouts")
+      .set({ previous_dropped_at: sql`now()`, updated_at: sql`now()` })
+      .where("id", "=", id),
+  );
   const why = `rollout #${id}: version ${r.kept_version} was kept ${r.hours} hours after the ${r.state === "promoted" ? "promotion" : "rollback"}; its state and tables are dropped`;
   await recordAuditEvent(tx, {
     ...SYSTEM_RECONCILER,

@@ -7,7 +7,7 @@
 //
 // Aborting a running rollout (`sluice rollout abort <name>`): green stops for good (superseded),
 // its state and its physical tables are dropped; blue, which never stopped serving, is untouched.
-import type { PrismaClient } from "@sluice/db";
+import { countOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { ConfigurationError, retireVersion, switchServing } from "@sluice/engine";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { staleRequestsOf } from "../change-requests/current-version";
@@ -47,8 +47,7 @@ export async function rollbackRollout(
         rollout.green.pipelineVersionId,
         `version ${rollout.green.version} stopped serving: rollout #${rollout.id} was rolled back to version ${rollout.blue.version}`,
       );
-      await tx.$executeRaw`UPDATE rollouts SET state = 'rolled_back', decided_by = ${who.actor}, decided_at = now(),
-                                  decision_reason = ${req.reason}, updated_at = now() WHERE id = ${rollout.id} AND state = 'promoted'`;
+      await countOf(tx, decideRollout(rollout.id, "promoted", "rolled_back", who.actor, req.reason));
       await recordAuditEvent(tx, {
         ...who,
         action: "rollout.rollback",
@@ -98,20 +97,30 @@ export async function abortRollout(
         );
       const why = `rollout #${rollout.id} aborted: ${req.reason}`;
       await setRun(tx, rollout.green.pipelineVersionId, "stopped", "aborted", who.actor, why);
-      const tables = await retireVersion(prismaSqlClient(tx), {
+      const droppedTables = await retireVersion(prismaSqlClient(tx), {
         retired: rollout.green.pipelineVersionId,
         by: rollout.blue.pipelineVersionId,
         why: "aborted",
       });
-      await tx.$executeRaw`UPDATE change_requests SET status = 'cancelled', updated_at = now(), decision_note = ${`rollout #${rollout.id} was aborted`}
-                            WHERE kind = 'promotion' AND pipeline_version_id = ${rollout.green.pipelineVersionId} AND status = 'pending'`;
+      await countOf(
+        tx,
+        tables
+          .updateTable("change_requests")
+          .set({
+            status: "cancelled",
+            updated_at: sql`now()`,
+            decision_note: `rollout #${rollout.id} was aborted`,
+          })
+          .where("kind", "=", "promotion")
+          .where("pipeline_version_id", "=", rollout.green.pipelineVersionId)
+          .where("status", "=", "pending"),
+      );
       const staleRequests = await staleRequestsOf(
         tx,
         rollout.green.pipelineVersionId,
         `rollout #${rollout.id} was aborted: version ${rollout.green.version} never runs again`,
       );
-      await tx.$executeRaw`UPDATE rollouts SET state = 'aborted', decided_by = ${who.actor}, decided_at = now(),
-                                  decision_reason = ${req.reason}, updated_at = now() WHERE id = ${rollout.id} AND state = 'running'`;
+      await countOf(tx, decideRollout(rollout.id, "running", "aborted", who.actor, req.reason));
       await recordAuditEvent(tx, {
         ...who,
         action: "rollout.abort",
@@ -120,13 +129,27 @@ export async function abortRollout(
         after: {
           rollout: String(rollout.id),
           green: rollout.green.version,
-          droppedTables: tables,
+          droppedTables,
           staleRequests,
         },
       });
-      return tables;
+      return droppedTables;
     },
     { timeout: 15_000, maxWait: 10_000 },
   );
   return { ...(await findRollout(db, req.pipeline))!, dropped };
 }
+
+/** The rollout moves out of `from` (only if it is still there), with who decided and why. */
+const decideRollout = (id: bigint, from: string, to: string, by: string, reason: string) =>
+  tables
+    .updateTable("rollouts")
+    .set({
+      state: to,
+      decided_by: by,
+      decided_at: sql`now()`,
+      decision_reason: reason,
+      updated_at: sql`now()`,
+    })
+    .where("id", "=", id)
+    .where("state", "=", from);
