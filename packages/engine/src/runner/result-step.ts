@@ -7,7 +7,6 @@ import type pg from "pg";
 import type { Kafka } from "kafkajs";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import type { ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
-import { ConfigurationError } from "../errors";
 import { JoinOperator } from "../join/join-operator";
 import { openResult, type ResultContext } from "./open-result";
 import { applyPrepared } from "../operator/result-operator";
@@ -61,7 +60,6 @@ export interface StepContext extends ResultContext {
 
 export async function openResultStep(ctx: StepContext, compiled: TCompiledSpec): Promise<ResultStep> {
   const { spec } = compiled;
-  refuseJoinForNow(spec);
   if (spec.outputs || spec.join) {
     const dimSource =
       spec.join &&
@@ -147,11 +145,4 @@ function stagedStep(staging: Staging, ctx: StepContext, dimSource: RecordSource 
       };
     },
   };
-}
-
-function refuseJoinForNow(spec: TCompiledSpec["spec"]): void {
-  if (spec.join)
-    throw new ConfigurationError(
-      `pipeline "${spec.name}": its join is validated, but this version of Sluice does not run joins yet (the join engine lands next, issue #23): remove join to run it`,
-    );
 }
