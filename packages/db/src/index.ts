@@ -20,5 +20,6 @@ export {
   sql,
   tables,
   type TControlPlaneTables,
+  type TRowOf,
   type TSqlRunner,
 } from "./typed-sql";
