@@ -6,7 +6,7 @@
 // answer is on the Alerts and Admin pages. At-least-once: a process killed between the receiver's
 // answer and the record sends once more with the same dedup key (PagerDuty's dedup_key, the
 // webhook's Idempotency-Key / X-Sluice-Notification), so a receiver can drop the repeat.
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { retryDelayMs } from "@sluice/retry-policy";
 import { sendToContactPoint, type TSendOptions } from "../contact-points/send-to-contact-point";
 import type { TContactPointKind } from "../contact-points/contact-point-kinds";
@@ -33,15 +33,43 @@ export async function deliverAlertNotifications(
   opts: TDeliveryOptions,
 ): Promise<{ delivered: number; retrying: number; failed: number }> {
   const baseMs = opts.retryBaseMs ?? 5_000;
-  const claimed = await db.$queryRaw<
-    { id: bigint; attempts: number; payload: unknown; dedup_key: string; contact_point_id: string | null }[]
-  >`
-    UPDATE alert_notifications SET attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = now() + ${CLAIM_MS}::int * interval '1 millisecond'
-     WHERE id IN (SELECT n.id FROM alert_notifications n
-                   WHERE n.status = 'pending' AND n.next_attempt_at <= now()
-                     AND (${opts.ruleKinds ?? null}::text[] IS NULL OR n.episode_id IN (SELECT e.id FROM alert_episodes e JOIN alert_rules r ON r.id = e.rule_id WHERE r.kind = ANY(${opts.ruleKinds ?? null}::text[])))
-                   ORDER BY n.id LIMIT ${opts.limit ?? 20} FOR UPDATE OF n SKIP LOCKED)
-    RETURNING id, attempts, payload, dedup_key, contact_point_id`;
+  const ruleKinds = opts.ruleKinds ?? null;
+  const claimed = await rowsOf(
+    db,
+    tables
+      .updateTable("alert_notifications")
+      .set((eb) => ({
+        attempts: eb("attempts", "+", 1),
+        last_attempt_at: sql<Date>`now()`,
+        next_attempt_at: sql<Date>`now() + ${CLAIM_MS}::int * interval '1 millisecond'`,
+      }))
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("alert_notifications as n")
+          .select("n.id")
+          .where("n.status", "=", "pending")
+          .where("n.next_attempt_at", "<=", sql<Date>`now()`)
+          .where((eb) =>
+            eb.or([
+              eb(sql`${ruleKinds}::text[]`, "is", null),
+              eb(
+                "n.episode_id",
+                "in",
+                eb
+                  .selectFrom("alert_episodes as e")
+                  .innerJoin("alert_rules as r", "r.id", "e.rule_id")
+                  .select("e.id")
+                  .where("r.kind", "=", sql<string>`ANY(${ruleKinds}::text[])`),
+              ),
+            ]),
+          )
+          .orderBy("n.id")
+          .limit(opts.limit ?? 20)
+          .forUpdate("n")
+          .skipLocked(),
+      )
+      .returning(["id", "attempts", "payload", "dedup_key", "contact_point_id"]),
+  );
   const counts = { delivered: 0, retrying: 0, failed: 0 };
   if (claimed.length === 0) return counts;
   const ids = [...new Set(claimed.flatMap((c) => (c.contact_point_id ? [c.contact_point_id] : [])))];

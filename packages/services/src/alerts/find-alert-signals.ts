@@ -1,7 +1,7 @@
 // The evaluator's reads for one tick: each pipeline's serving version (pipelines.serving_version_id) with its run state,
 // offset samples, rollup totals and freshness — the same queries the fleet view uses (signals/), a
 // fixed number of them for the whole fleet — and the workers' registry for the fleet rules.
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { parseDuration } from "@sluice/pipeline-spec";
 import { z } from "zod";
 import { runPhase } from "../runs/run-state";
@@ -51,11 +51,20 @@ async function findStateSince(db: PrismaClient, pipelineIds: string[]): Promise<
     select: { id: true, continuedFromId: true },
   });
   if (versions.length === 0) return new Map();
-  const firsts = await db.$queryRaw<{ pv: string; first: Date | null }[]>`
-    SELECT v.id AS pv,
-           (SELECT min(r.bucket_start) FROM batch_rollup r
-             WHERE r.pipeline_version_id = v.id AND r.grain_seconds = ${GRAIN_SECONDS}) AS first
-      FROM unnest(${versions.map((v) => v.id)}::text[]) AS v(id)`;
+  const firsts = await rowsOf(
+    db,
+    tables
+      .selectFrom(sql<{ id: string }>`unnest(${versions.map((v) => v.id)}::text[])`.as<"v">(sql`v(id)`))
+      .select((eb) => [
+        "v.id as pv",
+        eb
+          .selectFrom("batch_rollup as r")
+          .select((eb) => eb.fn.min("r.bucket_start").as("first"))
+          .whereRef("r.pipeline_version_id", "=", "v.id")
+          .where("r.grain_seconds", "=", GRAIN_SECONDS)
+          .as("first"),
+      ]),
+  );
   const first = new Map(firsts.flatMap((f) => (f.first ? [[f.pv, f.first] as const] : [])));
   const from = new Map(versions.map((v) => [v.id, v.continuedFromId]));
   const since = new Map<string, Date>();
@@ -172,11 +181,18 @@ export async function findPipelineAlertSignals(
       pipelines.map((p) => p.id),
     ),
     // The newest pause or stop command of each version: who held it back, when and why.
-    db.$queryRaw<{ pv: string; action: string; actor: string; at: Date; reason: string }[]>`
-        SELECT DISTINCT ON (pipeline_version_id) pipeline_version_id AS pv, action, actor, created_at AS at, reason
-          FROM pipeline_run_transitions
-         WHERE pipeline_version_id = ANY(${ids}::text[]) AND action IN ('pause', 'stop', 'resume', 'start', 'restart')
-         ORDER BY pipeline_version_id, created_at DESC, id DESC`,
+    rowsOf(
+      db,
+      tables
+        .selectFrom("pipeline_run_transitions")
+        .distinctOn("pipeline_version_id")
+        .select(["pipeline_version_id as pv", "action", "actor", "created_at as at", "reason"])
+        .where("pipeline_version_id", "=", sql<string>`ANY(${ids}::text[])`)
+        .where("action", "in", ["pause", "stop", "resume", "start", "restart"])
+        .orderBy("pipeline_version_id")
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc"),
+    ),
     findFaultObservations(
       db,
       pipelines.map((p) => p.id),

@@ -4,7 +4,7 @@
 // the episode row is locked, so an evaluation tick in flight waits (and vice versa). Whoever was paged
 // hears about it: the acknowledge or resolve goes to the contact points the alert's page went to
 // (PagerDuty acknowledges / resolves its incident, Slack and email get a message).
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, tables, type PrismaClient } from "@sluice/db";
 import { z } from "zod";
 import { recordAuditEvent } from "../audit/record-audit-event";
 import { AlertChangeError, type TAlertActor } from "./alert-change";
@@ -103,7 +103,7 @@ export async function resolveAlert(
 type TTx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
 async function lockEpisode(tx: TTx, episodeId: bigint, pipeline: string | null) {
-  await tx.$queryRaw`SELECT id FROM alert_episodes WHERE id = ${episodeId} FOR UPDATE`;
+  await rowsOf(tx, tables.selectFrom("alert_episodes").select("id").where("id", "=", episodeId).forUpdate());
   const ep = await tx.alertEpisode.findUnique({
     where: { id: episodeId },
     include: { rule: { select: { kind: true, pipeline: { select: { name: true } } } } },

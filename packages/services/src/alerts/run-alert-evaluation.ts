@@ -4,7 +4,7 @@
 // in the outbox (dedup keys make a re-run tick harmless). Delivery happens afterwards
 // (deliver-alert-notifications.ts). Called by the workers' `alerts.evaluate` job and, for
 // no_worker_alive only, by the console's watchdog.
-import type { Prisma, PrismaClient } from "@sluice/db";
+import { countOf, rowsOf, sql, tables, type Prisma, type PrismaClient } from "@sluice/db";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
 import {
   AlertEvaluatorFencedError,
@@ -69,7 +69,10 @@ function evaluateFenced(
       await assertAlertLease(tx, opts.evaluator, opts.owner, epoch);
       const counts = { rules: 0, opened: 0, resolved: 0, queued: 0 };
       // Lock open episodes so a person acknowledging or resolving one waits for this tick (and vice versa).
-      await tx.$queryRaw`SELECT id FROM alert_episodes WHERE resolved_at IS NULL FOR UPDATE`;
+      await rowsOf(
+        tx,
+        tables.selectFrom("alert_episodes").select("id").where("resolved_at", "is", null).forUpdate(),
+      );
       const [rules, silences, fleetTeams] = await Promise.all([
         tx.alertRule.findMany({
           where: { kind: { in: [...opts.kinds] }, enabled: true },
@@ -227,10 +230,22 @@ function evaluateFenced(
       }
       // Every rule's pending state and last value in one statement (a tick touches every rule).
       if (ruleStates.length > 0) {
-        await tx.$executeRaw`
-          UPDATE alert_rules r SET pending_since = u."pendingSince", last_value = u.value, last_evaluated_at = ${now}
-            FROM jsonb_to_recordset(${JSON.stringify(ruleStates)}::jsonb) AS u(id text, "pendingSince" timestamptz, value float8)
-           WHERE r.id = u.id`;
+        type TRuleState = { id: string; pendingSince: Date | null; value: number | null };
+        const states = sql<TRuleState>`jsonb_to_recordset(${JSON.stringify(ruleStates)}::jsonb)`.as<"u">(
+          sql`u(id text, "pendingSince" timestamptz, value float8)`,
+        );
+        await countOf(
+          tx,
+          tables
+            .updateTable("alert_rules as r")
+            .from(states)
+            .set((eb) => ({
+              pending_since: eb.ref("u.pendingSince"),
+              last_value: eb.ref("u.value"),
+              last_evaluated_at: now,
+            }))
+            .whereRef("r.id", "=", "u.id"),
+        );
       }
       return { evaluated: true as const, epoch, ...counts };
     },
