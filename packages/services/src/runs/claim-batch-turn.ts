@@ -6,7 +6,7 @@
 //
 // The claim also counts the attempt, durably and before any of the batch runs: a batch that kills
 // every worker that runs it is failed here, at its next claim, instead of looping (poison-batch.ts).
-import type { PrismaClient } from "@sluice/db";
+import { countOf, tables, type PrismaClient } from "@sluice/db";
 import { nextBatchId, nextBatchIdSql } from "@sluice/engine";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, failPoisonBatch, isPoisoned } from "./poison-batch";
@@ -43,7 +43,8 @@ export async function claimBatchTurn(
 ): Promise<TBatchTurnClaim> {
   const max = opts.maxUnfinishedAttempts ?? DEFAULT_MAX_UNFINISHED_ATTEMPTS;
   // Fast path, one statement: the usual case, the current turn of a running version whose next batch
-  // has not already been started `max` times without finishing. It counts this attempt.
+  // has not already been started `max` times without finishing. It counts this attempt. Left raw: the
+  // next batch id is the engine's SQL on its checkpoints table (nextBatchIdSql), which stays the engine's.
   const claimed = await db.$queryRawUnsafe<{ failures: number }[]>(
     `UPDATE pipeline_runs r SET batch_started_at = now(), batch_worker_id = $1, next_batch_at = NULL, updated_at = now(),
             unfinished_attempts = CASE WHEN r.attempt_batch_id = n.batch_id THEN r.unfinished_attempts + 1 ELSE 1 END,
@@ -91,9 +92,16 @@ export async function claimBatchTurn(
  * this process already runs the version: it did not die, so it no longer counts as unfinished.
  */
 export async function releaseBatchAttempt(db: PrismaClient, turn: TBatchTurnRef): Promise<void> {
-  await db.$executeRaw`
-    UPDATE pipeline_runs SET unfinished_attempts = greatest(unfinished_attempts - 1, 0)
-     WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq}`;
+  await countOf(
+    db,
+    tables
+      .updateTable("pipeline_runs")
+      .set((eb) => ({
+        unfinished_attempts: eb.fn("greatest", [eb("unfinished_attempts", "-", 1), eb.lit(0)]),
+      }))
+      .where("pipeline_version_id", "=", turn.pipelineVersionId)
+      .where("schedule_seq", "=", turn.seq),
+  );
 }
 
 /** Move a running version whose desired state is paused/stopped to that status, and record it. */

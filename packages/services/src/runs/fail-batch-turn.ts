@@ -2,7 +2,7 @@
 // `maxConsecutiveFailures` batches in a row have failed; then — or at once for a permanent error such
 // as a `fail` expectation — the version enters `failed` with the error, the batch id and the offending
 // sample visible on the run row (and in batch_failures, which `sluice status` shows).
-import type { PrismaClient } from "@sluice/db";
+import { countOf, firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { settlePending, type TBatchTurnRef } from "./claim-batch-turn";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 
@@ -69,26 +69,53 @@ export function failBatchTurn(
       return { kind: "retry", consecutiveFailures: failures };
 
     // The engine records a `fail` expectation's rule and sample rows; other errors get a row here.
-    const recorded = error.rule
-      ? await tx.$queryRaw<{ rule: string | null; row_count: number; samples: unknown[] }[]>`
-          SELECT rule, row_count, samples FROM batch_failures
-           WHERE pipeline_version_id = ${pipelineVersionId} AND batch_id = ${error.batchId} AND kind = 'expectation' AND rule = ${error.rule}
-           ORDER BY id DESC LIMIT 1`
-      : [];
-    const failure = recorded[0];
+    const batchId = BigInt(error.batchId);
+    const failure = error.rule
+      ? await firstRowOf(
+          tx,
+          tables
+            .selectFrom("batch_failures")
+            .select(["rule", "row_count", "samples"])
+            .where("pipeline_version_id", "=", pipelineVersionId)
+            .where("batch_id", "=", batchId)
+            .where("kind", "=", "expectation")
+            .where("rule", "=", error.rule)
+            .orderBy("id", "desc")
+            .limit(1),
+        )
+      : undefined;
     if (!failure) {
-      await tx.$executeRaw`INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, row_count, message)
-                           VALUES (${pipelineVersionId}, ${error.batchId}, 'error', 0, ${error.message.slice(0, 4000)})`;
+      await countOf(
+        tx,
+        tables.insertInto("batch_failures").values({
+          pipeline_version_id: pipelineVersionId,
+          batch_id: batchId,
+          kind: "error",
+          row_count: 0,
+          message: error.message.slice(0, 4000),
+        }),
+      );
     }
     const sample = failure
       ? {
           rule: failure.rule,
           rowCount: failure.row_count,
-          rows: (failure.samples ?? []).slice(0, SAMPLE_ROWS),
+          // The engine writes samples as a JSON array of rows.
+          rows: ((failure.samples as unknown[] | null) ?? []).slice(0, SAMPLE_ROWS),
         }
       : { rule: null, rowCount: 0, rows: [] };
-    await tx.$executeRaw`UPDATE pipeline_runs SET status = 'failed', failed_batch_id = ${error.batchId}, failure_sample = ${JSON.stringify(sample)}::jsonb,
-                                next_batch_at = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
+    await countOf(
+      tx,
+      tables
+        .updateTable("pipeline_runs")
+        .set({
+          status: "failed",
+          failed_batch_id: batchId,
+          failure_sample: sql`${JSON.stringify(sample)}::jsonb`,
+          next_batch_at: null,
+        })
+        .where("pipeline_version_id", "=", pipelineVersionId),
+    );
     const why = error.permanent
       ? error.message
       : `${failures} consecutive failed batches; last: ${error.message}`;

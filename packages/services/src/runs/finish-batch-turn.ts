@@ -2,7 +2,7 @@
 // The turn advances only if this job still holds the current one (compare-and-set on schedule_seq), so
 // a stale or duplicate job can never fork the schedule. A pause/stop asked for during the batch takes
 // effect now — after the commit, never in the middle of a batch.
-import type { PrismaClient } from "@sluice/db";
+import { firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { settlePending } from "./claim-batch-turn";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 import type { TBatchTurnRef } from "./claim-batch-turn";
@@ -46,14 +46,37 @@ export async function finishBatchTurn(
   const next = nextBatchDelay(outcome);
   if (!next.drained) {
     const lastBatchAt = outcome.committed ? new Date() : null;
-    const advanced = await db.$queryRaw<{ seq: number }[]>`
-      UPDATE pipeline_runs SET schedule_seq = schedule_seq + 1, consecutive_failures = 0, unfinished_attempts = 0, next_batch_at = ${new Date(Date.now() + next.delayMs)},
-             last_batch_at = coalesce(${lastBatchAt}::timestamptz, last_batch_at), updated_at = now(),
-             batch_started_at = CASE WHEN batch_worker_id = ${turn.workerId} THEN NULL ELSE batch_started_at END,
-             batch_worker_id = CASE WHEN batch_worker_id = ${turn.workerId} THEN NULL ELSE batch_worker_id END
-       WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq} AND status = 'running' AND desired_state = 'running'
-      RETURNING schedule_seq AS seq`;
-    if (advanced[0]) return { kind: "next", seq: advanced[0].seq, delayMs: next.delayMs };
+    const advanced = await firstRowOf(
+      db,
+      tables
+        .updateTable("pipeline_runs")
+        .set((eb) => ({
+          schedule_seq: eb("schedule_seq", "+", 1),
+          consecutive_failures: 0,
+          unfinished_attempts: 0,
+          next_batch_at: new Date(Date.now() + next.delayMs),
+          last_batch_at: eb.fn.coalesce(sql<Date | null>`${lastBatchAt}::timestamptz`, "last_batch_at"),
+          updated_at: sql`now()`,
+          batch_started_at: eb
+            .case()
+            .when("batch_worker_id", "=", turn.workerId)
+            .then(eb.lit(null))
+            .else(eb.ref("batch_started_at"))
+            .end(),
+          batch_worker_id: eb
+            .case()
+            .when("batch_worker_id", "=", turn.workerId)
+            .then(eb.lit(null))
+            .else(eb.ref("batch_worker_id"))
+            .end(),
+        }))
+        .where("pipeline_version_id", "=", turn.pipelineVersionId)
+        .where("schedule_seq", "=", turn.seq)
+        .where("status", "=", "running")
+        .where("desired_state", "=", "running")
+        .returning("schedule_seq"),
+    );
+    if (advanced) return { kind: "next", seq: advanced.schedule_seq, delayMs: next.delayMs };
   }
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);

@@ -4,6 +4,7 @@
 // commit, an empty batch, a caught error, a fence. A count that reaches the limit therefore means that
 // many workers died (or were abandoned) in the middle of this very batch; the next claim fails the
 // version instead of handing the batch to the next victim, with what an operator needs to act.
+import { countOf, sql, tables } from "@sluice/db";
 import { findPlannedBatch, type RecordedPlan } from "@sluice/engine";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { recordTransition, type TLockedRun, type TTx } from "./run-record";
@@ -75,11 +76,33 @@ export async function failPoisonBatch(
     planned?.replay ?? null,
   );
   const sample = { rule: null, rowCount: 0, rows: [], ranges, unfinishedAttempts: run.unfinishedAttempts };
-  await tx.$executeRaw`INSERT INTO batch_failures (pipeline_version_id, batch_id, kind, row_count, message)
-                       VALUES (${pipelineVersionId}, ${batchId}, 'worker-died', 0, ${message})`;
-  await tx.$executeRaw`UPDATE pipeline_runs SET status = 'failed', failed_batch_id = ${batchId}, failure_sample = ${JSON.stringify(sample)}::jsonb,
-                              last_error = ${message}, last_error_at = now(), next_batch_at = NULL, batch_started_at = NULL, batch_worker_id = NULL, updated_at = now()
-                        WHERE pipeline_version_id = ${pipelineVersionId}`;
+  await countOf(
+    tx,
+    tables.insertInto("batch_failures").values({
+      pipeline_version_id: pipelineVersionId,
+      batch_id: BigInt(batchId),
+      kind: "worker-died",
+      row_count: 0,
+      message,
+    }),
+  );
+  await countOf(
+    tx,
+    tables
+      .updateTable("pipeline_runs")
+      .set({
+        status: "failed",
+        failed_batch_id: BigInt(batchId),
+        failure_sample: sql`${JSON.stringify(sample)}::jsonb`,
+        last_error: message,
+        last_error_at: sql`now()`,
+        next_batch_at: null,
+        batch_started_at: null,
+        batch_worker_id: null,
+        updated_at: sql`now()`,
+      })
+      .where("pipeline_version_id", "=", pipelineVersionId),
+  );
   await recordTransition(tx, pipelineVersionId, {
     action: "failed",
     from: run.status,

@@ -5,7 +5,7 @@
 // A superseded version is refused start/resume/restart here, not later by a worker: a newer version
 // continued or rebuilt its state, so it can never run again (its checkpoint is fenced).
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { countOf, tables, type PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 import {
@@ -107,7 +107,13 @@ export async function runPipelineCommand(
       },
     });
     if (effect.clearFailure)
-      await tx.$executeRaw`UPDATE pipeline_runs SET failure_sample = NULL WHERE pipeline_version_id = ${pipelineVersionId}`;
+      await countOf(
+        tx,
+        tables
+          .updateTable("pipeline_runs")
+          .set({ failure_sample: null })
+          .where("pipeline_version_id", "=", pipelineVersionId),
+      );
     await recordTransition(tx, pipelineVersionId, {
       action: command,
       from: run.status,

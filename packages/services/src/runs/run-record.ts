@@ -1,7 +1,7 @@
 // Reading and writing a pipeline version's run row inside a transaction, and recording transitions.
 // Shared by the lifecycle commands (console, CLI) and the batch turns (workers), so every change of
 // status is written the same way: row locked, changed, and a history row with who, when and why.
-import type { Prisma, PrismaClient } from "@sluice/db";
+import { countOf, firstRowOf, sql, tables, type Prisma, type PrismaClient } from "@sluice/db";
 import type { TDesiredState, TRunStatus } from "./run-state";
 
 export type TTx = Prisma.TransactionClient;
@@ -26,38 +26,56 @@ export interface TLockedRun {
 
 /** Lock the run row (creating it as `stopped` if the version has none yet). */
 export async function lockRun(tx: TTx, pipelineVersionId: string): Promise<TLockedRun> {
-  await tx.$executeRaw`INSERT INTO pipeline_runs (pipeline_version_id) SELECT id FROM pipeline_versions WHERE id = ${pipelineVersionId} ON CONFLICT DO NOTHING`;
-  const rows = await tx.$queryRaw<
-    {
-      status: TRunStatus;
-      desired: TDesiredState;
-      seq: number;
-      failures: number;
-      started: Date | null;
-      worker: string | null;
-      attempt_batch: bigint | null;
-      unfinished: number;
-      alive: boolean;
-    }[]
-  >`SELECT r.status::text AS status, r.desired_state::text AS desired, r.schedule_seq AS seq, r.consecutive_failures AS failures,
-           r.batch_started_at AS started, r.batch_worker_id AS worker, r.attempt_batch_id AS attempt_batch, r.unfinished_attempts AS unfinished,
-           (r.batch_started_at IS NOT NULL AND w.id IS NOT NULL AND w.stopped_at IS NULL
-             AND w.last_heartbeat_at > now() - make_interval(secs => ${WORKER_HEARTBEAT_TIMEOUT_MS / 1000})) AS alive
-      FROM pipeline_runs r LEFT JOIN workers w ON w.id = r.batch_worker_id
-     WHERE r.pipeline_version_id = ${pipelineVersionId}
-       FOR UPDATE OF r`;
-  const r = rows[0];
+  await countOf(
+    tx,
+    tables
+      .insertInto("pipeline_runs")
+      .columns(["pipeline_version_id"])
+      .expression(tables.selectFrom("pipeline_versions").select("id").where("id", "=", pipelineVersionId))
+      .onConflict((oc) => oc.doNothing()),
+  );
+  const r = await firstRowOf(
+    tx,
+    tables
+      .selectFrom("pipeline_runs as r")
+      .leftJoin("workers as w", "w.id", "r.batch_worker_id")
+      .select((eb) => [
+        eb.cast<TRunStatus>("r.status", "text").as("status"),
+        eb.cast<TDesiredState>("r.desired_state", "text").as("desired_state"),
+        "r.schedule_seq",
+        "r.consecutive_failures",
+        "r.batch_started_at",
+        "r.batch_worker_id",
+        "r.attempt_batch_id",
+        "r.unfinished_attempts",
+        eb
+          .and([
+            eb("r.batch_started_at", "is not", null),
+            eb("w.id", "is not", null),
+            eb("w.stopped_at", "is", null),
+            eb(
+              "w.last_heartbeat_at",
+              ">",
+              sql<Date>`now() - make_interval(secs => ${WORKER_HEARTBEAT_TIMEOUT_MS / 1000})`,
+            ),
+          ])
+          .$castTo<boolean>()
+          .as("alive"),
+      ])
+      .where("r.pipeline_version_id", "=", pipelineVersionId)
+      .forUpdate("r"),
+  );
   if (!r) throw new Error(`no pipeline version ${pipelineVersionId}`);
   return {
     pipelineVersionId,
     status: r.status,
-    desired: r.desired,
-    seq: r.seq,
-    consecutiveFailures: r.failures,
-    batchStartedAt: r.started,
-    batchWorkerId: r.worker,
-    attemptBatchId: r.attempt_batch === null ? null : Number(r.attempt_batch),
-    unfinishedAttempts: r.unfinished,
+    desired: r.desired_state,
+    seq: r.schedule_seq,
+    consecutiveFailures: r.consecutive_failures,
+    batchStartedAt: r.batch_started_at,
+    batchWorkerId: r.batch_worker_id,
+    attemptBatchId: r.attempt_batch_id === null ? null : Number(r.attempt_batch_id),
+    unfinishedAttempts: r.unfinished_attempts,
     batchInFlight: r.alive,
   };
 }
