@@ -6,7 +6,7 @@
 // creations at once are serialized, and the second sees the first's admin and is refused.
 import { hashPassword } from "../auth/hash-password";
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { ROLES, type TRole } from "../auth/roles";
 import { AdminChangeError, auditAdminChange, generatePassword, type TAdminContext } from "./admin-change";
 
@@ -57,7 +57,17 @@ export async function createUser(
   return db.$transaction(async (tx) => {
     if (opts.firstAdmin) {
       // Held until this transaction ends; the count below runs after any earlier holder committed.
-      await tx.$executeRaw`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext('sluice.first-admin'))) l`;
+      // Wrapped in a sub-select: the lock function returns void, which is not a column Prisma can read.
+      await rowsOf(
+        tx,
+        tables
+          .selectFrom(
+            tables
+              .selectNoFrom(sql`pg_advisory_xact_lock(hashtext('sluice.first-admin'))`.as("locked"))
+              .as("l"),
+          )
+          .select(sql<number>`1`.as("one")),
+      );
       const admin = await tx.user.findFirst({
         where: { role: "admin", disabledAt: null },
         select: { email: true },

@@ -11,7 +11,7 @@
 // all slip through); a refused attempt takes no slot further along (an address that is already
 // refused does not use up the account's budget). A successful sign-in clears its address's and its
 // browser's counts, and gives back its own slot in the account's.
-import type { PrismaClient } from "@sluice/db";
+import { firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 
 export interface TThrottleLimit {
   maxAttempts: number;
@@ -58,12 +58,36 @@ async function consume(
   limit: TThrottleLimit,
 ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number; retryAt: Date }> {
   const window = `${limit.windowSeconds} seconds`;
-  const [row] = await db.$queryRaw<{ attempts: number; window_started: Date; now: Date }[]>`
-    INSERT INTO sign_in_throttles (account_key, attempts, window_started) VALUES (${key}, 1, now())
-    ON CONFLICT (account_key) DO UPDATE SET
-      attempts = CASE WHEN sign_in_throttles.window_started <= now() - ${window}::interval THEN 1 ELSE sign_in_throttles.attempts + 1 END,
-      window_started = CASE WHEN sign_in_throttles.window_started <= now() - ${window}::interval THEN now() ELSE sign_in_throttles.window_started END
-    RETURNING attempts, window_started, now() AS now`;
+  const row = await firstRowOf(
+    db,
+    tables
+      .insertInto("sign_in_throttles")
+      .values({ account_key: key, attempts: 1, window_started: sql`now()` })
+      .onConflict((oc) =>
+        oc.column("account_key").doUpdateSet((eb) => {
+          const expired = eb(
+            "sign_in_throttles.window_started",
+            "<=",
+            sql<Date>`now() - ${window}::interval`,
+          );
+          return {
+            attempts: eb
+              .case()
+              .when(expired)
+              .then(eb.lit(1))
+              .else(eb("sign_in_throttles.attempts", "+", eb.lit(1)))
+              .end(),
+            window_started: eb
+              .case()
+              .when(expired)
+              .then(sql<Date>`now()`)
+              .else(eb.ref("sign_in_throttles.window_started"))
+              .end(),
+          };
+        }),
+      )
+      .returning(["attempts", "window_started", sql<Date>`now()`.as("now")]),
+  );
   if (!row || row.attempts <= limit.maxAttempts) return { allowed: true };
   const retryAt = new Date(row.window_started.getTime() + limit.windowSeconds * 1000);
   return {

@@ -28,6 +28,7 @@ export interface TFleetVersionRow {
 }
 
 export function queryFleetVersions(db: PrismaClient): Promise<TFleetVersionRow[]> {
+  // Left raw: the event-time clock is a join on the engine's checkpoints table, SQL the engine owns (checkpointJoinSql).
   return db.$queryRaw<TFleetVersionRow[]>`
     SELECT p.name, p.description, t.slug AS team_slug, t.name AS team_name, v.id AS pv, v.version,
            coalesce(v.id = s.id, true) AS serving,

@@ -12,7 +12,7 @@
 // engine sends a pending key only after counting the attempt on a still-pending row, so a key is never
 // sent again after its success was recorded.
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { countOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { inTransaction } from "../runs/run-record";
 import { ServiceError } from "../service-error";
@@ -74,9 +74,15 @@ export async function requeueFailedWebhookDeliveries(
       });
       // Only failed rows move. A concurrent re-queue of the same rows waits for this one's row locks,
       // then finds them pending and moves nothing.
-      const n = await tx.$executeRaw`
-        UPDATE webhook_deliveries SET status = 'pending', attempts = 0, requeued_at = now(), requeue_id = ${requeue.id}
-         WHERE pipeline_id = ${pipelineId} AND status = 'failed' AND (${key ?? null}::text IS NULL OR idempotency_key = ${key ?? null})`;
+      const n = await countOf(
+        tx,
+        tables
+          .updateTable("webhook_deliveries")
+          .set({ status: "pending", attempts: 0, requeued_at: sql`now()`, requeue_id: requeue.id })
+          .where("pipeline_id", "=", pipelineId)
+          .where("status", "=", "failed")
+          .$if(key !== undefined, (q) => q.where("idempotency_key", "=", key!)),
+      );
       // Nothing moved: roll back, so the audit holds only re-queues that did something.
       if (n === 0) throw new NothingToRequeue();
       await tx.webhookRequeue.update({ where: { id: requeue.id }, data: { deliveries: n } });
