@@ -15,10 +15,13 @@ export {
 export { createPool, type PoolOptions } from "./pool";
 export {
   countOf,
+  expressionBuilder,
   firstRowOf,
   rowsOf,
   sql,
   tables,
+  type Expression,
+  type SqlBool,
   type TControlPlaneTables,
   type TRowOf,
   type TSqlRunner,

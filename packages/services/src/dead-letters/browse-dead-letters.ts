@@ -5,14 +5,9 @@
 // (hex and as text) beside the decoded payload, and what became of it (discarded, or replayed: into
 // which batch of which version, by whom, with what outcome there).
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { firstRowOf, rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { deadLetterCondition, ZDeadLetterFilter } from "./dead-letter-filter";
-import {
-  toRowView,
-  type TDeadLetterOutcome,
-  type TDeadLetterRowView,
-  type TDeadLetterSqlRow,
-} from "./summarize-dead-letters";
+import { toRowView, type TDeadLetterOutcome, type TDeadLetterRowView } from "./summarize-dead-letters";
 
 export const ZBrowseDeadLettersInput = ZDeadLetterFilter.extend({
   /** The next page: rows with an id below this one. */
@@ -68,26 +63,6 @@ export interface TDeadLetterPage {
   nextBefore: number | null;
 }
 
-type TRow = TDeadLetterSqlRow & {
-  version: number;
-  bytes: number;
-  truncated: boolean;
-  head: Uint8Array;
-  payload_head: string | null;
-  r_action: string | null;
-  r_actor: string | null;
-  r_reason: string | null;
-  r_at: Date | null;
-  replay_id: bigint | null;
-  replay_status: string | null;
-  replay_by: string | null;
-  replay_at: Date | null;
-  replay_batch: bigint | null;
-  replay_version: number | null;
-  replay_outcome: string | null;
-  replay_detail: string | null;
-};
-
 /** null when there is no pipeline of that name. */
 export async function browseDeadLetters(
   db: PrismaClient,
@@ -97,26 +72,75 @@ export async function browseDeadLetters(
   const found = await db.pipeline.findUnique({ where: { name: pipeline }, select: { id: true, name: true } });
   if (!found) return null;
   const where = deadLetterCondition(filter);
+  const matchingRows = tables
+    .selectFrom("dead_letters as d")
+    .innerJoin("pipeline_versions as v", "v.id", "d.pipeline_version_id")
+    .where("v.pipeline_id", "=", found.id)
+    .where(where);
   const [rows, counted] = await Promise.all([
-    db.$queryRaw<TRow[]>`
-      SELECT d.id, v.version, d.batch_id, d.outcome, left(d.reason, 500) AS reason, d.partition, d."offset", left(d.key, 200) AS key, d.ingest_time, d.created_at,
-             octet_length(d.raw) AS bytes, d.truncated, substring(d.raw FROM 1 FOR ${PREVIEW_CHARS * 4}) AS head, left(d.payload::text, ${PREVIEW_CHARS}) AS payload_head,
-             r.action AS r_action, r.actor AS r_actor, r.reason AS r_reason, r.created_at AS r_at,
-             i.replay_id, i.status AS replay_status, rq.actor AS replay_by, coalesce(i.applied_at, i.created_at) AS replay_at, i.batch_id AS replay_batch,
-             iv.version AS replay_version, i.outcome AS replay_outcome, left(i.detail, 500) AS replay_detail
-        FROM dead_letters d JOIN pipeline_versions v ON v.id = d.pipeline_version_id
-        LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
-        LEFT JOIN LATERAL (SELECT * FROM dead_letter_replay_items x WHERE x.dead_letter_id = d.id ORDER BY x.id DESC LIMIT 1) i ON true
-        LEFT JOIN dead_letter_replays rq ON rq.id = i.replay_id
-        LEFT JOIN pipeline_versions iv ON iv.id = i.pipeline_version_id
-       WHERE v.pipeline_id = ${found.id} AND ${where} AND (${before ?? null}::bigint IS NULL OR d.id < ${before ?? null})
-       ORDER BY d.id DESC LIMIT ${limit + 1}`,
-    db.$queryRaw<{ n: number }[]>`
-      SELECT count(*)::int AS n FROM (SELECT 1 FROM dead_letters d JOIN pipeline_versions v ON v.id = d.pipeline_version_id
-       WHERE v.pipeline_id = ${found.id} AND ${where} LIMIT ${BROWSE_COUNT_LIMIT + 1}) m`,
+    rowsOf(
+      db,
+      matchingRows
+        .leftJoin("dead_letter_resolutions as r", "r.dead_letter_id", "d.id")
+        .leftJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom("dead_letter_replay_items as x")
+              .selectAll("x")
+              .whereRef("x.dead_letter_id", "=", "d.id")
+              .orderBy("x.id", "desc")
+              .limit(1)
+              .as("i"),
+          (join) => join.onTrue(),
+        )
+        .leftJoin("dead_letter_replays as rq", "rq.id", "i.replay_id")
+        .leftJoin("pipeline_versions as iv", "iv.id", "i.pipeline_version_id")
+        .select((eb) => [
+          "d.id",
+          "v.version",
+          "d.batch_id",
+          "d.outcome",
+          eb.fn<string>("left", ["d.reason", eb.lit(500)]).as("reason"),
+          "d.partition",
+          "d.offset",
+          eb.fn<string | null>("left", ["d.key", eb.lit(200)]).as("key"),
+          "d.ingest_time",
+          "d.created_at",
+          eb.fn<number>("octet_length", ["d.raw"]).as("bytes"),
+          "d.truncated",
+          sql<Uint8Array>`substring(${eb.ref("d.raw")} FROM 1 FOR ${PREVIEW_CHARS * 4})`.as("head"),
+          sql<string | null>`left(${eb.ref("d.payload")}::text, ${PREVIEW_CHARS})`.as("payload_head"),
+          "r.action as r_action",
+          "r.actor as r_actor",
+          "r.reason as r_reason",
+          "r.created_at as r_at",
+          "i.replay_id",
+          "i.status as replay_status",
+          "rq.actor as replay_by",
+          eb.fn.coalesce("i.applied_at", "i.created_at").as("replay_at"),
+          "i.batch_id as replay_batch",
+          "iv.version as replay_version",
+          "i.outcome as replay_outcome",
+          eb.fn<string | null>("left", ["i.detail", eb.lit(500)]).as("replay_detail"),
+        ])
+        .$if(before !== undefined, (q) => q.where("d.id", "<", BigInt(before!)))
+        .orderBy("d.id", "desc")
+        .limit(limit + 1),
+    ),
+    firstRowOf(
+      db,
+      tables
+        .selectFrom(
+          matchingRows
+            .select(sql`1`.as("one"))
+            .limit(BROWSE_COUNT_LIMIT + 1)
+            .as("m"),
+        )
+        .select(sql<number>`count(*)::int`.as("n")),
+    ),
   ]);
   const page = rows.slice(0, limit);
-  const matching = counted[0]?.n ?? 0;
+  const matching = counted?.n ?? 0;
   return {
     pipeline: found.name,
     rows: page.map((r) => ({
@@ -170,26 +194,31 @@ export async function inspectDeadLetter(
   input: z.input<typeof ZInspectDeadLetterInput>,
 ): Promise<TInspectedDeadLetter | null> {
   const { pipeline, id } = ZInspectDeadLetterInput.parse(input);
-  const [d] = await db.$queryRaw<
-    {
-      id: bigint;
-      version: number;
-      batch_id: bigint;
-      outcome: string;
-      reason: string;
-      topic: string;
-      partition: number;
-      offset: bigint;
-      key: string | null;
-      raw: Uint8Array;
-      truncated: boolean;
-      payload: unknown;
-      ingest_time: Date | null;
-      created_at: Date;
-    }[]
-  >`SELECT d.id, v.version, d.batch_id, d.outcome, d.reason, d.topic, d.partition, d."offset", d.key, d.raw, d.truncated, d.payload, d.ingest_time, d.created_at
-      FROM dead_letters d JOIN pipeline_versions v ON v.id = d.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
-     WHERE d.id = ${id} AND p.name = ${pipeline}`;
+  const d = await firstRowOf(
+    db,
+    tables
+      .selectFrom("dead_letters as d")
+      .innerJoin("pipeline_versions as v", "v.id", "d.pipeline_version_id")
+      .innerJoin("pipelines as p", "p.id", "v.pipeline_id")
+      .select([
+        "d.id",
+        "v.version",
+        "d.batch_id",
+        "d.outcome",
+        "d.reason",
+        "d.topic",
+        "d.partition",
+        "d.offset",
+        "d.key",
+        "d.raw",
+        "d.truncated",
+        "d.payload",
+        "d.ingest_time",
+        "d.created_at",
+      ])
+      .where("d.id", "=", BigInt(id))
+      .where("p.name", "=", pipeline),
+  );
   if (!d) return null;
   const resolution = await db.deadLetterResolution.findUnique({ where: { deadLetterId: d.id } });
   const raw = Buffer.from(d.raw);

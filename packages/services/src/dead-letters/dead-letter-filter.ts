@@ -6,7 +6,7 @@
 // `convert_from(raw, 'UTF8')`: dead letters are often not UTF-8 at all (that is why they are dead
 // letters), and Postgres raises on the first invalid byte, which would fail the whole query.
 import { z } from "zod";
-import { Prisma } from "@sluice/db";
+import { expressionBuilder, sql, type Expression, type SqlBool, type TControlPlaneTables } from "@sluice/db";
 import { DEAD_LETTER_OUTCOMES, REASON_CHARS, REASON_GROUPING } from "./summarize-dead-letters";
 import { escapeLike } from "../sql/escape-like";
 
@@ -44,25 +44,50 @@ export const narrowsSomething = (f: Omit<TDeadLetterFilter, "pipeline">) =>
   );
 
 /** The filter's condition on `dead_letters d` (the pipeline or version is the caller's condition). */
-export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
-  if (f.outcome) parts.push(Prisma.sql`d.outcome = ${f.outcome}`);
+export function deadLetterCondition(f: Omit<TDeadLetterFilter, "pipeline">): Expression<SqlBool> {
+  const eb = expressionBuilder<{ d: TControlPlaneTables["dead_letters"] }, "d">();
+  const parts: Expression<SqlBool>[] = [];
+  if (f.outcome) parts.push(eb("d.outcome", "=", f.outcome));
   if (f.reasonGroup) {
     const [a, b, c, d] = REASON_GROUPING;
-    parts.push(Prisma.sql`(d.reason = ${f.reasonGroup} OR left(regexp_replace(regexp_replace(regexp_replace(regexp_replace(d.reason,
-      ${a.pattern}, ${a.replacement}, 'g'), ${b.pattern}, ${b.replacement}, 'g'), ${c.pattern}, ${c.replacement}, 'g'), ${d.pattern}, ${d.replacement}, 'g'), ${REASON_CHARS}) = left(${f.reasonGroup}, ${REASON_CHARS}))`);
+    parts.push(
+      eb.or([
+        eb("d.reason", "=", f.reasonGroup),
+        eb(
+          sql<string>`left(regexp_replace(regexp_replace(regexp_replace(regexp_replace(${eb.ref("d.reason")},
+      ${a.pattern}, ${a.replacement}, 'g'), ${b.pattern}, ${b.replacement}, 'g'), ${c.pattern}, ${c.replacement}, 'g'), ${d.pattern}, ${d.replacement}, 'g'), ${REASON_CHARS})`,
+          "=",
+          sql<string>`left(${f.reasonGroup}, ${REASON_CHARS})`,
+        ),
+      ]),
+    );
   }
-  if (f.reasonContains) parts.push(Prisma.sql`d.reason ILIKE '%' || ${escapeLike(f.reasonContains)} || '%'`);
-  if (f.partition !== undefined) parts.push(Prisma.sql`d.partition = ${f.partition}`);
-  if (f.from) parts.push(Prisma.sql`d.created_at >= ${f.from}`);
-  if (f.to) parts.push(Prisma.sql`d.created_at <= ${f.to}`);
+  if (f.reasonContains)
+    parts.push(eb("d.reason", "ilike", sql<string>`'%' || ${escapeLike(f.reasonContains)} || '%'`));
+  if (f.partition !== undefined) parts.push(eb("d.partition", "=", f.partition));
+  if (f.from) parts.push(eb("d.created_at", ">=", f.from));
+  if (f.to) parts.push(eb("d.created_at", "<=", f.to));
   if (f.text)
     parts.push(
-      Prisma.sql`((d.payload IS NOT NULL AND d.payload::text ILIKE '%' || ${escapeLike(f.text)} || '%') OR position(convert_to(${f.text}, 'UTF8') IN d.raw) > 0)`,
+      eb.or([
+        eb.and([
+          eb("d.payload", "is not", null),
+          eb(
+            sql<string>`${eb.ref("d.payload")}::text`,
+            "ilike",
+            sql<string>`'%' || ${escapeLike(f.text)} || '%'`,
+          ),
+        ]),
+        eb(sql<number>`position(convert_to(${f.text}, 'UTF8') IN ${eb.ref("d.raw")})`, ">", 0),
+      ]),
     );
   if (f.ids?.length)
     parts.push(
-      Prisma.sql`d.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(f.ids)}::jsonb)::bigint)`,
+      eb(
+        "d.id",
+        "in",
+        sql<bigint>`(SELECT jsonb_array_elements_text(${JSON.stringify(f.ids)}::jsonb)::bigint)`,
+      ),
     );
-  return parts.length ? Prisma.join(parts, " AND ") : Prisma.sql`TRUE`;
+  return parts.length ? eb.and(parts) : sql<SqlBool>`TRUE`;
 }

@@ -5,7 +5,7 @@
 // stay (raw bytes and all) for the record; the resolution says who decided, when and why. Every version's
 // dead letters: after a schema change, the rows the old contract quarantined belong to the old version.
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { countOf, rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { deadLetterCondition, narrowsSomething, ZDeadLetterFilter } from "./dead-letter-filter";
@@ -40,21 +40,66 @@ export async function discardDeadLetters(
   const found = await findPipelineVersion(db, f.pipeline);
   if (!found?.version) return null;
   return db.$transaction(async (tx) => {
-    const matched = await tx.$queryRaw<{ id: bigint; resolved: boolean }[]>`
-      SELECT d.id, (r.id IS NOT NULL OR EXISTS (SELECT 1 FROM dead_letter_replay_items i WHERE i.dead_letter_id = d.id AND i.status = 'pending')) AS resolved
-        FROM dead_letters d LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
-       WHERE d.pipeline_version_id IN (SELECT id FROM pipeline_versions WHERE pipeline_id = ${found.pipelineId}) AND ${deadLetterCondition(f)}
-       ORDER BY d.id LIMIT ${MAX_DISCARD + 1}`;
+    const matched = await rowsOf(
+      tx,
+      tables
+        .selectFrom("dead_letters as d")
+        .leftJoin("dead_letter_resolutions as r", "r.dead_letter_id", "d.id")
+        .select((eb) => [
+          "d.id",
+          eb
+            .or([
+              eb("r.id", "is not", null),
+              eb.exists(
+                eb
+                  .selectFrom("dead_letter_replay_items as i")
+                  .select(sql`1`.as("one"))
+                  .whereRef("i.dead_letter_id", "=", "d.id")
+                  .where("i.status", "=", "pending"),
+              ),
+            ])
+            .$castTo<boolean>()
+            .as("resolved"),
+        ])
+        .where("d.pipeline_version_id", "in", (eb) =>
+          eb
+            .selectFrom("pipeline_versions as v")
+            .select("v.id")
+            .where("v.pipeline_id", "=", found.pipelineId),
+        )
+        .where(deadLetterCondition(f))
+        .orderBy("d.id")
+        .limit(MAX_DISCARD + 1),
+    );
     const open = matched
       .slice(0, MAX_DISCARD)
       .filter((m) => !m.resolved)
       .map((m) => m.id);
     const discarded = open.length
-      ? await tx.$executeRaw`
-          INSERT INTO dead_letter_resolutions (dead_letter_id, pipeline_version_id, action, actor_user_id, actor, reason)
-          SELECT d.id, d.pipeline_version_id, 'discarded', ${who.actorUserId}, ${who.actor}, ${f.reason}
-            FROM dead_letters d WHERE d.id IN (SELECT x::bigint FROM jsonb_array_elements_text(${JSON.stringify(open.map(String))}::jsonb) x)
-          ON CONFLICT (dead_letter_id) DO NOTHING`
+      ? await countOf(
+          tx,
+          tables
+            .insertInto("dead_letter_resolutions")
+            .columns(["dead_letter_id", "pipeline_version_id", "action", "actor_user_id", "actor", "reason"])
+            .expression(
+              tables
+                .selectFrom("dead_letters as d")
+                .select((eb) => [
+                  "d.id",
+                  "d.pipeline_version_id",
+                  sql<string>`'discarded'`.as("action"),
+                  eb.val(who.actorUserId).as("actor_user_id"),
+                  eb.val(who.actor).as("actor"),
+                  eb.val(f.reason).as("reason"),
+                ])
+                .where(
+                  "d.id",
+                  "in",
+                  sql<bigint>`(SELECT x::bigint FROM jsonb_array_elements_text(${JSON.stringify(open.map(String))}::jsonb) x)`,
+                ),
+            )
+            .onConflict((oc) => oc.column("dead_letter_id").doNothing()),
+        )
       : 0;
     const result = {
       discarded,

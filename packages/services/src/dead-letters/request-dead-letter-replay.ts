@@ -21,12 +21,17 @@
 // index allows one pending item per dead letter, so two people replaying the same rows at once queue
 // each row once.
 import { z } from "zod";
-import type { PrismaClient } from "@sluice/db";
+import { countOf, rowsOf, sql, tables, type PrismaClient, type TRowOf } from "@sluice/db";
 import { findCheckpoint, type Checkpoint } from "@sluice/engine";
 import { parseDuration } from "@sluice/pipeline-spec";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
-import { deadLetterCondition, narrowsSomething, ZDeadLetterFilter } from "./dead-letter-filter";
+import {
+  deadLetterCondition,
+  narrowsSomething,
+  ZDeadLetterFilter,
+  type TDeadLetterFilter,
+} from "./dead-letter-filter";
 
 /** At most this many rows per request (a second request takes the rest). */
 export const MAX_REPLAY = 10_000;
@@ -56,35 +61,6 @@ export interface TRequestDeadLetterReplayResult {
   more: boolean;
 }
 
-interface TCandidate {
-  id: bigint;
-  pipeline_version_id: string;
-  version: number;
-  topic: string;
-  partition: number;
-  offset: bigint;
-  truncated: boolean;
-  payload: unknown;
-  reason: string;
-  discarded_by: string | null;
-  discarded_at: Date | null;
-  discard_reason: string | null;
-  /** The newest replay item of this dead letter. */
-  item_status: string | null;
-  item_outcome: string | null;
-  item_detail: string | null;
-  item_batch: bigint | null;
-  item_again: bigint | null;
-  item_at: Date | null;
-  item_replay: bigint | null;
-  item_by: string | null;
-  item_into: number | null;
-  /** Another dead letter of the same source record, replayed (or pending) so that it reached the result. */
-  twin_id: bigint | null;
-  /** A checkpoint reset (of a version the serving one continues) after the row, rewinding to or before its offset: the row was read again. */
-  rewound_at: Date | null;
-}
-
 /** Outcomes after which the row is no longer a dead letter (replaying it again would apply it twice). */
 export const SETTLED_REPLAY_OUTCOMES = ["sink", "duplicate", "filtered", "dropped", "stale"];
 
@@ -109,38 +85,44 @@ export async function requestDeadLetterReplay(
   const { pipeline: _name, note: _note, ...filter } = f;
 
   return db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`;
+    // Wrapped in a sub-select: the lock function returns void, which is not a column Prisma can read.
+    await rowsOf(
+      tx,
+      tables
+        .selectFrom(
+          tables
+            .selectNoFrom(
+              sql`pg_advisory_xact_lock(hashtext('deadletter.replay'), hashtext(${pipeline.id}))`.as(
+                "locked",
+              ),
+            )
+            .as("l"),
+        )
+        .select(sql<number>`1`.as("one")),
+    );
     const cp = await findCheckpoint(prismaSqlClient(tx), serving.id);
     // The versions whose checkpoint the serving one continues (itself included): their dead letters
     // are rows it skipped. Another version's (fresh state: blue/green, a rebuild) it reads on its own.
-    const lineage = await tx.$queryRaw<{ id: string }[]>`
-      WITH RECURSIVE chain(id, continued_from_id) AS (
-        SELECT id, continued_from_id FROM pipeline_versions WHERE id = ${serving.id}
-        UNION SELECT v.id, v.continued_from_id FROM pipeline_versions v JOIN chain c ON v.id = c.continued_from_id)
-      SELECT id FROM chain`;
+    const lineage = await rowsOf(
+      tx,
+      tables
+        .withRecursive("chain(id, continued_from_id)", (db) =>
+          db
+            .selectFrom("pipeline_versions")
+            .select(["id", "continued_from_id"])
+            .where("id", "=", serving.id)
+            .union(
+              db
+                .selectFrom("pipeline_versions as v")
+                .innerJoin("chain as c", "v.id", "c.continued_from_id")
+                .select(["v.id", "v.continued_from_id"]),
+            ),
+        )
+        .selectFrom("chain")
+        .select("id"),
+    );
     const continued = new Set(lineage.map((l) => l.id));
-    const rows = await tx.$queryRaw<TCandidate[]>`
-      SELECT d.id, d.pipeline_version_id, v.version, d.topic, d.partition, d."offset", d.truncated, d.payload, d.reason,
-             r.actor AS discarded_by, r.created_at AS discarded_at, r.reason AS discard_reason,
-             i.status AS item_status, i.outcome AS item_outcome, i.detail AS item_detail, i.batch_id AS item_batch,
-             i.again_dead_letter_id AS item_again, coalesce(i.applied_at, i.created_at) AS item_at, i.replay_id AS item_replay,
-             rq.actor AS item_by, iv.version AS item_into,
-             (SELECT o.id FROM dead_letters o JOIN pipeline_versions ov ON ov.id = o.pipeline_version_id
-                JOIN dead_letter_replay_items oi ON oi.dead_letter_id = o.id
-               WHERE ov.pipeline_id = ${pipeline.id} AND o.id <> d.id AND o.topic = d.topic AND o.partition = d.partition AND o."offset" = d."offset"
-                 AND (oi.status = 'pending' OR oi.outcome = ANY(${SETTLED_REPLAY_OUTCOMES}::text[]))
-               LIMIT 1) AS twin_id,
-             (SELECT max(cr.created_at) FROM checkpoint_resets cr
-               WHERE cr.pipeline_version_id IN (SELECT jsonb_array_elements_text(${JSON.stringify([...continued])}::jsonb))
-                 AND cr.created_at > d.created_at AND (cr.offsets_after ->> d.partition::text)::bigint <= d."offset") AS rewound_at
-        FROM dead_letters d
-        JOIN pipeline_versions v ON v.id = d.pipeline_version_id
-        LEFT JOIN dead_letter_resolutions r ON r.dead_letter_id = d.id
-        LEFT JOIN LATERAL (SELECT * FROM dead_letter_replay_items x WHERE x.dead_letter_id = d.id ORDER BY x.id DESC LIMIT 1) i ON true
-        LEFT JOIN dead_letter_replays rq ON rq.id = i.replay_id
-        LEFT JOIN pipeline_versions iv ON iv.id = i.pipeline_version_id
-       WHERE v.pipeline_id = ${pipeline.id} AND ${deadLetterCondition(filter)}
-       ORDER BY d.id LIMIT ${MAX_REPLAY + 1}`;
+    const rows = await rowsOf(tx, candidates(pipeline.id, continued, filter));
     const taken = rows.slice(0, MAX_REPLAY);
     const refusal = refusalFor(spec, serving.version, cp ?? { watermark: null, outputs: {} }, continued);
     const refused: TDeadLetterReplayRefusal[] = [];
@@ -184,10 +166,28 @@ export async function requestDeadLetterReplay(
         select: { id: true },
       });
       replayId = Number(replay.id);
-      const queued = await tx.$executeRaw`
-        INSERT INTO dead_letter_replay_items (replay_id, dead_letter_id, pipeline_version_id)
-        SELECT ${replay.id}, x::bigint, ${serving.id} FROM jsonb_array_elements_text(${JSON.stringify(accepted.map(String))}::jsonb) x
-        ON CONFLICT (dead_letter_id) WHERE status = 'pending' DO NOTHING`;
+      const queued = await countOf(
+        tx,
+        tables
+          .insertInto("dead_letter_replay_items")
+          .columns(["replay_id", "dead_letter_id", "pipeline_version_id"])
+          .expression(
+            tables
+              .selectFrom(
+                sql<{
+                  x: string;
+                }>`jsonb_array_elements_text(${JSON.stringify(accepted.map(String))}::jsonb)`.as("x"),
+              )
+              .select((eb) => [
+                eb.val(replay.id).as("replay_id"),
+                sql<bigint>`x::bigint`.as("dead_letter_id"),
+                eb.val(serving.id).as("pipeline_version_id"),
+              ]),
+          )
+          .onConflict((oc) =>
+            oc.column("dead_letter_id").where("status", "=", sql.lit("pending")).doNothing(),
+          ),
+      );
       // The lock serializes requests and every pending row was refused above, so none can conflict.
       if (queued !== accepted.length)
         throw new Error(
@@ -256,6 +256,94 @@ function lateHorizonOf(
   const windowed = Object.values(spec.outputs).some((o) => o.aggregate?.window !== undefined);
   return { horizon: min === null ? null : new Date(min), latenessMs: 1, windowed };
 }
+
+/** The rows the filter takes, each with what became of it and of its source record so far. */
+function candidates(pipelineId: string, continued: Set<string>, filter: Omit<TDeadLetterFilter, "pipeline">) {
+  return tables
+    .selectFrom("dead_letters as d")
+    .innerJoin("pipeline_versions as v", "v.id", "d.pipeline_version_id")
+    .leftJoin("dead_letter_resolutions as r", "r.dead_letter_id", "d.id")
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom("dead_letter_replay_items as x")
+          .selectAll("x")
+          .whereRef("x.dead_letter_id", "=", "d.id")
+          .orderBy("x.id", "desc")
+          .limit(1)
+          .as("i"),
+      (join) => join.onTrue(),
+    )
+    .leftJoin("dead_letter_replays as rq", "rq.id", "i.replay_id")
+    .leftJoin("pipeline_versions as iv", "iv.id", "i.pipeline_version_id")
+    .select((eb) => [
+      "d.id",
+      "d.pipeline_version_id",
+      "v.version",
+      "d.topic",
+      "d.partition",
+      "d.offset",
+      "d.truncated",
+      "d.payload",
+      "d.reason",
+      "r.actor as discarded_by",
+      "r.created_at as discarded_at",
+      "r.reason as discard_reason",
+      // The newest replay item of this dead letter.
+      "i.status as item_status",
+      "i.outcome as item_outcome",
+      "i.detail as item_detail",
+      "i.batch_id as item_batch",
+      "i.again_dead_letter_id as item_again",
+      eb.fn.coalesce("i.applied_at", "i.created_at").as("item_at"),
+      "i.replay_id as item_replay",
+      "rq.actor as item_by",
+      "iv.version as item_into",
+      // Another dead letter of the same source record, replayed (or pending) so that it reached the result.
+      eb
+        .selectFrom("dead_letters as o")
+        .innerJoin("pipeline_versions as ov", "ov.id", "o.pipeline_version_id")
+        .innerJoin("dead_letter_replay_items as oi", "oi.dead_letter_id", "o.id")
+        .select("o.id")
+        .where("ov.pipeline_id", "=", pipelineId)
+        .whereRef("o.id", "<>", "d.id")
+        .whereRef("o.topic", "=", "d.topic")
+        .whereRef("o.partition", "=", "d.partition")
+        .whereRef("o.offset", "=", "d.offset")
+        .where((eb) =>
+          eb.or([
+            eb("oi.status", "=", sql.lit("pending")),
+            eb("oi.outcome", "=", sql<string>`ANY(${SETTLED_REPLAY_OUTCOMES}::text[])`),
+          ]),
+        )
+        .limit(1)
+        .as("twin_id"),
+      // A checkpoint reset (of a version the serving one continues) after the row, rewinding to or
+      // before its offset: the row was read again.
+      eb
+        .selectFrom("checkpoint_resets as cr")
+        .select((eb) => eb.fn.max("cr.created_at").as("at"))
+        .where(
+          "cr.pipeline_version_id",
+          "in",
+          sql<string>`(SELECT jsonb_array_elements_text(${JSON.stringify([...continued])}::jsonb))`,
+        )
+        .whereRef("cr.created_at", ">", "d.created_at")
+        .where((eb) =>
+          eb(
+            sql<bigint>`(${eb.ref("cr.offsets_after")} ->> ${eb.ref("d.partition")}::text)::bigint`,
+            "<=",
+            eb.ref("d.offset"),
+          ),
+        )
+        .as("rewound_at"),
+    ])
+    .where("v.pipeline_id", "=", pipelineId)
+    .where(deadLetterCondition(filter))
+    .orderBy("d.id")
+    .limit(MAX_REPLAY + 1);
+}
+type TCandidate = TRowOf<ReturnType<typeof candidates>>;
 
 function refusalFor(
   spec: TReplaySpec,

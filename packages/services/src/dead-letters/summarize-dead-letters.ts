@@ -6,7 +6,7 @@
 // Bounded work for a page that refreshes: counts by outcome are exact (an index count), reasons are
 // grouped over the newest `sample` rows of each outcome, and rows are read newest first per outcome
 // along the (version, outcome, created_at) index, never by sorting every row of the version.
-import type { PrismaClient } from "@sluice/db";
+import { rowsOf, sql, tables, type PrismaClient, type TControlPlaneTables, type TRowOf } from "@sluice/db";
 import { z } from "zod";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 
@@ -155,39 +155,94 @@ export const toRowView = (r: TDeadLetterSqlRow): TDeadLetterRowView => ({
 
 // The engine writes only DEAD_LETTER_OUTCOMES. Each is read along the (version, outcome, created_at)
 // index, newest first, and the three are merged (spelled out: the SQL stays one static text).
-function reasonGroups(db: PrismaClient, v: string, sample: number, limit: number) {
-  const [a, b, c, d] = REASON_GROUPING;
-  // Grouped in a subquery: the parameters of the expression would not match a GROUP BY that repeats it.
-  return db.$queryRaw<
-    { outcome: string; reason: string; example: string; n: number; last_at: Date; groups: number }[]
-  >`
-    SELECT outcome, left(pattern, ${REASON_CHARS}) AS reason, left(min(reason), ${REASON_CHARS}) AS example,
-           count(*)::int AS n, max(created_at) AS last_at, (count(*) OVER ())::int AS groups
-      FROM (SELECT outcome, reason, created_at,
-                   regexp_replace(regexp_replace(regexp_replace(regexp_replace(reason,
-                     ${a.pattern}, ${a.replacement}, 'g'), ${b.pattern}, ${b.replacement}, 'g'),
-                     ${c.pattern}, ${c.replacement}, 'g'), ${d.pattern}, ${d.replacement}, 'g') AS pattern
-              FROM ((SELECT outcome, reason, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'dead_letter' ORDER BY created_at DESC, id DESC LIMIT ${sample})
-                    UNION ALL
-                    (SELECT outcome, reason, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'quarantined' ORDER BY created_at DESC, id DESC LIMIT ${sample})
-                    UNION ALL
-                    (SELECT outcome, reason, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'late' ORDER BY created_at DESC, id DESC LIMIT ${sample})) recent) d
-     GROUP BY outcome, pattern
-     ORDER BY n DESC, outcome, pattern
-     LIMIT ${limit}`;
+function newestOfEachOutcome<C extends keyof TControlPlaneTables["dead_letters"] & string>(
+  v: string,
+  limit: number,
+  columns: readonly C[],
+) {
+  const newest = (outcome: TDeadLetterOutcome) =>
+    tables
+      .selectFrom("dead_letters")
+      .select(columns)
+      .where("pipeline_version_id", "=", v)
+      .where("outcome", "=", sql.lit(outcome))
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit);
+  // Parenthesized members: each keeps its own ORDER BY and LIMIT (Kysely's unionAll would not).
+  return sql<TRowOf<ReturnType<typeof newest>>>`(${newest("dead_letter")}
+    UNION ALL ${newest("quarantined")}
+    UNION ALL ${newest("late")})`;
 }
 
-function newestRows(db: PrismaClient, v: string, limit: number) {
-  return db.$queryRaw<
-    TDeadLetterSqlRow[]
-  >`SELECT id, batch_id, outcome, left(reason, ${REASON_CHARS}) AS reason, partition, "offset", left(key, ${REASON_CHARS}) AS key, ingest_time, created_at
-      FROM ((SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'dead_letter' ORDER BY created_at DESC, id DESC LIMIT ${limit})
-            UNION ALL
-            (SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'quarantined' ORDER BY created_at DESC, id DESC LIMIT ${limit})
-            UNION ALL
-            (SELECT id, batch_id, outcome, reason, partition, "offset", key, ingest_time, created_at FROM dead_letters WHERE pipeline_version_id = ${v} AND outcome = 'late' ORDER BY created_at DESC, id DESC LIMIT ${limit})) r
-     ORDER BY created_at DESC, id DESC
-     LIMIT ${limit}`;
+function reasonGroups(db: PrismaClient, v: string, sample: number, limit: number) {
+  const [a, b, c, d] = REASON_GROUPING;
+  const recent = newestOfEachOutcome(v, sample, ["outcome", "reason", "created_at"]).as("recent");
+  // Grouped in a subquery: the parameters of the expression would not match a GROUP BY that repeats it.
+  const patterned = tables
+    .selectFrom(recent)
+    .select((eb) => [
+      "recent.outcome",
+      "recent.reason",
+      "recent.created_at",
+      sql<string>`regexp_replace(regexp_replace(regexp_replace(regexp_replace(${eb.ref("recent.reason")},
+                     ${a.pattern}, ${a.replacement}, 'g'), ${b.pattern}, ${b.replacement}, 'g'),
+                     ${c.pattern}, ${c.replacement}, 'g'), ${d.pattern}, ${d.replacement}, 'g')`.as(
+        "pattern",
+      ),
+    ])
+    .as("d");
+  return rowsOf(
+    db,
+    tables
+      .selectFrom(patterned)
+      .select((eb) => [
+        "d.outcome",
+        eb.fn<string>("left", ["d.pattern", eb.val(REASON_CHARS)]).as("reason"),
+        eb.fn<string>("left", [eb.fn.min("d.reason"), eb.val(REASON_CHARS)]).as("example"),
+        sql<number>`count(*)::int`.as("n"),
+        eb.fn.max("d.created_at").as("last_at"),
+        sql<number>`(count(*) OVER ())::int`.as("groups"),
+      ])
+      .groupBy(["d.outcome", "d.pattern"])
+      .orderBy("n", "desc")
+      .orderBy("d.outcome")
+      .orderBy("d.pattern")
+      .limit(limit),
+  );
+}
+
+function newestRows(db: PrismaClient, v: string, limit: number): Promise<TDeadLetterSqlRow[]> {
+  const r = newestOfEachOutcome(v, limit, [
+    "id",
+    "batch_id",
+    "outcome",
+    "reason",
+    "partition",
+    "offset",
+    "key",
+    "ingest_time",
+    "created_at",
+  ]).as("r");
+  return rowsOf(
+    db,
+    tables
+      .selectFrom(r)
+      .select((eb) => [
+        "r.id",
+        "r.batch_id",
+        "r.outcome",
+        eb.fn<string>("left", ["r.reason", eb.val(REASON_CHARS)]).as("reason"),
+        "r.partition",
+        "r.offset",
+        eb.fn<string | null>("left", ["r.key", eb.val(REASON_CHARS)]).as("key"),
+        "r.ingest_time",
+        "r.created_at",
+      ])
+      .orderBy("r.created_at", "desc")
+      .orderBy("r.id", "desc")
+      .limit(limit),
+  );
 }
 
 function isOutcome(s: string): s is TDeadLetterOutcome {
