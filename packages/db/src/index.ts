@@ -21,6 +21,8 @@ export {
   sql,
   tables,
   type Expression,
+  type NotNull,
+  type Selectable,
   type SqlBool,
   type TControlPlaneTables,
   type TRowOf,

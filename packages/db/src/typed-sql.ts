@@ -21,7 +21,7 @@ import {
 import type { DB } from "./generated/kysely-tables";
 import type { Prisma } from "./prisma";
 
-export { expressionBuilder, sql, type Expression, type SqlBool } from "kysely";
+export { expressionBuilder, sql, type Expression, type NotNull, type Selectable, type SqlBool } from "kysely";
 export type { DB as TControlPlaneTables } from "./generated/kysely-tables";
 
 /** The query builder over Sluice's tables: `tables.selectFrom("change_requests")…`. */

@@ -2,7 +2,19 @@
 // divides the chart's step) re-binned with date_bin to the step, for one or many pipeline versions at once (the
 // fleet asks for all of them in one query each). Every read is a range scan of a primary key that
 // starts with (pipeline_version_id, grain_seconds, bucket_start).
-import type { Prisma, PrismaClient } from "@sluice/db";
+import {
+  expressionBuilder,
+  rowsOf,
+  sql,
+  tables,
+  type Expression,
+  type NotNull,
+  type Prisma,
+  type PrismaClient,
+  type Selectable,
+  type TControlPlaneTables,
+  type TRowOf,
+} from "@sluice/db";
 import type { OutcomeColumn } from "@sluice/engine";
 import {
   BUCKET_ORIGIN,
@@ -22,6 +34,7 @@ import {
  */
 function withoutJit<T>(db: PrismaClient, query: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
   return db.$transaction(async (tx) => {
+    // Left raw: a setting, not a statement on a table, so there is nothing for the typed layer to check.
     await tx.$executeRaw`SET LOCAL jit = off`;
     return query(tx);
   });
@@ -41,6 +54,56 @@ function segmentArrays(segments: TGrainSegment[]): [number[], string[], string[]
     segments.map((g) => g.to.toISOString()),
   ];
 }
+
+type TSegmentTable = "batch_rollup" | "partition_rollup" | "offset_samples";
+
+/** The grain segments as the table `s(seg_grain, seg_from, seg_to)` (segmentArrays). */
+function segmentsOf(segments: TGrainSegment[]) {
+  const [grains, froms, tos] = segmentArrays(segments);
+  return sql<{
+    seg_grain: number;
+    seg_from: string;
+    seg_to: string;
+  }>`unnest(${grains}::int[], ${froms}::text[], ${tos}::text[])`.as<"s">(sql`s(seg_grain, seg_from, seg_to)`);
+}
+
+/**
+ * The rows of `table` in each segment, one index range scan per segment: the grain segments
+ * CROSS JOIN LATERAL the scan, as `alias` (OFFSET 0: see segmentArrays).
+ */
+function segmentScan<T extends TSegmentTable, A extends string>(
+  segments: TGrainSegment[],
+  table: T,
+  alias: A,
+  versionIds: string[],
+) {
+  return tables.selectFrom(segmentsOf(segments)).crossJoinLateral((eb) =>
+    eb
+      .selectFrom(table as TSegmentTable)
+      .selectAll(table as TSegmentTable)
+      .where("pipeline_version_id", "=", sql<string>`ANY(${versionIds})`)
+      .whereRef("grain_seconds", "=", "s.seg_grain")
+      .where((eb) => eb("bucket_start", ">=", sql<Date>`${eb.ref("s.seg_from")}::timestamptz`))
+      .where((eb) => eb("bucket_start", "<", sql<Date>`${eb.ref("s.seg_to")}::timestamptz`))
+      .offset(sql.lit(0))
+      .$castTo<Selectable<TControlPlaneTables[T]>>()
+      .as(alias),
+  );
+}
+
+/** The chart bucket a rollup bucket falls in: date_bin to the step. */
+const chartBucket = (stepSeconds: number, bucketStart: Expression<Date>) =>
+  sql<Date>`date_bin(${stepSeconds}::int * interval '1 second', ${bucketStart}, ${BUCKET_ORIGIN}::timestamptz)`;
+const float8 = (e: Expression<unknown>) => sql<number>`${e}::float8`;
+const int = (e: Expression<unknown>) => sql<number>`${e}::int`;
+/** The value of the bucket's newest batch. */
+const newest = <T>(e: Expression<T>, order: Expression<unknown>) =>
+  sql<T>`(array_agg(${e} ORDER BY ${order} DESC))[1]`;
+/** The newest known value, skipping batches that did not report it. */
+const newestKnown = <T>(e: Expression<T>, order: Expression<unknown>) =>
+  sql<T>`(array_agg(${e} ORDER BY ${order} DESC) FILTER (WHERE ${e} IS NOT NULL))[1]`;
+type TSummed = keyof TControlPlaneTables["batch_rollup"] & string;
+const ordinals = (n: number) => Array.from({ length: n }, (_, i) => sql.lit(i + 1));
 
 /** Per outcome its sum over the bucket (its column: outcomeColumn). */
 export interface TBatchBucketRow extends Record<OutcomeColumn, number> {
@@ -73,28 +136,53 @@ export async function queryBatchBuckets(
   b: TBucketing,
 ): Promise<TBatchBucketRow[]> {
   if (versionIds.length === 0) return [];
-  const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(
-    db,
-    (tx) => tx.$queryRaw<TBatchBucketRow[]>`
-    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
-           sum(batches)::int AS batches, min(first_batch_id)::float8 AS first_batch_id, max(last_batch_id)::float8 AS last_batch_id,
-           max(last_committed_at) AS last_committed_at,
-           sum(input_rows)::float8 AS input_rows, sum(sink)::float8 AS sink, sum(duplicate)::float8 AS duplicate, sum(filtered)::float8 AS filtered,
-           sum(quarantined)::float8 AS quarantined, sum(dead_letter)::float8 AS dead_letter, sum(late)::float8 AS late, sum(stale)::float8 AS stale,
-           sum(dropped)::float8 AS dropped, sum(unbalanced)::int AS unbalanced,
-           sum(plan_ms)::float8 AS plan_ms, sum(read_ms)::float8 AS read_ms, sum(process_ms)::float8 AS process_ms,
-           sum(commit_ms)::float8 AS commit_ms, sum(total_ms)::float8 AS total_ms,
-           max(latency_p50) AS latency_p50, max(latency_p95) AS latency_p95, max(latency_p99) AS latency_p99,
-           (array_agg(state_rows ORDER BY last_batch_id DESC))[1]::float8 AS state_rows,
-           (array_agg(state_bytes ORDER BY last_batch_id DESC))[1]::float8 AS state_bytes,
-           (array_agg(watermark ORDER BY last_batch_id DESC))[1] AS watermark,
-           (array_agg(event_time_max ORDER BY last_batch_id DESC))[1] AS event_time_max,
-           max(ingest_time_max) AS ingest_time_max
-      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
-      CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
-                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) batch_rollup
-     GROUP BY 1, 2 ORDER BY 1, 2`,
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      segmentScan(chartSegments(b), "batch_rollup", "batch_rollup", versionIds)
+        .select((eb) => {
+          const sum = (c: TSummed) => eb.fn.sum(eb.ref(`batch_rollup.${c}`));
+          return [
+            "batch_rollup.pipeline_version_id as pv",
+            chartBucket(b.stepSeconds, eb.ref("batch_rollup.bucket_start")).as("t"),
+            int(sum("batches")).as("batches"),
+            float8(eb.fn.min("batch_rollup.first_batch_id")).as("first_batch_id"),
+            float8(eb.fn.max("batch_rollup.last_batch_id")).as("last_batch_id"),
+            eb.fn.max("batch_rollup.last_committed_at").as("last_committed_at"),
+            float8(sum("input_rows")).as("input_rows"),
+            float8(sum("sink")).as("sink"),
+            float8(sum("duplicate")).as("duplicate"),
+            float8(sum("filtered")).as("filtered"),
+            float8(sum("quarantined")).as("quarantined"),
+            float8(sum("dead_letter")).as("dead_letter"),
+            float8(sum("late")).as("late"),
+            float8(sum("stale")).as("stale"),
+            float8(sum("dropped")).as("dropped"),
+            int(sum("unbalanced")).as("unbalanced"),
+            float8(sum("plan_ms")).as("plan_ms"),
+            float8(sum("read_ms")).as("read_ms"),
+            float8(sum("process_ms")).as("process_ms"),
+            float8(sum("commit_ms")).as("commit_ms"),
+            float8(sum("total_ms")).as("total_ms"),
+            eb.fn.max("batch_rollup.latency_p50").as("latency_p50"),
+            eb.fn.max("batch_rollup.latency_p95").as("latency_p95"),
+            eb.fn.max("batch_rollup.latency_p99").as("latency_p99"),
+            float8(newest(eb.ref("batch_rollup.state_rows"), eb.ref("batch_rollup.last_batch_id"))).as(
+              "state_rows",
+            ),
+            float8(newest(eb.ref("batch_rollup.state_bytes"), eb.ref("batch_rollup.last_batch_id"))).as(
+              "state_bytes",
+            ),
+            newest(eb.ref("batch_rollup.watermark"), eb.ref("batch_rollup.last_batch_id")).as("watermark"),
+            newest(eb.ref("batch_rollup.event_time_max"), eb.ref("batch_rollup.last_batch_id")).as(
+              "event_time_max",
+            ),
+            eb.fn.max("batch_rollup.ingest_time_max").as("ingest_time_max"),
+          ];
+        })
+        .groupBy(ordinals(2))
+        .orderBy(ordinals(2)),
+    ),
   );
 }
 
@@ -105,16 +193,18 @@ export async function queryProcessedBuckets(
   b: TBucketing,
 ): Promise<{ pv: string; t: Date; input_rows: number }[]> {
   if (versionIds.length === 0) return [];
-  const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(
-    db,
-    (tx) => tx.$queryRaw`
-    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
-           sum(input_rows)::float8 AS input_rows
-      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
-      CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
-                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) batch_rollup
-     GROUP BY 1, 2 ORDER BY 1, 2`,
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      segmentScan(chartSegments(b), "batch_rollup", "batch_rollup", versionIds)
+        .select((eb) => [
+          "batch_rollup.pipeline_version_id as pv",
+          chartBucket(b.stepSeconds, eb.ref("batch_rollup.bucket_start")).as("t"),
+          float8(eb.fn.sum("batch_rollup.input_rows")).as("input_rows"),
+        ])
+        .groupBy(ordinals(2))
+        .orderBy(ordinals(2)),
+    ),
   );
 }
 
@@ -136,19 +226,31 @@ export async function queryExpectationBuckets(
   b: TBucketing,
 ): Promise<TCountBucketRow[]> {
   if (versionIds.length === 0) return [];
-  const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  const rows = await withoutJit(
-    db,
-    (tx) => tx.$queryRaw<{ pv: string; t: Date; m: Record<string, number> }[]>`
-    SELECT pv, t, jsonb_object_agg(name, n) AS m FROM (
-      SELECT r.pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', r.bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t,
-             e.key AS name, sum(e.value::numeric)::float8 AS n
-        FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
-        CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
-                              AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) r
-        CROSS JOIN LATERAL jsonb_each_text(r.violations) e
-       GROUP BY 1, 2, 3) x
-     GROUP BY 1, 2 ORDER BY 1, 2`,
+  const perName = segmentScan(chartSegments(b), "batch_rollup", "r", versionIds)
+    .crossJoinLateral((eb) =>
+      sql<{ key: string; value: string }>`jsonb_each_text(${eb.ref("r.violations")})`.as("e"),
+    )
+    .select((eb) => [
+      "r.pipeline_version_id as pv",
+      chartBucket(b.stepSeconds, eb.ref("r.bucket_start")).as("t"),
+      "e.key as name",
+      float8(eb.fn.sum(sql<number>`${eb.ref("e.value")}::numeric`)).as("n"),
+    ])
+    .groupBy(ordinals(3))
+    .as("x");
+  const rows = await withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      tables
+        .selectFrom(perName)
+        .select([
+          "x.pv",
+          "x.t",
+          sql<Record<string, number>>`jsonb_object_agg(${sql.ref("x.name")}, ${sql.ref("x.n")})`.as("m"),
+        ])
+        .groupBy(ordinals(2))
+        .orderBy(ordinals(2)),
+    ),
   );
   return rows.flatMap((r) =>
     Object.keys(r.m)
@@ -174,21 +276,28 @@ export async function queryPartitionBuckets(
   b: TBucketing,
 ): Promise<TPartitionBucketRow[]> {
   if (versionIds.length === 0) return [];
-  const [grains, froms, tos] = segmentArrays(chartSegments(b));
-  return withoutJit(
-    db,
-    (tx) => tx.$queryRaw<TPartitionBucketRow[]>`
-    SELECT pipeline_version_id AS pv, date_bin(${b.stepSeconds}::int * interval '1 second', bucket_start, ${BUCKET_ORIGIN}::timestamptz) AS t, partition,
-           sum(rows_read)::float8 AS rows_read, max(last_committed_at) AS last_committed_at,
-           -- The newest known value, as the trigger keeps it inside one bucket (a batch that did not
-           -- report the partition's clock leaves it), so a bucket reads the same from every grain.
-           (array_agg(event_time_max ORDER BY last_batch_id DESC) FILTER (WHERE event_time_max IS NOT NULL))[1] AS event_time_max,
-           (array_agg(last_data_at ORDER BY last_batch_id DESC) FILTER (WHERE last_data_at IS NOT NULL))[1] AS last_data_at,
-           (array_agg(idle ORDER BY last_batch_id DESC) FILTER (WHERE idle IS NOT NULL))[1] AS idle
-      FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
-      CROSS JOIN LATERAL (SELECT * FROM partition_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
-                            AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) partition_rollup
-     GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      segmentScan(chartSegments(b), "partition_rollup", "partition_rollup", versionIds)
+        .select((eb) => {
+          const last = eb.ref("partition_rollup.last_batch_id");
+          return [
+            "partition_rollup.pipeline_version_id as pv",
+            chartBucket(b.stepSeconds, eb.ref("partition_rollup.bucket_start")).as("t"),
+            "partition_rollup.partition",
+            float8(eb.fn.sum("partition_rollup.rows_read")).as("rows_read"),
+            eb.fn.max("partition_rollup.last_committed_at").as("last_committed_at"),
+            // The newest known value, as the trigger keeps it inside one bucket (a batch that did not
+            // report the partition's clock leaves it), so a bucket reads the same from every grain.
+            newestKnown(eb.ref("partition_rollup.event_time_max"), last).as("event_time_max"),
+            newestKnown(eb.ref("partition_rollup.last_data_at"), last).as("last_data_at"),
+            newestKnown(eb.ref("partition_rollup.idle"), last).as("idle"),
+          ];
+        })
+        .groupBy(ordinals(3))
+        .orderBy(ordinals(3)),
+    ),
   );
 }
 
@@ -203,25 +312,24 @@ export interface TOffsetBucketRow {
 
 /**
  * The last offset sample per version, bucket and partition: the statement both offset queries start
- * from. Parameters: $1 version ids, $2 step seconds, $3 bucket origin, $4–$6 the grain segments
- * (segmentArrays).
+ * from; from one step before the range, so the first bucket's input rate has a sample to be measured from.
  * DISTINCT ON rather than array_agg(… ORDER BY) per column: a third less time in Postgres.
  */
-const LAST_SAMPLE_PER_BUCKET = `
-  SELECT DISTINCT ON (1, 2, 3) pipeline_version_id AS pv, date_bin($2::int * interval '1 second', bucket_start, $3::timestamptz) AS t, partition,
-         sampled_at, latest_offset, committed_offset
-    FROM unnest($4::int[], $5::text[], $6::text[]) AS s(seg_grain, seg_from, seg_to)
-    CROSS JOIN LATERAL (SELECT * FROM offset_samples WHERE pipeline_version_id = ANY($1::text[]) AND grain_seconds = s.seg_grain
-                          AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) offset_samples
-   ORDER BY 1, 2, 3, sampled_at DESC`;
-
-/** The bind parameters of LAST_SAMPLE_PER_BUCKET; from one step before the range, so the first bucket's input rate has a sample to be measured from. */
-const lastSampleParams = (versionIds: string[], b: TBucketing) => [
-  versionIds,
-  b.stepSeconds,
-  BUCKET_ORIGIN,
-  ...segmentArrays(chartSegments(b, new Date(b.from.getTime() - b.stepSeconds * 1000))),
-];
+function lastSamplePerBucket(versionIds: string[], b: TBucketing) {
+  const segments = chartSegments(b, new Date(b.from.getTime() - b.stepSeconds * 1000));
+  return segmentScan(segments, "offset_samples", "offset_samples", versionIds)
+    .distinctOn(ordinals(3))
+    .select((eb) => [
+      "offset_samples.pipeline_version_id as pv",
+      chartBucket(b.stepSeconds, eb.ref("offset_samples.bucket_start")).as("t"),
+      "offset_samples.partition",
+      "offset_samples.sampled_at",
+      "offset_samples.latest_offset",
+      "offset_samples.committed_offset",
+    ])
+    .orderBy(ordinals(3))
+    .orderBy("offset_samples.sampled_at", "desc");
+}
 
 /** The last offset sample per partition and bucket (the pipeline page's per-partition backlog and its input rate). */
 export async function queryOffsetBuckets(
@@ -231,9 +339,19 @@ export async function queryOffsetBuckets(
 ): Promise<TOffsetBucketRow[]> {
   if (versionIds.length === 0) return [];
   return withoutJit(db, (tx) =>
-    tx.$queryRawUnsafe<TOffsetBucketRow[]>(
-      `SELECT pv, t, partition, sampled_at, latest_offset::float8 AS latest_offset, committed_offset::float8 AS committed_offset FROM (${LAST_SAMPLE_PER_BUCKET}) s ORDER BY 1, 2, 3`,
-      ...lastSampleParams(versionIds, b),
+    rowsOf(
+      tx,
+      tables
+        .selectFrom(lastSamplePerBucket(versionIds, b).as("s"))
+        .select((eb) => [
+          "s.pv",
+          "s.t",
+          "s.partition",
+          "s.sampled_at",
+          float8(eb.ref("s.latest_offset")).as("latest_offset"),
+          sql<number | null>`${eb.ref("s.committed_offset")}::float8`.as("committed_offset"),
+        ])
+        .orderBy(ordinals(3)),
     ),
   );
 }
@@ -260,15 +378,44 @@ export async function queryOffsetPoints(
 ): Promise<TOffsetPointRow[]> {
   if (versionIds.length === 0) return [];
   return withoutJit(db, (tx) =>
-    tx.$queryRawUnsafe<TOffsetPointRow[]>(
-      `WITH paired AS (
-         SELECT *, lag(latest_offset) OVER w AS prev_offset, lag(sampled_at) OVER w AS prev_at
-           FROM (${LAST_SAMPLE_PER_BUCKET}) s WINDOW w AS (PARTITION BY pv, partition ORDER BY t))
-       SELECT pv, t,
-              (sum(greatest(0, latest_offset - prev_offset) / extract(epoch FROM sampled_at - prev_at)) FILTER (WHERE sampled_at > prev_at))::float8 AS input_rate,
-              sum(greatest(0, latest_offset - coalesce(committed_offset, 0)))::float8 AS backlog
-         FROM paired GROUP BY 1, 2 ORDER BY 1, 2`,
-      ...lastSampleParams(versionIds, b),
+    rowsOf(
+      tx,
+      tables
+        .with("paired", (db) =>
+          db
+            .selectFrom(lastSamplePerBucket(versionIds, b).as("s"))
+            .selectAll("s")
+            .select((eb) => [
+              eb.fn
+                .agg<bigint>("lag", ["s.latest_offset"])
+                .over((w) => w.partitionBy(["s.pv", "s.partition"]).orderBy("s.t"))
+                .as("prev_offset"),
+              eb.fn
+                .agg<Date>("lag", ["s.sampled_at"])
+                .over((w) => w.partitionBy(["s.pv", "s.partition"]).orderBy("s.t"))
+                .as("prev_at"),
+            ]),
+        )
+        .selectFrom("paired")
+        .select((eb) => {
+          const latest = eb.ref("paired.latest_offset");
+          const sampledAt = eb.ref("paired.sampled_at");
+          const prevAt = eb.ref("paired.prev_at");
+          return [
+            "paired.pv",
+            "paired.t",
+            sql<
+              number | null
+            >`(sum(greatest(0, ${latest} - ${eb.ref("paired.prev_offset")}) / extract(epoch FROM ${sampledAt} - ${prevAt})) FILTER (WHERE ${sampledAt} > ${prevAt}))::float8`.as(
+              "input_rate",
+            ),
+            float8(
+              eb.fn.sum(sql`greatest(0, ${latest} - coalesce(${eb.ref("paired.committed_offset")}, 0))`),
+            ).as("backlog"),
+          ];
+        })
+        .groupBy(ordinals(2))
+        .orderBy(ordinals(2)),
     ),
   );
 }
@@ -294,21 +441,66 @@ export async function queryRangeTotals(
   const segments = splitByGrain(from, to);
   if (segments.length === 0) return [];
   // At most five segments (5 minutes inside, minutes and 10 s at each edge).
-  const [grains, froms, tos] = segmentArrays(segments);
-  return withoutJit(
-    db,
-    (tx) => tx.$queryRaw<TRangeTotalsRow[]>`
-    WITH r AS (SELECT b.* FROM unnest(${grains}::int[], ${froms}::text[], ${tos}::text[]) AS s(seg_grain, seg_from, seg_to)
-                 CROSS JOIN LATERAL (SELECT * FROM batch_rollup WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = s.seg_grain
-                                       AND bucket_start >= s.seg_from::timestamptz AND bucket_start < s.seg_to::timestamptz OFFSET 0) b)
-    SELECT t.*, coalesce(v.m, '{}') AS violations, coalesce(d.m, '{}') AS dropped_by FROM (
-      SELECT pipeline_version_id AS pv, sum(batches)::int AS batches, sum(input_rows)::float8 AS input_rows, sum(sink)::float8 AS sink,
-             sum(duplicate)::float8 AS duplicate, sum(filtered)::float8 AS filtered, sum(quarantined)::float8 AS quarantined,
-             sum(dead_letter)::float8 AS dead_letter, sum(late)::float8 AS late, sum(stale)::float8 AS stale, sum(dropped)::float8 AS dropped,
-             sum(unbalanced)::int AS unbalanced
-        FROM r GROUP BY 1) t
-    LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.violations) e GROUP BY 1, 2) x GROUP BY pv) v ON v.pv = t.pv
-    LEFT JOIN (SELECT pv, jsonb_object_agg(k, n) AS m FROM (SELECT r.pipeline_version_id AS pv, e.key AS k, sum(e.value::numeric)::float8 AS n FROM r, jsonb_each_text(r.dropped_by) e GROUP BY 1, 2) x GROUP BY pv) d ON d.pv = t.pv`,
+  const ranged = segmentScan(segments, "batch_rollup", "b", versionIds).selectAll("b");
+  // Subqueries of the statement below, over its CTE `r`.
+  const eb = expressionBuilder<TControlPlaneTables & { r: TRowOf<typeof ranged> }, never>();
+  const totals = eb
+    .selectFrom("r")
+    .select((eb) => {
+      const sum = (c: TSummed) => eb.fn.sum(`r.${c}`);
+      return [
+        "r.pipeline_version_id as pv",
+        int(sum("batches")).as("batches"),
+        float8(sum("input_rows")).as("input_rows"),
+        float8(sum("sink")).as("sink"),
+        float8(sum("duplicate")).as("duplicate"),
+        float8(sum("filtered")).as("filtered"),
+        float8(sum("quarantined")).as("quarantined"),
+        float8(sum("dead_letter")).as("dead_letter"),
+        float8(sum("late")).as("late"),
+        float8(sum("stale")).as("stale"),
+        float8(sum("dropped")).as("dropped"),
+        int(sum("unbalanced")).as("unbalanced"),
+      ];
+    })
+    .groupBy(ordinals(1))
+    .as("t");
+  const perExpectation = <A extends string>(column: "violations" | "dropped_by", alias: A) =>
+    eb
+      .selectFrom(
+        eb
+          .selectFrom([
+            "r",
+            sql<{ key: string; value: string }>`jsonb_each_text(${sql.ref(`r.${column}`)})`.as("e"),
+          ])
+          .select((eb) => [
+            "r.pipeline_version_id as pv",
+            "e.key as k",
+            float8(eb.fn.sum(sql<number>`${eb.ref("e.value")}::numeric`)).as("n"),
+          ])
+          .groupBy(ordinals(2))
+          .as("x"),
+      )
+      .select((eb) => [
+        "x.pv",
+        sql<Record<string, number>>`jsonb_object_agg(${eb.ref("x.k")}, ${eb.ref("x.n")})`.as("m"),
+      ])
+      .groupBy("x.pv")
+      .as(alias);
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      tables
+        .with("r", () => ranged)
+        .selectFrom(totals)
+        .leftJoin(perExpectation("violations", "v"), (join) => join.onRef("v.pv", "=", "t.pv"))
+        .leftJoin(perExpectation("dropped_by", "d"), (join) => join.onRef("d.pv", "=", "t.pv"))
+        .selectAll("t")
+        .select((eb) => [
+          eb.fn.coalesce("v.m", sql<Record<string, number>>`'{}'`).as("violations"),
+          eb.fn.coalesce("d.m", sql<Record<string, number>>`'{}'`).as("dropped_by"),
+        ]),
+    ),
   );
 }
 
@@ -319,12 +511,25 @@ export async function queryNewestIngest(
 ): Promise<{ pv: string; ingest_time_max: Date; last_committed_at: Date }[]> {
   if (versionIds.length === 0) return [];
   // One index probe per version (newest bucket first), not a scan of its history.
-  return withoutJit(
-    db,
-    (tx) => tx.$queryRaw`
-    SELECT v.id AS pv, r.ingest_time_max, r.last_committed_at FROM unnest(${versionIds}::text[]) AS v(id)
-    CROSS JOIN LATERAL (SELECT ingest_time_max, last_committed_at FROM batch_rollup
-                         WHERE pipeline_version_id = v.id AND grain_seconds = ${COARSE_GRAIN_SECONDS} AND ingest_time_max IS NOT NULL ORDER BY bucket_start DESC LIMIT 1) r`,
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      tables
+        .selectFrom(sql<{ id: string }>`unnest(${versionIds}::text[])`.as<"v">(sql`v(id)`))
+        .crossJoinLateral((eb) =>
+          eb
+            .selectFrom("batch_rollup")
+            .select(["ingest_time_max", "last_committed_at"])
+            .whereRef("pipeline_version_id", "=", "v.id")
+            .where("grain_seconds", "=", COARSE_GRAIN_SECONDS)
+            .where("ingest_time_max", "is not", null)
+            .orderBy("bucket_start", "desc")
+            .limit(sql.lit(1))
+            .$narrowType<{ ingest_time_max: NotNull }>()
+            .as("r"),
+        )
+        .select(["v.id as pv", "r.ingest_time_max", "r.last_committed_at"]),
+    ),
   );
 }
 
@@ -335,12 +540,26 @@ export async function queryLatestOffsets(
   since: Date,
 ): Promise<TOffsetBucketRow[]> {
   if (versionIds.length === 0) return [];
-  return withoutJit(
-    db,
-    (tx) => tx.$queryRaw<TOffsetBucketRow[]>`
-    SELECT DISTINCT ON (pipeline_version_id, partition) pipeline_version_id AS pv, bucket_start AS t, partition, sampled_at,
-           latest_offset::float8 AS latest_offset, committed_offset::float8 AS committed_offset
-      FROM offset_samples WHERE pipeline_version_id = ANY(${versionIds}) AND grain_seconds = ${GRAIN_SECONDS} AND bucket_start >= ${since}
-     ORDER BY pipeline_version_id, partition, bucket_start DESC`,
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      tables
+        .selectFrom("offset_samples")
+        .distinctOn(["pipeline_version_id", "partition"])
+        .select((eb) => [
+          "pipeline_version_id as pv",
+          "bucket_start as t",
+          "partition",
+          "sampled_at",
+          float8(eb.ref("latest_offset")).as("latest_offset"),
+          sql<number | null>`${eb.ref("committed_offset")}::float8`.as("committed_offset"),
+        ])
+        .where("pipeline_version_id", "=", sql<string>`ANY(${versionIds})`)
+        .where("grain_seconds", "=", GRAIN_SECONDS)
+        .where("bucket_start", ">=", since)
+        .orderBy("pipeline_version_id")
+        .orderBy("partition")
+        .orderBy("bucket_start", "desc"),
+    ),
   );
 }
