@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { firstRowOf, rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { deadLetterCondition, ZDeadLetterFilter } from "./dead-letter-filter";
+import { deadLettersWithVersion, withFate } from "./dead-letter-fate";
 import { toRowView, type TDeadLetterOutcome, type TDeadLetterRowView } from "./summarize-dead-letters";
 
 export const ZBrowseDeadLettersInput = ZDeadLetterFilter.extend({
@@ -72,29 +73,11 @@ export async function browseDeadLetters(
   const found = await db.pipeline.findUnique({ where: { name: pipeline }, select: { id: true, name: true } });
   if (!found) return null;
   const where = deadLetterCondition(filter);
-  const matchingRows = tables
-    .selectFrom("dead_letters as d")
-    .innerJoin("pipeline_versions as v", "v.id", "d.pipeline_version_id")
-    .where("v.pipeline_id", "=", found.id)
-    .where(where);
+  const matchingRows = deadLettersWithVersion().where("v.pipeline_id", "=", found.id).where(where);
   const [rows, counted] = await Promise.all([
     rowsOf(
       db,
-      matchingRows
-        .leftJoin("dead_letter_resolutions as r", "r.dead_letter_id", "d.id")
-        .leftJoinLateral(
-          (eb) =>
-            eb
-              .selectFrom("dead_letter_replay_items as x")
-              .selectAll("x")
-              .whereRef("x.dead_letter_id", "=", "d.id")
-              .orderBy("x.id", "desc")
-              .limit(1)
-              .as("i"),
-          (join) => join.onTrue(),
-        )
-        .leftJoin("dead_letter_replays as rq", "rq.id", "i.replay_id")
-        .leftJoin("pipeline_versions as iv", "iv.id", "i.pipeline_version_id")
+      withFate(matchingRows)
         .select((eb) => [
           "d.id",
           "v.version",

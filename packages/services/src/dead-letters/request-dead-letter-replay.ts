@@ -26,6 +26,7 @@ import { findCheckpoint, type Checkpoint } from "@sluice/engine";
 import { parseDuration } from "@sluice/pipeline-spec";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
+import { deadLettersWithVersion, withFate } from "./dead-letter-fate";
 import {
   deadLetterCondition,
   narrowsSomething,
@@ -259,23 +260,7 @@ function lateHorizonOf(
 
 /** The rows the filter takes, each with what became of it and of its source record so far. */
 function candidates(pipelineId: string, continued: Set<string>, filter: Omit<TDeadLetterFilter, "pipeline">) {
-  return tables
-    .selectFrom("dead_letters as d")
-    .innerJoin("pipeline_versions as v", "v.id", "d.pipeline_version_id")
-    .leftJoin("dead_letter_resolutions as r", "r.dead_letter_id", "d.id")
-    .leftJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom("dead_letter_replay_items as x")
-          .selectAll("x")
-          .whereRef("x.dead_letter_id", "=", "d.id")
-          .orderBy("x.id", "desc")
-          .limit(1)
-          .as("i"),
-      (join) => join.onTrue(),
-    )
-    .leftJoin("dead_letter_replays as rq", "rq.id", "i.replay_id")
-    .leftJoin("pipeline_versions as iv", "iv.id", "i.pipeline_version_id")
+  return withFate(deadLettersWithVersion())
     .select((eb) => [
       "d.id",
       "d.pipeline_version_id",

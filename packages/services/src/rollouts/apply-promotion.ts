@@ -12,6 +12,7 @@ import { ApplyRefusedError } from "../change-requests/apply-schema-change";
 import { staleRequestsOf } from "../change-requests/current-version";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { setRun } from "./rollout-runs";
+import { rolloutsWithVersions } from "./find-rollout";
 
 export interface TAppliedPromotion {
   rolloutId: string;
@@ -28,11 +29,7 @@ export async function applyPromotion(
   const rolloutId = BigInt((cr.payload as { rolloutId?: string }).rolloutId ?? "0");
   const rollout = await firstRowOf(
     tx,
-    tables
-      .selectFrom("rollouts as r")
-      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
-      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
-      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+    rolloutsWithVersions()
       .select([
         "r.id",
         "p.name as pipeline",

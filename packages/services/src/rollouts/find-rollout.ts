@@ -27,6 +27,14 @@ export interface TRolloutView {
 
 type TDb = PrismaClient | Prisma.TransactionClient;
 
+/** Rollouts `r` with their pipeline `p` and both versions, `b` (blue) and `g` (green): where every rollout read starts. */
+export const rolloutsWithVersions = () =>
+  tables
+    .selectFrom("rollouts as r")
+    .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
+    .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
+    .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id");
+
 /** null when the pipeline has no rollout (or no such pipeline). `lock`: FOR UPDATE, inside a transaction. */
 export async function findRollout(
   db: TDb,
@@ -35,11 +43,7 @@ export async function findRollout(
 ): Promise<TRolloutView | null> {
   const r = await firstRowOf(
     db,
-    tables
-      .selectFrom("rollouts as r")
-      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
-      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
-      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+    rolloutsWithVersions()
       .select([
         "r.id",
         "r.pipeline_id",

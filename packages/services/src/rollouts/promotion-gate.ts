@@ -9,6 +9,7 @@ import { firstRowOf, rowsOf, tables, type Prisma, type PrismaClient } from "@slu
 import { validateSpec } from "@sluice/pipeline-spec";
 import type { TReconciliationReport } from "./reconciliation-report";
 import { rolloutOutputs, type TVersionSide } from "./rollout-outputs";
+import { rolloutsWithVersions } from "./find-rollout";
 
 // A type, not an interface: it is stored as JSON in the change request's impact.
 export type TGateReconciliation = {
@@ -154,11 +155,7 @@ export async function promotionGateOfCandidate(
 ): Promise<TPromotionGate | null> {
   const r = await firstRowOf(
     db,
-    tables
-      .selectFrom("rollouts as r")
-      .innerJoin("pipelines as p", "p.id", "r.pipeline_id")
-      .innerJoin("pipeline_versions as b", "b.id", "r.blue_version_id")
-      .innerJoin("pipeline_versions as g", "g.id", "r.green_version_id")
+    rolloutsWithVersions()
       .select([
         "p.name as pipeline",
         "r.blue_version_id as blue",
