@@ -50,9 +50,11 @@ PORT="$PORT" SLUICE_PUBLIC_URL="${SLUICE_PUBLIC_URL:-http://127.0.0.1:$PORT}" SL
 # A new seed per start: the same seed re-sends the same event ids, which the pipelines would (rightly)
 # count as duplicates of the previous run's events. Set SLUICE_DEMO_SEED to replay a stream.
 demo_seed="${SLUICE_DEMO_SEED:-$(date +%s)}"
+# --customers 500: the customer change feed's 500 customers (cus_000001..cus_000500, the same ids), so
+# the payments-enriched pipeline's join finds each payment's customer in the feed.
 start producer node --import tsx packages/producer/src/cli.ts --topic payments --rate "${SLUICE_DEMO_RATE:-50}" \
-  --seed "$demo_seed" --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01
-# The customer-status CDC pipeline's change feed.
+  --seed "$demo_seed" --duplicates 0.05 --late 0.02 --out-of-order 0.05 --malformed 0.01 --customers 500
+# The customer change feed: customer-status (CDC) applies it, payments-enriched joins the payments with it.
 start cdc-producer node --import tsx packages/producer/src/customer-changes-cli.ts --topic customer-changes --rate 5 --seed "$demo_seed"
 # Two worker processes share the pipelines' batches (BullMQ queue sluice.batches); metrics on 9464, 9465.
 # Alert email goes to the demo receiver's SMTP server unless SLUICE_SMTP_URL names another.

@@ -1,11 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { changesInOrder, customerChangeFeed } from "./customer-changes";
+import { changesInOrder, customerChangeFeed, DEMO_CHANGE_FEED } from "./customer-changes";
+import { PaymentStream, type EventMessage } from "./payment-stream";
 
 describe("customer change feed", () => {
   it("is deterministic for a seed", () => {
     expect(customerChangeFeed({ seed: 3, changes: 200, shuffleShare: 0.3 })).toEqual(
       customerChangeFeed({ seed: 3, changes: 200, shuffleShare: 0.3 }),
     );
+  });
+
+  it("names customers as the payment stream does, so the demo's join finds them (--customers 500 on both)", () => {
+    const customers = DEMO_CHANGE_FEED.customers;
+    const changed = new Set(
+      customerChangeFeed({ seed: 3, changes: 5000, customers }).map((c) => c.customer_id),
+    );
+    const paid = new Set(
+      new PaymentStream({ seed: 3, customers })
+        .take(5000)
+        .filter((m): m is EventMessage => m.kind === "event")
+        .map((m) => String(m.payload.customer_id)),
+    );
+    for (const id of [...changed, ...paid]) expect(id).toMatch(/^cus_\d{6}$/);
+    // 5000 draws over 500 customers reach every one of them on both sides.
+    expect(changed.size).toBe(customers);
+    expect([...paid].filter((id) => !changed.has(id))).toEqual([]);
   });
 
   it("versions are 1, 2, 3, ... per customer in change order, inserts after deletes", () => {

@@ -6,6 +6,7 @@
 import type { Kafka } from "kafkajs";
 import { simulatedClock, type Clock } from "./clock";
 import { ensureTopic } from "./kafka-output";
+import { customerId } from "./payment-events";
 import { Prng, type Seed } from "./prng";
 
 export const CUSTOMER_STATUSES = ["active", "suspended", "closed"] as const;
@@ -85,7 +86,7 @@ export function* customerChanges(options: CustomerChangeOptions): Generator<Cust
   };
 
   for (let i = 0; i < options.changes; i++) {
-    const customer = `cus_${String(rng.int(1, customers)).padStart(5, "0")}`;
+    const customer = customerId(rng.int(1, customers), customers); // the payment stream's ids
     const prev = state.get(customer);
     const version = (prev?.version ?? 0) + 1;
     let op: CustomerChange["op"];

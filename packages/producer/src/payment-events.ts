@@ -127,6 +127,15 @@ export function formatCents(cents: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
 }
 
+/**
+ * The id of customer `n` (1-based) of `customers`: `cus_` and at least 6 digits. The payment stream and
+ * the customer change feed (customer-changes.ts) share it, so the demo's join of payments with the
+ * change feed finds the same customers when both run over the same number of them.
+ */
+export function customerId(n: number, customers: number): string {
+  return `cus_${String(n).padStart(Math.max(6, String(customers).length), "0")}`;
+}
+
 export interface PaymentEventGeneratorOptions {
   seed: Prng;
   merchants: number;
@@ -195,7 +204,6 @@ export class PaymentEventGenerator {
   private readonly seqs: Float64Array;
   private readonly open: PaymentPool;
   private readonly settled: PaymentPool;
-  private readonly customerWidth: number;
   private eventCounter = 0;
   private paymentCounter = 0;
 
@@ -203,7 +211,6 @@ export class PaymentEventGenerator {
     const setup = options.seed.fork("setup");
     this.rng = options.seed.fork("events");
     const merchantWidth = Math.max(4, String(options.merchants).length);
-    this.customerWidth = Math.max(6, String(options.customers).length);
     this.merchantIds = Array.from(
       { length: options.merchants },
       (_, i) => `mer_${String(i + 1).padStart(merchantWidth, "0")}`,
@@ -293,7 +300,7 @@ export class PaymentEventGenerator {
       merchant_id: this.merchantIds[merchant] as string,
       seq,
       payment_id: payment.paymentId,
-      customer_id: `cus_${String(payment.customer + 1).padStart(this.customerWidth, "0")}`,
+      customer_id: customerId(payment.customer + 1, this.options.customers),
       amount: formatCents(amountCents),
       currency: payment.currency,
       card_country: this.customerCountry[payment.customer] as string,

@@ -1,10 +1,11 @@
-// A healthy quick start's first hour raises no alert. The four demo pipelines (demo/pipelines/*.yaml,
+// A healthy quick start's first hour raises no alert. The six demo pipelines (demo/pipelines/*.yaml,
 // as shipped) commit a batch every 20 s for an hour with steady input, and the workers' offset sampler
 // records the topic every 10 s — through the real write paths (batch_log and its rollup trigger,
 // recordOffsetSamples) into real Postgres. Each pipeline's state grows the way its spec says it must:
-// until its horizon has filled (the ledger's 6 h watermark delay: all hour; the settlements' 5-minute
-// windows with 10 m delay and 20 m lateness: ~35 minutes; fraud alerts' 30 s delay: a minute and a
-// half), then level. The evaluator ticks every simulated minute: no rule of the four may fire. A fifth
+// until its horizon has filled (the ledger's and the enriched ledger's 6 h watermark delay: all hour;
+// the settlement views' 2-day finance lateness: all hour; the settlements' 5-minute windows with 10 m
+// delay and 20 m lateness: ~35 minutes; fraud alerts' 30 s delay: a minute and a half), then level.
+// The evaluator ticks every simulated minute: no rule of the six may fire. A fifth
 // pipeline like fraud alerts whose watermark is stuck (state growing for the whole hour, far past its
 // horizon) is the adversarial control: state_growth fires for it.
 import { readFile } from "node:fs/promises";
@@ -19,7 +20,14 @@ import { runAlertEvaluation } from "./run-alert-evaluation";
 import { RULE_KINDS } from "./rule-kinds";
 
 const DEMO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../demo/pipelines");
-const DEMO_PIPELINES = ["payments-ledger", "merchant-settlements", "customer-status", "fraud-alerts"];
+const DEMO_PIPELINES = [
+  "payments-ledger",
+  "merchant-settlements",
+  "customer-status",
+  "fraud-alerts",
+  "payments-enriched",
+  "settlement-views",
+];
 const RATE = 50; // events per second, the demo producer's default
 const BATCH_S = 20;
 const HOUR_S = 3600;
@@ -78,7 +86,13 @@ beforeAll(async () => {
   const curves: { pv: string; state: (s: number) => number }[] = [];
   for (const name of DEMO_PIPELINES) {
     const spec = parseSpecOrThrow(await readFile(path.join(DEMO, `${name}.yaml`), "utf8"));
-    const horizonS = { "payments-ledger": 6 * 3600, "merchant-settlements": 35 * 60 }[name] ?? 90;
+    const horizonS =
+      {
+        "payments-ledger": 6 * 3600,
+        "payments-enriched": 6 * 3600,
+        "settlement-views": 2 * 86_400,
+        "merchant-settlements": 35 * 60,
+      }[name] ?? 90;
     curves.push({ pv: await register(name, spec, team.id), state: healthyState(horizonS) });
   }
   const fraud = parseSpecOrThrow(await readFile(path.join(DEMO, "fraud-alerts.yaml"), "utf8"));
@@ -129,6 +143,8 @@ describe("quiet when healthy", () => {
     });
     const value = (name: string) => rules.find((r) => r.pipeline?.name === name);
     expect(value("payments-ledger")?.pendingSince).toBeNull();
+    expect(value("payments-enriched")?.pendingSince).toBeNull();
+    expect(value("settlement-views")?.pendingSince).toBeNull();
     expect(value("merchant-settlements")?.pendingSince).toBeNull();
     expect(Number(value("merchant-settlements")?.lastValue)).toBeLessThan(0.1);
     expect(episodes[0]!.summary).toMatch(/never shrinking/);
