@@ -131,6 +131,14 @@ export {
   type TOutcomeCounts,
 } from "./progress/batch-progress-view";
 export {
+  outputProgressViews,
+  joinProgressView,
+  OUTPUT_OUTCOMES,
+  type TOutputProgressView,
+  type TOutputOutcome,
+  type TJoinProgressView,
+} from "./progress/combine-progress-view";
+export {
   summarizeDeadLetters,
   ZSummarizeDeadLettersInput,
   DEAD_LETTER_OUTCOMES,

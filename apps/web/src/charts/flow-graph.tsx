@@ -2,7 +2,9 @@
 // The pipeline as a graph (React Flow, @xyflow/react): the phases left to right in the engine's order,
 // the branches where rows leave below them, and on every edge the rows that took it in the selected
 // range. Whether input = sink + every branch is said above it. The same counts are listed under the
-// graph as a table (readable without a pointer, and what the browser test compares).
+// graph as a table (readable without a pointer, and what the browser test compares). A join's rows
+// waiting for the dimension hang below the Join phase like a branch, with a dashed edge: what is held
+// now, not rows that left.
 import { Background, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import type { TPipelineFlow } from "@sluice/services";
@@ -14,11 +16,12 @@ const X_STEP = 214;
 const BRANCH_Y = 150;
 
 function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
-  const main = flow.nodes.filter((n) => n.kind !== "branch");
+  const aside = (kind: string) => kind === "branch" || kind === "state";
+  const main = flow.nodes.filter((n) => !aside(n.kind));
   const x = new Map(main.map((n, i) => [n.id, i * X_STEP]));
   const branchesOf = new Map<string, number>();
   const nodes: Node[] = flow.nodes.map((n) => {
-    const parent = n.kind === "branch" ? flow.edges.find((e) => e.to === n.id)?.from : undefined;
+    const parent = aside(n.kind) ? flow.edges.find((e) => e.to === n.id)?.from : undefined;
     const nth = parent
       ? (branchesOf.set(parent, (branchesOf.get(parent) ?? 0) + 1), branchesOf.get(parent)! - 1)
       : 0;
@@ -35,19 +38,21 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
       connectable: false,
       sourcePosition: parent || n.kind === "sink" ? undefined : ("right" as Node["sourcePosition"]),
       targetPosition: (parent ? "top" : "left") as Node["targetPosition"],
-      type: n.kind === "source" ? "input" : n.kind === "sink" || n.kind === "branch" ? "output" : "default",
+      type: n.kind === "source" ? "input" : n.kind === "phase" ? "default" : "output",
     };
   });
   const edges: Edge[] = flow.edges.map((e) => ({
     id: `${e.from}->${e.to}`,
     source: e.from,
     target: e.to,
-    label: formatValue(e.rows, "count", true),
-    animated: !e.leaves && e.rows > 0,
-    style: {
-      stroke: e.leaves ? (e.rows > 0 ? "#bf8700" : "#d0d7de") : "#1f6feb",
-      strokeWidth: e.leaves ? 1.2 : 2,
-    },
+    label: e.state ? `${formatValue(e.rows, "count", true)} waiting` : formatValue(e.rows, "count", true),
+    animated: !e.leaves && !e.state && e.rows > 0,
+    style: e.state
+      ? { stroke: "#8250df", strokeWidth: 1.2, strokeDasharray: "4 3" }
+      : {
+          stroke: e.leaves ? (e.rows > 0 ? "#bf8700" : "#d0d7de") : "#1f6feb",
+          strokeWidth: e.leaves ? 1.2 : 2,
+        },
     markerEnd: { type: MarkerType.ArrowClosed },
     labelBgPadding: [4, 2] as [number, number],
     labelStyle: { fontSize: 11, fontWeight: 600 },
@@ -108,10 +113,14 @@ export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
                 data-to={e.to}
                 data-rows={e.rows}
                 data-leaves={e.leaves}
+                data-state={e.state === true}
               >
                 <td>{labelOf.get(e.from)}</td>
                 <td>{labelOf.get(e.to)}</td>
-                <td className="num mono">{formatValue(e.rows, "count", true)}</td>
+                <td className="num mono">
+                  {formatValue(e.rows, "count", true)}
+                  {e.state ? <span className="muted"> held now</span> : null}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyOutcomes, OUTCOMES, totalOutcomes } from "@sluice/engine/outcomes";
-import { OUTCOME_COLUMNS, outcomeEntries, outcomeOfColumn } from "./outcome-labels";
+import { OUTCOME_COLUMNS, outcomeEntries, outcomeOfColumn, outputOutcomeEntries } from "./outcome-labels";
 
 describe("outcome labels", () => {
   it("list every outcome of a batch once, dropped spelt out per expectation, adding up to the batch's input", () => {
@@ -26,6 +26,28 @@ describe("outcome labels", () => {
     ]);
     expect(entries.reduce((sum, e) => sum + e.n, 0)).toBe(totalOutcomes(counts));
     expect(entries.find((e) => e.label === "dead letter")?.tone).toBe("warn");
+  });
+
+  it("list an output's own outcomes only, in the same order and labels, its late count its own", () => {
+    const entries = outputOutcomeEntries({
+      sink: 5,
+      duplicate: 0,
+      filtered: 1,
+      late: 2,
+      stale: 0,
+      deadLetter: 0,
+      dropped: { known_currency: 3 },
+    });
+    expect(entries.map((e) => `${e.label} ${e.n}`)).toEqual([
+      "sink 5",
+      "duplicate 0",
+      "filtered 1",
+      "dead letter 0",
+      "late 2",
+      "stale 0",
+      "dropped by known_currency 3",
+    ]);
+    expect(entries.find((e) => e.label === "late")?.tone).toBe("warn");
   });
 
   it("show one 'dropped 0' line when no expectation dropped anything", () => {

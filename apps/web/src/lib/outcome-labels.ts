@@ -53,6 +53,23 @@ export function outcomeEntries(
   );
 }
 
+/**
+ * The outcomes of one output of a pipeline with several outputs or a join (`TOutputProgressView`), in
+ * the same reading order and labels: only the outcomes an output has (the contract and dedup ran before
+ * any output, so no `quarantined` here), `late` being this output's own.
+ */
+export function outputOutcomeEntries(
+  counts: Partial<Record<Exclude<Outcome, "dropped">, number>> & { dropped: Record<string, number> },
+): { key: string; label: string; n: number; tone: TOutcomeTone }[] {
+  return OUTCOMES.flatMap((outcome) => {
+    if (outcome === "dropped") return droppedEntries(counts.dropped);
+    const n = counts[outcome];
+    return n === undefined
+      ? []
+      : [{ key: outcome, label: OUTCOME_LABELS[outcome], n, tone: OUTCOME_TONES[outcome] }];
+  });
+}
+
 // With no expectation dropping anything, one "dropped 0" line still says the outcome exists.
 function droppedEntries(dropped: Record<string, number>) {
   const named = Object.entries(dropped).filter(([, n]) => n > 0);

@@ -4,6 +4,12 @@
 // a field a record does not have (older records have no `stale`, `preparedAhead`, `lateAccepted` or
 // `partitionEventTime`) or a malformed one reads as 0 / none here and never breaks the page.
 import { readProgressRecord, ZOutcomeCounts, type BatchProgress, type OutcomeCounts } from "@sluice/engine";
+import {
+  joinProgressView,
+  outputProgressViews,
+  type TJoinProgressView,
+  type TOutputProgressView,
+} from "./combine-progress-view";
 
 /** An ISO time as the record keeps it, or null when absent or not a time. */
 function instant(s: string | null | undefined): Date | null {
@@ -60,6 +66,10 @@ export interface TBatchProgressView {
   latencyMs: { p50: number; p95: number; p99: number; max: number } | null;
   /** The newest Kafka append time the batch committed. */
   ingestTimeMax: Date | null;
+  /** Several outputs, or the one sink behind a join: each output's sink, watermark, outcomes and state; [] otherwise. */
+  outputs: TOutputProgressView[];
+  /** A join: joined, at the bound, missing, dead-lettered, waiting for the dimension; null without one. */
+  join: TJoinProgressView | null;
 }
 
 export interface TBatchLogRow {
@@ -99,6 +109,8 @@ export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
     operator: p.operator ?? null,
     latencyMs: p.latencyMs ?? null,
     ingestTimeMax: instant(p.ingestTimeMax),
+    outputs: outputProgressViews(p.outputs),
+    join: joinProgressView(p.join),
   };
 }
 

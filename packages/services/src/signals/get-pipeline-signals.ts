@@ -112,6 +112,8 @@ export async function getPipelineSignals(
     completeness,
     correctness: correctnessOf(totals, targets),
     totals,
-    flow: pipelineFlow(flowSpec.success ? flowSpec.data : ZFlowSpec.parse({}), totals),
+    flow: pipelineFlow(flowSpec.success ? flowSpec.data : ZFlowSpec.parse({}), totals, {
+      joinWaiting: checkpoint?.dimension?.held ?? null,
+    }),
   };
 }

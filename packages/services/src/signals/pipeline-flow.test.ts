@@ -62,4 +62,58 @@ describe("the pipeline graph", () => {
     expect(f.edges.find((e) => e.to === "expectations:dropped:old_rule")?.rows).toBe(6);
     expect(f.balanced).toBe(true);
   });
+
+  it("a join is a phase after dedup, its rows waiting for the dimension beside it, outside the balance", () => {
+    const joined = ZFlowSpec.parse({
+      ...spec,
+      join: { dimension: { kafka: { topic: "customer-changes" } }, waitFor: "15m" },
+    });
+    const f = pipelineFlow(joined, totals(), { joinWaiting: { rows: 12, bytes: 3400 } });
+    expect(f.nodes.filter((n) => n.kind === "phase").map((n) => n.id)).toEqual([
+      "decode",
+      "contract",
+      "expectations",
+      "filter",
+      "late",
+      "dedup",
+      "join",
+    ]);
+    expect(f.nodes.find((n) => n.id === "join")?.detail).toBe(
+      "customer-changes as of event time, waits ≤ 15m",
+    );
+    expect(f.nodes.find((n) => n.id === "join:waiting")).toMatchObject({
+      kind: "state",
+      label: "waiting for dimension",
+      detail: "12 rows now",
+    });
+    expect(f.edges.find((e) => e.to === "join:waiting")).toEqual({
+      from: "join",
+      to: "join:waiting",
+      rows: 12,
+      leaves: false,
+      state: true,
+    });
+    expect(f.edges.find((e) => e.to === "sink")).toMatchObject({ from: "join", rows: 70 });
+    expect(f.balanced).toBe(true);
+    // Without a checkpoint yet: nothing waiting.
+    expect(pipelineFlow(joined, totals()).edges.find((e) => e.to === "join:waiting")?.rows).toBe(0);
+  });
+
+  it("several outputs: the sink names each output's table", () => {
+    const f = pipelineFlow(
+      ZFlowSpec.parse({
+        ...spec,
+        sink: undefined,
+        outputs: {
+          fraud: { sink: { postgres: { table: "merchant_fraud_5m" } } },
+          finance: { sink: { postgres: { table: "merchant_finance_5m" } } },
+        },
+      }),
+      totals(),
+    );
+    expect(f.nodes.find((n) => n.id === "sink")).toMatchObject({
+      label: "Outputs (2)",
+      detail: "fraud → merchant_fraud_5m, finance → merchant_finance_5m",
+    });
+  });
 });

@@ -2,6 +2,9 @@
 // filter → late → dedup → window / CDC / webhook → sink), with the rows that took each edge over a
 // range: the main line carries what is left after each phase, and a branch leaves it for every
 // outcome that is not the sink. "Nothing vanishes silently": input = sink + every branch, checked here.
+// A join is a phase after dedup, with the rows waiting for the dimension beside it: state now, not rows
+// that left (they reach the sink when joined), so they are not part of the balance. Several outputs
+// show as the sink's tables.
 import type { CountedOutcome } from "@sluice/engine";
 import { z } from "zod";
 
@@ -17,7 +20,8 @@ export interface TFlowTotals extends Record<CountedOutcome, number> {
 
 export interface TFlowNode {
   id: string;
-  kind: "source" | "phase" | "sink" | "branch";
+  /** `state`: rows held beside a phase now (a join's rows waiting for the dimension), not an outcome. */
+  kind: "source" | "phase" | "sink" | "branch" | "state";
   label: string;
   /** A second line: the topic, the rule, the table. */
   detail: string | null;
@@ -29,6 +33,13 @@ export interface TFlowEdge {
   rows: number;
   /** A branch where rows leave the main line (dead letter, quarantined, dropped, filtered, late, duplicate, stale). */
   leaves: boolean;
+  /** To a `state` node: `rows` are held there now (after the newest batch), not a count over the range. */
+  state?: boolean;
+}
+
+/** What is held now, from the version's checkpoint: a join's rows waiting for the dimension. */
+export interface TFlowNow {
+  joinWaiting: { rows: number; bytes: number } | null;
 }
 
 export interface TPipelineFlow {
@@ -58,6 +69,28 @@ export const ZFlowSpec = z.object({
     .object({ key: z.array(z.string()) })
     .optional()
     .catch(undefined),
+  join: z
+    .object({
+      dimension: z.object({ kafka: z.object({ topic: z.string() }) }),
+      waitFor: z.union([z.string(), z.number()]).optional(),
+    })
+    .optional()
+    .catch(undefined),
+  outputs: z
+    .record(
+      z.string(),
+      z.object({
+        sink: z
+          .object({
+            postgres: z.object({ table: z.string() }).optional(),
+            webhook: z.object({}).passthrough().optional(),
+          })
+          .optional()
+          .catch(undefined),
+      }),
+    )
+    .optional()
+    .catch(undefined),
   aggregate: z.object({}).passthrough().optional().catch(undefined),
   cdc: z.object({}).passthrough().optional().catch(undefined),
   sink: z
@@ -70,7 +103,11 @@ export const ZFlowSpec = z.object({
 });
 export type TFlowSpec = z.infer<typeof ZFlowSpec>;
 
-export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
+export function pipelineFlow(
+  spec: TFlowSpec,
+  t: TFlowTotals,
+  now: TFlowNow = { joinWaiting: null },
+): TPipelineFlow {
   const nodes: TFlowNode[] = [
     { id: "source", kind: "source", label: "Kafka source", detail: spec.source?.kafka.topic ?? null },
   ];
@@ -140,6 +177,22 @@ export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
   phase("dedup", "Dedup", spec.dedupe ? spec.dedupe.key.join(", ") : "sink key", [
     { id: "duplicate", label: "duplicate", rows: t.duplicate },
   ]);
+  if (spec.join) {
+    phase(
+      "join",
+      "Join",
+      `${spec.join.dimension.kafka.topic} as of event time${spec.join.waitFor !== undefined ? `, waits ≤ ${spec.join.waitFor}` : ""}`,
+      [],
+    );
+    const waiting = now.joinWaiting ?? { rows: 0, bytes: 0 };
+    nodes.push({
+      id: "join:waiting",
+      kind: "state",
+      label: "waiting for dimension",
+      detail: `${waiting.rows} rows now`,
+    });
+    edges.push({ from: "join", to: "join:waiting", rows: waiting.rows, leaves: false, state: true });
+  }
   if (spec.aggregate) phase("window", "Window", null, []);
   if (spec.cdc || t.stale > 0)
     phase("cdc", "CDC apply", null, [{ id: "stale", label: "stale (older change)", rows: t.stale }]);
@@ -148,8 +201,16 @@ export function pipelineFlow(spec: TFlowSpec, t: TFlowTotals): TPipelineFlow {
   nodes.push({
     id: "sink",
     kind: "sink",
-    label: spec.sink?.webhook ? "Delivered" : "Sink",
-    detail: spec.sink?.postgres?.table ?? null,
+    label: spec.outputs
+      ? `Outputs (${Object.keys(spec.outputs).length})`
+      : spec.sink?.webhook
+        ? "Delivered"
+        : "Sink",
+    detail: spec.outputs
+      ? Object.entries(spec.outputs)
+          .map(([name, o]) => `${name} → ${o.sink?.postgres?.table ?? (o.sink?.webhook ? "webhook" : "?")}`)
+          .join(", ")
+      : (spec.sink?.postgres?.table ?? null),
   });
   edges.push({ from: at, to: "sink", rows: t.sink, leaves: false });
   const outcomes = t.sink + leaving;

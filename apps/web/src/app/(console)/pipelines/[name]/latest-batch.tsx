@@ -1,11 +1,13 @@
-// The newest progress record: rates, backlog, watermark, state, where every input row went, the
-// expectations it violated, and per partition the offsets read and the event-time clock that decides
-// whether the partition still holds the watermark back.
+// The newest progress record: rates, backlog, watermark, state, where every input row went, a join's
+// and each output's part (combine-panels.tsx), the expectations it violated, and per partition the
+// offsets read and the event-time clock that decides whether the partition still holds the watermark
+// back.
 import type { TBatchProgressView, TPipelineDetail } from "@sluice/services";
 import type { ReactNode } from "react";
 import { formatBytes, formatCount, formatMs } from "@/lib/format";
 import { Time } from "@/components/time";
 import { outcomeEntries } from "@/lib/outcome-labels";
+import { BatchJoin, BatchOutputs } from "./combine-panels";
 
 type TEventTime = NonNullable<TPipelineDetail["version"]>["eventTime"];
 
@@ -70,6 +72,9 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
             .join(", ")}
         </p>
       ) : null}
+
+      <BatchJoin join={b.join} />
+      <BatchOutputs outputs={b.outputs} />
 
       <h3 className="section-title">Expectation violations</h3>
       {expectations.length === 0 ? (
