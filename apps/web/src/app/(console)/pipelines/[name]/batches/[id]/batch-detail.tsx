@@ -1,6 +1,7 @@
 "use client";
 // One batch (signals.batch → getBatchDetail): plan and offsets per partition, outcomes, phases,
-// watermark before and after, state after, read ahead or replayed, failures, links to its dead letters.
+// watermark before and after, state after, a join's and each output's part (combine-panels.tsx), read
+// ahead or replayed, failures, links to its dead letters.
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
@@ -9,6 +10,7 @@ import { EmptyState } from "@/components/empty-state";
 import { outcomeEntries } from "@/lib/outcome-labels";
 import { useTRPC } from "@/trpc/react";
 import { batchHref, deadLettersHref, pipelineHref } from "../../links";
+import { BatchJoin, BatchOutputs } from "../../combine-panels";
 import { Time } from "@/components/time";
 
 export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: number }) {
@@ -153,6 +155,12 @@ export function BatchDetail({ pipeline, batchId }: { pipeline: string; batchId: 
               </dd>
             </div>
           </dl>
+        ) : null}
+        {c ? (
+          <>
+            <BatchJoin join={c.join} />
+            <BatchOutputs outputs={c.outputs} />
+          </>
         ) : null}
       </section>
       <section className="panel">
