@@ -3,7 +3,9 @@
 // request — and the phase both the page and the fleet show (rollout-phase.ts). Charts come from the
 // per-version series the pipeline page uses (signals.series with the version).
 import type { PrismaClient } from "@sluice/db";
+import { findCheckpoint } from "@sluice/engine";
 import type pg from "pg";
+import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { findLatestReconciliations } from "./find-latest-reconciliation";
 import { findRollout, type TRolloutView } from "./find-rollout";
 import {
@@ -54,26 +56,21 @@ async function sideOf(
 ): Promise<TRolloutSide> {
   const row = await db.pipelineVersion.findUniqueOrThrow({
     where: { id: v.pipelineVersionId },
-    select: {
-      sinkTables: true,
-      run: { select: { status: true, desiredState: true, lastError: true } },
-      checkpoint: {
-        select: { endOffsets: true, lastBatchId: true, updatedAt: true, watermark: true, stateRows: true },
-      },
-    },
+    select: { sinkTables: true, run: { select: { status: true, desiredState: true, lastError: true } } },
   });
-  const cp = row.checkpoint;
+  // The engine's reader: its offsets come typed, not cast from Prisma's JSON.
+  const cp = await findCheckpoint(prismaSqlClient(db), v.pipelineVersionId);
   return {
     ...v,
     serving: v.pipelineVersionId === servingVersionId,
     status: row.run?.status ?? "stopped",
     desiredState: row.run?.desiredState ?? "stopped",
     lastError: row.run?.lastError ?? null,
-    committedOffsets: (cp?.endOffsets ?? {}) as Record<string, number>,
-    lastBatchId: Number(cp?.lastBatchId ?? -1),
-    lastCommitAt: cp && cp.lastBatchId >= 0n ? cp.updatedAt : null,
+    committedOffsets: cp?.endOffsets ?? {},
+    lastBatchId: cp?.lastBatchId ?? -1,
+    lastCommitAt: cp && cp.lastBatchId >= 0 ? cp.updatedAt : null,
     watermark: cp?.watermark ?? null,
-    stateRows: Number(cp?.stateRows ?? 0),
+    stateRows: cp?.stateRows ?? 0,
     tables: row.sinkTables as Record<string, string>,
   };
 }
