@@ -35,8 +35,9 @@ export default defineConfig({
           },
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two cores: integration files share one Kafka broker and Postgres; two at a time is plenty.
-          maxWorkers: 2,
+          // Three files at a time on two cores: each has its own database, topic and queue, and most of
+          // a file's time is spent waiting on Kafka, Postgres and the processes it starts, not on the CPU.
+          maxWorkers: 3,
         },
       },
     ],
