@@ -81,6 +81,16 @@ export interface TBatchLogRow {
   progress: unknown;
 }
 
+/** The batch_log columns batchProgressView reads, as a Prisma select. */
+export const BATCH_LOG_ROW_SELECT = {
+  batchId: true,
+  committedAt: true,
+  inputRows: true,
+  sinkRows: true,
+  outcomes: true,
+  progress: true,
+} as const;
+
 /** A batch_log row as the console shows it. */
 export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
   const p = readProgressRecord(row.progress);

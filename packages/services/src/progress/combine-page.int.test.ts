@@ -31,7 +31,7 @@ import { uniqueName } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { getPipelineSignals } from "../signals/get-pipeline-signals";
-import { batchProgressView } from "./batch-progress-view";
+import { BATCH_LOG_ROW_SELECT, batchProgressView } from "./batch-progress-view";
 import { findBatchProgress } from "./find-batch-progress";
 
 const DEMO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../demo/pipelines");
@@ -114,14 +114,7 @@ describe("the pipeline page of a join", () => {
       const rows = await db.batchLog.findMany({
         where: { pipelineVersionId },
         orderBy: { batchId: "asc" },
-        select: {
-          batchId: true,
-          committedAt: true,
-          inputRows: true,
-          sinkRows: true,
-          outcomes: true,
-          progress: true,
-        },
+        select: BATCH_LOG_ROW_SELECT,
       });
       const views = rows.map(batchProgressView);
       const sum = (f: (v: (typeof views)[number]) => number) => views.reduce((n, v) => n + f(v), 0);
@@ -212,14 +205,7 @@ describe("the pipeline page of several outputs", () => {
       const rows = await db.batchLog.findMany({
         where: { pipelineVersionId },
         orderBy: { batchId: "asc" },
-        select: {
-          batchId: true,
-          committedAt: true,
-          inputRows: true,
-          sinkRows: true,
-          outcomes: true,
-          progress: true,
-        },
+        select: BATCH_LOG_ROW_SELECT,
       });
       const views = rows.map(batchProgressView);
       const out = (name: string) => views.map((v) => v.outputs.find((o) => o.name === name)!);

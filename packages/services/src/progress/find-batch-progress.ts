@@ -3,7 +3,7 @@
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
-import { batchProgressView, type TBatchProgressView } from "./batch-progress-view";
+import { BATCH_LOG_ROW_SELECT, batchProgressView, type TBatchProgressView } from "./batch-progress-view";
 
 export const ZFindBatchProgressInput = z.object({
   pipeline: z.string().min(1).max(200),
@@ -55,14 +55,7 @@ export async function findBatchProgress(
     where: { pipelineVersionId: ref.version.id },
     orderBy: { batchId: "desc" },
     take: limit,
-    select: {
-      batchId: true,
-      committedAt: true,
-      inputRows: true,
-      sinkRows: true,
-      outcomes: true,
-      progress: true,
-    },
+    select: BATCH_LOG_ROW_SELECT,
   });
   const views = rows.map(batchProgressView);
   return {
