@@ -15,7 +15,7 @@ import {
   type TControlPlaneTables,
   type TRowOf,
 } from "@sluice/db";
-import type { OutcomeColumn } from "@sluice/engine";
+import { OUTCOMES, outcomeColumn, type OutcomeColumn } from "@sluice/engine";
 import {
   BUCKET_ORIGIN,
   chartSegments,
@@ -103,6 +103,9 @@ const newest = <T>(e: Expression<T>, order: Expression<unknown>) =>
 const newestKnown = <T>(e: Expression<T>, order: Expression<unknown>) =>
   sql<T>`(array_agg(${e} ORDER BY ${order} DESC) FILTER (WHERE ${e} IS NOT NULL))[1]`;
 type TSummed = keyof TControlPlaneTables["batch_rollup"] & string;
+/** Each outcome's sum as float8, named by its column (outcomeColumn), in OUTCOMES' order. */
+const outcomeSums = (sum: (c: TSummed) => Expression<unknown>) =>
+  OUTCOMES.map((o) => float8(sum(outcomeColumn(o))).as(outcomeColumn(o)));
 const ordinals = (n: number) => Array.from({ length: n }, (_, i) => sql.lit(i + 1));
 
 /** Per outcome its sum over the bucket (its column: outcomeColumn). */
@@ -150,14 +153,7 @@ export async function queryBatchBuckets(
             float8(eb.fn.max("batch_rollup.last_batch_id")).as("last_batch_id"),
             eb.fn.max("batch_rollup.last_committed_at").as("last_committed_at"),
             float8(sum("input_rows")).as("input_rows"),
-            float8(sum("sink")).as("sink"),
-            float8(sum("duplicate")).as("duplicate"),
-            float8(sum("filtered")).as("filtered"),
-            float8(sum("quarantined")).as("quarantined"),
-            float8(sum("dead_letter")).as("dead_letter"),
-            float8(sum("late")).as("late"),
-            float8(sum("stale")).as("stale"),
-            float8(sum("dropped")).as("dropped"),
+            ...outcomeSums(sum),
             int(sum("unbalanced")).as("unbalanced"),
             float8(sum("plan_ms")).as("plan_ms"),
             float8(sum("read_ms")).as("read_ms"),
@@ -452,14 +448,7 @@ export async function queryRangeTotals(
         "r.pipeline_version_id as pv",
         int(sum("batches")).as("batches"),
         float8(sum("input_rows")).as("input_rows"),
-        float8(sum("sink")).as("sink"),
-        float8(sum("duplicate")).as("duplicate"),
-        float8(sum("filtered")).as("filtered"),
-        float8(sum("quarantined")).as("quarantined"),
-        float8(sum("dead_letter")).as("dead_letter"),
-        float8(sum("late")).as("late"),
-        float8(sum("stale")).as("stale"),
-        float8(sum("dropped")).as("dropped"),
+        ...outcomeSums(sum),
         int(sum("unbalanced")).as("unbalanced"),
       ];
     })
