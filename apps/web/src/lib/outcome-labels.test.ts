@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { emptyOutcomes, OUTCOMES, totalOutcomes } from "@sluice/engine/outcomes";
-import { OUTCOME_COLUMNS, outcomeEntries, outcomeOfColumn, outputOutcomeEntries } from "./outcome-labels";
+import { OUTCOME_COLUMNS, outcomeEntries, outcomeOfColumn } from "./outcome-labels";
 
 describe("outcome labels", () => {
   it("list every outcome of a batch once, dropped spelt out per expectation, adding up to the batch's input", () => {
@@ -29,7 +29,7 @@ describe("outcome labels", () => {
   });
 
   it("list an output's own outcomes only, in the same order and labels, its late count its own", () => {
-    const entries = outputOutcomeEntries({
+    const entries = outcomeEntries({
       sink: 5,
       duplicate: 0,
       filtered: 1,

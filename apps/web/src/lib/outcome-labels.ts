@@ -40,25 +40,12 @@ export function outcomeOfColumn(column: string): { label: string; tone: TOutcome
   return known ? { label: known.label, tone: OUTCOME_TONES[known.outcome] } : { label: column, tone: "warn" };
 }
 
-/** Counts per outcome in reading order, `dropped` spelt out per expectation: what a list of a batch's outcomes shows. */
-export function outcomeEntries(
-  counts: Record<Exclude<Outcome, "dropped">, number> & {
-    dropped: Record<string, number>;
-  },
-): { key: string; label: string; n: number; tone: TOutcomeTone }[] {
-  return OUTCOMES.flatMap((outcome) =>
-    outcome === "dropped"
-      ? droppedEntries(counts.dropped)
-      : [{ key: outcome, label: OUTCOME_LABELS[outcome], n: counts[outcome], tone: OUTCOME_TONES[outcome] }],
-  );
-}
-
 /**
- * The outcomes of one output of a pipeline with several outputs or a join (`TOutputProgressView`), in
- * the same reading order and labels: only the outcomes an output has (the contract and dedup ran before
- * any output, so no `quarantined` here), `late` being this output's own.
+ * Counts per outcome in reading order, `dropped` spelt out per expectation: what a list of a batch's
+ * outcomes shows. An outcome the counts leave out is not listed — one output of a pipeline with several
+ * outputs or a join (`TOutputProgressView`) has no `quarantined` (the contract ran before any output).
  */
-export function outputOutcomeEntries(
+export function outcomeEntries(
   counts: Partial<Record<Exclude<Outcome, "dropped">, number>> & { dropped: Record<string, number> },
 ): { key: string; label: string; n: number; tone: TOutcomeTone }[] {
   return OUTCOMES.flatMap((outcome) => {

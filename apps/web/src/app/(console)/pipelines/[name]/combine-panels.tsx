@@ -5,7 +5,7 @@
 import type { TJoinProgressView, TOutputProgressView } from "@sluice/services";
 import { Time } from "@/components/time";
 import { formatBytes, formatCount } from "@/lib/format";
-import { outputOutcomeEntries } from "@/lib/outcome-labels";
+import { outcomeEntries } from "@/lib/outcome-labels";
 
 /** The outputs of the batch; nothing for a pipeline with one sink and no join. */
 export function BatchOutputs({ outputs }: { outputs: TOutputProgressView[] }) {
@@ -41,7 +41,7 @@ export function BatchOutputs({ outputs }: { outputs: TOutputProgressView[] }) {
               </td>
               <td className="num">{formatCount(o.rows)}</td>
               <td className="small">
-                {outputOutcomeEntries(o.outcomes)
+                {outcomeEntries(o.outcomes)
                   .filter((e) => e.n > 0)
                   .map((e) => (
                     <span key={e.key} className={e.tone === "warn" ? "warn" : undefined}>
