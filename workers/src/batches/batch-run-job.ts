@@ -48,7 +48,7 @@ export interface BatchRunDeps {
 }
 
 export type BatchRunResult =
-  | { skipped: "stale" | "settled" | "idle" | "superseded" | "failed" }
+  | { skipped: "stale" | "settled" | "idle" | "busy" | "superseded" | "failed" }
   | { batchId: number | null; rows: number; backlog: number; next: string };
 
 const labelsOf = (v: LoadedVersion) => ({ pipeline: v.pipeline, version: String(v.version) });
@@ -69,7 +69,10 @@ export function createBatchRunHandler(
     const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
 
     // Counts this attempt in Postgres before anything of the batch runs (a poison batch fails here).
-    const claim = await claimBatchTurn(db, turn, { maxUnfinishedAttempts: deps.maxUnfinishedAttempts });
+    const claim = await claimBatchTurn(db, turn, {
+      maxUnfinishedAttempts: deps.maxUnfinishedAttempts,
+      inFlightHere: runners.isBusy(turn.pipelineVersionId),
+    });
     if (claim.kind === "poisoned") {
       log.error(
         { batchId: claim.batchId, err: claim.message },
@@ -81,6 +84,10 @@ export function createBatchRunHandler(
       // This job's turn is over (or was never current): make sure the current one has its job.
       if (claim.running) await ensureCurrentTurn(turn.pipelineVersionId);
       return { skipped: "stale" };
+    }
+    if (claim.kind === "busy") {
+      log.info({ inFlightOn: claim.workerId }, "a pause or stop waits for the batch in flight to commit");
+      return { skipped: "busy" };
     }
     if (claim.kind === "settled") log.info({ status: claim.status }, `pipeline version ${claim.status}`);
     if (claim.kind !== "run") return { skipped: claim.kind === "settled" ? "settled" : "idle" };
@@ -204,8 +211,8 @@ export function createBatchRunHandler(
         "batch fenced off by another runner; the turn will be retried",
       );
       // This attempt ended alive: it must not count towards the poison-batch limit.
-      await releaseBatchAttempt(db, turn).catch((e: Error) =>
-        log.warn({ err: e.message }, "could not release the batch attempt"),
+      await releaseBatchAttempt(db, turn, { inFlightHere: runners.isBusy(turn.pipelineVersionId) }).catch(
+        (e: Error) => log.warn({ err: e.message }, "could not release the batch attempt"),
       );
       throw err;
     }

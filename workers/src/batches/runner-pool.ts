@@ -73,6 +73,11 @@ export class RunnerPool {
     return [...this.entries.values()].map((e) => e.version);
   }
 
+  /** A batch of the version is running in this process now (its runner is leased). */
+  isBusy(pipelineVersionId: string): boolean {
+    return this.entries.get(pipelineVersionId)?.busy ?? false;
+  }
+
   /**
    * A runner holding the current lease of the version, for exactly one batch; call `release` after.
    * Throws VersionBusyError, or what opening the runner throws (SupersededError for a version a newer one replaced).

@@ -6,7 +6,7 @@
 //
 // The claim also counts the attempt, durably and before any of the batch runs: a batch that kills
 // every worker that runs it is failed here, at its next claim, instead of looping (poison-batch.ts).
-import { countOf, tables, type PrismaClient } from "@sluice/db";
+import { countOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { nextBatchId, nextBatchIdSql } from "@sluice/engine";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { DEFAULT_MAX_UNFINISHED_ATTEMPTS, failPoisonBatch, isPoisoned } from "./poison-batch";
@@ -19,6 +19,8 @@ export type TBatchTurnClaim =
   | { kind: "stale"; currentSeq: number; running: boolean }
   /** A pause/stop was pending: the status now follows it, no batch runs. */
   | { kind: "settled"; status: "paused" | "stopped" }
+  /** A pause/stop is pending but a live worker still has this turn's batch in flight: it settles them after its commit. */
+  | { kind: "busy"; workerId: string }
   /** The version is not running (paused, stopped or failed). */
   | { kind: "idle"; status: string }
   /** The batch was started `maxUnfinishedAttempts` times and never finished: the version is now failed. */
@@ -34,6 +36,8 @@ export interface TBatchTurnRef {
 export interface TClaimOptions {
   /** Attempts of one batch that may start and never finish before the version fails (default 3). */
   maxUnfinishedAttempts?: number;
+  /** This worker process is running a batch of the version right now (another delivery of the job). */
+  inFlightHere?: boolean;
 }
 
 export async function claimBatchTurn(
@@ -64,11 +68,18 @@ export async function claimBatchTurn(
     if (run.status !== "running") return { kind: "idle", status: run.status };
     if (run.seq !== turn.seq)
       return { kind: "stale", currentSeq: run.seq, running: run.desired === "running" };
-    if (run.desired !== "running")
+    if (run.desired !== "running") {
+      // Settling now under a batch that is still running would let it commit after the version says
+      // paused. That happens when BullMQ delivers the job again while the first delivery runs (it took
+      // the first for stalled on a loaded machine): the worker in flight settles after its commit, or,
+      // if it dies, its heartbeat expires and a later delivery of this turn settles here.
+      if (run.batchInFlight && (run.batchWorkerId !== turn.workerId || opts.inFlightHere))
+        return { kind: "busy", workerId: run.batchWorkerId! };
       return {
         kind: "settled",
         status: await settlePending(tx, run, turn.workerId, "no batch was in flight"),
       };
+    }
     const batchId = await nextBatchId(prismaSqlClient(tx), turn.pipelineVersionId);
     if (isPoisoned(run, batchId, max))
       return { kind: "poisoned", batchId, message: await failPoisonBatch(tx, run, turn.workerId, batchId) };
@@ -89,15 +100,24 @@ export async function claimBatchTurn(
 
 /**
  * An attempt that ended without finishing its turn — fenced off by another runner, or refused because
- * this process already runs the version: it did not die, so it no longer counts as unfinished.
+ * this process already runs the version: it did not die, so it no longer counts as unfinished. Unless
+ * this process still runs the version (`inFlightHere`), no batch of this worker is in flight any more,
+ * so the run row stops saying so: a pending pause/stop may then settle at the next claim.
  */
-export async function releaseBatchAttempt(db: PrismaClient, turn: TBatchTurnRef): Promise<void> {
+export async function releaseBatchAttempt(
+  db: PrismaClient,
+  turn: TBatchTurnRef,
+  opts: { inFlightHere?: boolean } = {},
+): Promise<void> {
+  const mine = opts.inFlightHere ? sql<boolean>`false` : sql<boolean>`batch_worker_id = ${turn.workerId}`;
   await countOf(
     db,
     tables
       .updateTable("pipeline_runs")
       .set((eb) => ({
         unfinished_attempts: eb.fn("greatest", [eb("unfinished_attempts", "-", 1), eb.lit(0)]),
+        batch_started_at: eb.case().when(mine).then(eb.lit(null)).else(eb.ref("batch_started_at")).end(),
+        batch_worker_id: eb.case().when(mine).then(eb.lit(null)).else(eb.ref("batch_worker_id")).end(),
       }))
       .where("pipeline_version_id", "=", turn.pipelineVersionId)
       .where("schedule_seq", "=", turn.seq),

@@ -137,6 +137,52 @@ describe("batch turns", () => {
     );
   });
 
+  it("a second delivery of the turn's job during a pause does not settle it under the batch in flight", async () => {
+    const pv = await newVersion();
+    const other = { ...worker, id: "host:3:bbbb" };
+    await recordWorkerHeartbeat(db, worker, 1);
+    await recordWorkerHeartbeat(db, other, 1);
+    await startPipelineRun(db, { pipelineVersionId: pv, ...alice });
+    const turn = { pipelineVersionId: pv, seq: 1, workerId: worker.id };
+    expect((await claimBatchTurn(db, turn)).kind).toBe("run");
+    expect(await pausePipelineRun(db, { pipelineVersionId: pv, ...alice })).toMatchObject({
+      phase: "pausing",
+    });
+
+    // BullMQ took the first delivery for stalled and delivered the job again: to another worker, and to
+    // the same worker while its batch still runs. Neither may settle the pause.
+    expect(await claimBatchTurn(db, { ...turn, workerId: other.id })).toEqual({
+      kind: "busy",
+      workerId: worker.id,
+    });
+    expect(await claimBatchTurn(db, turn, { inFlightHere: true })).toEqual({
+      kind: "busy",
+      workerId: worker.id,
+    });
+    expect((await getPipelineRun(db, pv))?.phase).toBe("pausing");
+
+    // The batch in flight was fenced off (another runner committed): it no longer runs, so the next
+    // delivery, on any worker, settles the pause.
+    await releaseBatchAttempt(db, turn);
+    expect((await getPipelineRun(db, pv))?.batchInFlight).toBeNull();
+    expect(await claimBatchTurn(db, { ...turn, workerId: other.id })).toEqual({
+      kind: "settled",
+      status: "paused",
+    });
+  });
+
+  it("an attempt refused because its own process still runs the version leaves the batch in flight", async () => {
+    const pv = await newVersion();
+    await recordWorkerHeartbeat(db, worker, 1);
+    await startPipelineRun(db, { pipelineVersionId: pv, ...alice });
+    const turn = { pipelineVersionId: pv, seq: 1, workerId: worker.id };
+    await claimBatchTurn(db, turn);
+    await releaseBatchAttempt(db, turn, { inFlightHere: true });
+    expect(await pausePipelineRun(db, { pipelineVersionId: pv, ...alice })).toMatchObject({
+      phase: "pausing",
+    });
+  });
+
   it("a pause with a batch in flight on a dead worker (no heartbeat) takes effect at once", async () => {
     const pv = await newVersion();
     const dead = { ...worker, id: "host:2:dead" };
