@@ -107,6 +107,8 @@ type TSummed = keyof TControlPlaneTables["batch_rollup"] & string;
 const outcomeSums = (sum: (c: TSummed) => Expression<unknown>) =>
   OUTCOMES.map((o) => float8(sum(outcomeColumn(o))).as(outcomeColumn(o)));
 const ordinals = (n: number) => Array.from({ length: n }, (_, i) => sql.lit(i + 1));
+/** `ORDER BY 1, …, n` as one expression (Kysely deprecated orderBy with an array). */
+const byOrdinals = (n: number) => sql.join(ordinals(n));
 
 /** Per outcome its sum over the bucket (its column: outcomeColumn). */
 export interface TBatchBucketRow extends Record<OutcomeColumn, number> {
@@ -177,7 +179,7 @@ export async function queryBatchBuckets(
           ];
         })
         .groupBy(ordinals(2))
-        .orderBy(ordinals(2)),
+        .orderBy(byOrdinals(2)),
     ),
   );
 }
@@ -199,7 +201,7 @@ export async function queryProcessedBuckets(
           float8(eb.fn.sum("batch_rollup.input_rows")).as("input_rows"),
         ])
         .groupBy(ordinals(2))
-        .orderBy(ordinals(2)),
+        .orderBy(byOrdinals(2)),
     ),
   );
 }
@@ -245,7 +247,7 @@ export async function queryExpectationBuckets(
           sql<Record<string, number>>`jsonb_object_agg(${sql.ref("x.name")}, ${sql.ref("x.n")})`.as("m"),
         ])
         .groupBy(ordinals(2))
-        .orderBy(ordinals(2)),
+        .orderBy(byOrdinals(2)),
     ),
   );
   return rows.flatMap((r) =>
@@ -292,7 +294,7 @@ export async function queryPartitionBuckets(
           ];
         })
         .groupBy(ordinals(3))
-        .orderBy(ordinals(3)),
+        .orderBy(byOrdinals(3)),
     ),
   );
 }
@@ -323,7 +325,7 @@ function lastSamplePerBucket(versionIds: string[], b: TBucketing) {
       "offset_samples.latest_offset",
       "offset_samples.committed_offset",
     ])
-    .orderBy(ordinals(3))
+    .orderBy(byOrdinals(3))
     .orderBy("offset_samples.sampled_at", "desc");
 }
 
@@ -347,7 +349,7 @@ export async function queryOffsetBuckets(
           float8(eb.ref("s.latest_offset")).as("latest_offset"),
           sql<number | null>`${eb.ref("s.committed_offset")}::float8`.as("committed_offset"),
         ])
-        .orderBy(ordinals(3)),
+        .orderBy(byOrdinals(3)),
     ),
   );
 }
@@ -411,7 +413,7 @@ export async function queryOffsetPoints(
           ];
         })
         .groupBy(ordinals(2))
-        .orderBy(ordinals(2)),
+        .orderBy(byOrdinals(2)),
     ),
   );
 }
