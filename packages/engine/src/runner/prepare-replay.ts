@@ -61,6 +61,9 @@ export async function prepareReplayBatch(
         compiled: ctx.compiled,
         columns: contractColumns(ctx.compiled.spec),
         watermark: cp.watermark,
+        // A join's dimension_missing row passed the late check and dedup when it was read: without
+        // this, its own dedup entry would make the replay a duplicate and it would never be joined.
+        admitted: new Set(batchItems.filter((i) => i.admitted).map((i) => i.record)),
         lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
         trace: (record, verdict) => {
           const item = itemOf.get(record)!;
