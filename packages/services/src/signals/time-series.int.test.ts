@@ -516,6 +516,51 @@ describe("bucketed time series over batch_log", () => {
     });
   });
 
+  it("an output's own expectations count in the violations, under the output's name, the same folded or rebuilt", async () => {
+    const [pv] = await pipelineWith("outputs-violations");
+    const output = (name: string, expectations: Record<string, number>) => ({
+      name,
+      sink: `${name}_5m`,
+      watermark: null,
+      outcomes: { rows: 90, sink: 90, filtered: 0, late: 0, duplicate: 0, stale: 0, deadLetter: 0 },
+      lateAccepted: 0,
+      expectations,
+      stateRows: 10,
+      stateBytes: 400,
+    });
+    for (let b = 0; b < 6; b++)
+      await commit(pv!, b, b * 4, {
+        // Both outputs name an expectation alike; one output has none; a batch without outputs.
+        ...(b === 5
+          ? {}
+          : {
+              outputs: [
+                output("fraud", { known_currency: 1 }),
+                output("finance", { known_currency: 2 + b, amount_cap: b % 2 }),
+                output("audit", {}),
+              ],
+            }),
+      });
+    const [totals] = await queryRangeTotals(db, [pv!], at(0), at(60));
+    expect(totals!.violations).toEqual({
+      known_type: 18,
+      amount_present: 30,
+      "fraud:known_currency": 5,
+      "finance:known_currency": 2 + 3 + 4 + 5 + 6,
+      "finance:amount_cap": 2,
+    });
+    // The Correctness signal counts them per input row.
+    const signals = await getPipelineSignals(db, { pipeline: "outputs-violations", range: range(0, 60) });
+    expect(signals!.correctness.violations).toBe(18 + 30 + 5 + 20 + 2);
+
+    const folded =
+      await db.$queryRaw`SELECT grain_seconds, bucket_start, violations FROM batch_rollup WHERE pipeline_version_id = ${pv} ORDER BY 1, 2`;
+    await db.$executeRaw`SELECT sluice_rebuild_rollups(${pv})`;
+    expect(
+      await db.$queryRaw`SELECT grain_seconds, bucket_start, violations FROM batch_rollup WHERE pipeline_version_id = ${pv} ORDER BY 1, 2`,
+    ).toEqual(folded);
+  });
+
   it("a malformed progress record still commits; the rollup counts what it can read", async () => {
     const [pv] = await pipelineWith("malformed");
     await db.batchLog.create({
