@@ -194,6 +194,7 @@ export {
   type TFlowNode,
   type TFlowEdge,
   type TFlowTotals,
+  type TFlowJoinTotals,
 } from "./signals/pipeline-flow";
 export {
   findPipelineSeries,

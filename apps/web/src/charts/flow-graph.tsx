@@ -3,12 +3,13 @@
 // the branches where rows leave below them, and on every edge the rows that took it in the selected
 // range. Whether input = sink + every branch is said above it. The same counts are listed under the
 // graph as a table (readable without a pointer, and what the browser test compares). A join's rows
-// waiting for the dimension hang below the Join phase like a branch, with a dashed edge: what is held
-// now, not rows that left.
+// waiting for the dimension hang below the Join phase like a branch, with a dashed edge: the rows that
+// started waiting less those released over the range (part of the balance), the node what is held now.
 import { Background, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import type { TPipelineFlow } from "@sluice/services";
 import { formatValue } from "@/lib/format";
+import { flowEdgeLabel, flowNodeLabel } from "./flow-labels";
 
 // Nodes are 124 px wide (globals.css .flow-node): a step of 214 leaves 90 px between two phases, room for
 // the edge's row count ("1,234,567") without covering either box.
@@ -32,7 +33,7 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
     return {
       id: n.id,
       position,
-      data: { label: n.detail ? `${n.label} · ${n.detail}` : n.label },
+      data: { label: flowNodeLabel(n) },
       className: `flow-node flow-node--${n.kind}`,
       draggable: false,
       connectable: false,
@@ -45,7 +46,7 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
     id: `${e.from}->${e.to}`,
     source: e.from,
     target: e.to,
-    label: e.state ? `${formatValue(e.rows, "count", true)} waiting` : formatValue(e.rows, "count", true),
+    label: flowEdgeLabel(e),
     animated: !e.leaves && !e.state && e.rows > 0,
     style: e.state
       ? { stroke: "#8250df", strokeWidth: 1.2, strokeDasharray: "4 3" }
@@ -63,16 +64,20 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
 export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
   const { nodes, edges } = layout(flow);
   const labelOf = new Map(flow.nodes.map((n) => [n.id, n.label]));
+  const waitingTerm = flow.nodes.some((n) => n.kind === "state")
+    ? " + rows left waiting for the dimension (net)"
+    : "";
   return (
     <div
       data-testid="flow"
       data-input={flow.input}
       data-outcomes={flow.outcomes}
+      data-waiting={flow.waiting}
       data-balanced={flow.balanced}
     >
       <p className={flow.balanced ? "small" : "small bad"} data-testid="flow-balance">
         {flow.balanced
-          ? `Balanced: input ${formatValue(flow.input, "count", true)} = sink + every branch (${formatValue(flow.outcomes, "count", true)}); every batch in the range added up.`
+          ? `Balanced: input ${formatValue(flow.input, "count", true)} = sink + every branch${waitingTerm} (${formatValue(flow.outcomes, "count", true)}); every batch in the range added up.`
           : `NOT balanced: input ${formatValue(flow.input, "count", true)} ≠ outcomes ${formatValue(flow.outcomes, "count", true)} — rows are unaccounted for; check the batches in this range.`}
       </p>
       {flow.warnings.length > 0 ? (
@@ -119,7 +124,7 @@ export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
                 <td>{labelOf.get(e.to)}</td>
                 <td className="num mono">
                   {formatValue(e.rows, "count", true)}
-                  {e.state ? <span className="muted"> held now</span> : null}
+                  {e.state ? <span className="muted"> net: started waiting less released</span> : null}
                 </td>
               </tr>
             ))}

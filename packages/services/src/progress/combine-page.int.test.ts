@@ -6,7 +6,8 @@
 // renders (combine-progress-view.ts through findBatchProgress / batchProgressView, the graph through
 // getPipelineSignals) must say what the engine did: the join's counts over the batches add up to the
 // rows in the sink table, the rows emitted without a customer are the rows with no status, the rows
-// waiting for the dimension and the dimension's watermark are what join_held and the checkpoint hold.
+// waiting for the dimension and the dimension's watermark are what join_held and the checkpoint hold;
+// the graph's sink edge is the rows in the table (not the rows still waiting) and its edges add up.
 //
 // Timeline (simulated): the change feed runs 15 minutes from T0 at the demo's 5 changes/s, the payments
 // 30 minutes from T0. So the dimension's watermark (10 m delay) stops near T0+5m: payments before it are
@@ -85,28 +86,33 @@ async function count(sql: string, values: unknown[] = []): Promise<number> {
   return Number((await fx.pool.query<{ n: string }>(sql, values)).rows[0]!.n);
 }
 
+/** The demo's payments-enriched as shipped, its topics pointed at this test's. */
+async function enrichedSpec(): Promise<TPipelineSpec> {
+  const shipped = parseSpecOrThrow(await readFile(path.join(DEMO, "payments-enriched.yaml"), "utf8"));
+  const join = shipped.join!;
+  return {
+    ...shipped,
+    // Several batches (the shipped 20,000 would read the whole topic at once), so rows wait and are released.
+    source: { kafka: { ...shipped.source.kafka, topic: fx.topic, maxOffsetsPerTrigger: 2500 } },
+    eventTime: { ...shipped.eventTime!, idleTimeout: "6h" },
+    join: {
+      ...join,
+      dimension: {
+        ...join.dimension,
+        kafka: { ...join.dimension.kafka, topic: changesTopic },
+        eventTime: { ...join.dimension.eventTime, idleTimeout: "6h" },
+      },
+    },
+  };
+}
+
 describe("the pipeline page of a join", () => {
   it(
     "shows the join's counts, waiting rows and dimension watermark as the engine left them",
     { timeout: 300_000 },
     async () => {
-      const shipped = parseSpecOrThrow(await readFile(path.join(DEMO, "payments-enriched.yaml"), "utf8"));
-      const join = shipped.join!;
-      expect(join).toMatchObject({ waitFor: "15m", onMissing: "emit" });
-      const spec: TPipelineSpec = {
-        ...shipped,
-        // Several batches (the shipped 20,000 would read the whole topic at once), so rows wait and are released.
-        source: { kafka: { ...shipped.source.kafka, topic: fx.topic, maxOffsetsPerTrigger: 2500 } },
-        eventTime: { ...shipped.eventTime!, idleTimeout: "6h" },
-        join: {
-          ...join,
-          dimension: {
-            ...join.dimension,
-            kafka: { ...join.dimension.kafka, topic: changesTopic },
-            eventTime: { ...join.dimension.eventTime, idleTimeout: "6h" },
-          },
-        },
-      };
+      const spec = await enrichedSpec();
+      expect(spec.join).toMatchObject({ waitFor: "15m", onMissing: "emit" });
       const { pipelineVersionId, progress } = await drainPipeline(fx, spec);
       expect(progress.length).toBeGreaterThan(5);
 
@@ -178,13 +184,74 @@ describe("the pipeline page of a join", () => {
       expect(signals!.flow.nodes.find((n) => n.id === "join")?.detail).toBe(
         `${changesTopic} as of event time, waits ≤ 15m`,
       );
-      expect(signals!.flow.edges.find((e) => e.to === "join:waiting")).toMatchObject({
-        rows: held,
-        state: true,
-      });
-      expect(signals!.flow.balanced).toBe(true);
+      // The range holds every batch: the rows that started waiting less those released are the rows
+      // waiting now, and the sink edge is the rows the sink table holds — not the batches' `sink`
+      // outcome, which also counts the rows still waiting.
+      const flow = signals!.flow;
+      const edge = (to: string) => flow.edges.find((e) => e.to === to)!;
+      expect(edge("join:waiting")).toMatchObject({ rows: held, state: true });
+      expect(flow.nodes.find((n) => n.id === "join:waiting")?.holds).toEqual(cp.dimension.held);
+      expect(edge("sink")).toMatchObject({ from: "join", rows: sunk });
+      expect(signals!.totals.sink).toBe(sunk + held);
+      expect(edge("join:dead-letter").rows).toBe(0); // onMissing: emit
+      // The numbers add up: input = sink + every branch + waiting, and at the join in = out.
+      const branches = flow.edges.filter((e) => e.leaves).reduce((n, e) => n + e.rows, 0);
+      expect(sunk + branches + held).toBe(flow.input);
+      expect(flow.input).toBe(sum((v) => v.inputRows));
+      expect(edge("join").rows).toBe(sunk + held + edge("join:dead-letter").rows);
+      expect(flow).toMatchObject({ outcomes: flow.input, waiting: held, balanced: true });
       console.log(
         `payments-enriched: ${views.length} batches, ${sunk} rows: ${joined} joined, ${atBound} at the bound, ${missing} missing; ${held} waiting (${latest.join!.waitingBytes} B); dimension watermark ${latest.join!.dimensionWatermark!.toISOString()}`,
+      );
+    },
+  );
+  it(
+    "names the join's dimension_missing dead letters in the graph, apart from undecodable ones, and adds up",
+    { timeout: 300_000 },
+    async () => {
+      // The same join with onMissing: deadLetter (the spec's default): the payments whose customer the
+      // feed has not inserted are dead letters `dimension_missing`, some at once, some after waiting.
+      const base = await enrichedSpec();
+      const spec: TPipelineSpec = {
+        ...base,
+        name: "payments-enriched-dl",
+        join: { ...base.join!, onMissing: "deadLetter" },
+        sink: { postgres: { ...base.sink!.postgres!, table: "payments_enriched_dl" } },
+      };
+      const { pipelineVersionId, progress } = await drainPipeline(fx, spec);
+      const deadLettered = progress.reduce((n, p) => n + ((p.join?.deadLettered as number) ?? 0), 0);
+      expect(deadLettered).toBeGreaterThan(100);
+      const dl = (missing: boolean) =>
+        count(
+          `SELECT count(*) AS n FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'dead_letter' AND (reason LIKE 'dimension_missing:%') = $2`,
+          [pipelineVersionId, missing],
+        );
+      const dimensionMissing = await dl(true);
+      expect(dimensionMissing).toBe(deadLettered);
+      const sunk = await count(`SELECT count(*) AS n FROM payments_enriched_dl`);
+      const held = await count(`SELECT count(*) AS n FROM join_held WHERE pipeline_version_id = $1`, [
+        pipelineVersionId,
+      ]);
+
+      const now = new Date();
+      const flow = (await getPipelineSignals(
+        db,
+        { pipeline: spec.name, range: { from: new Date(now.getTime() - 3_600_000), to: now } },
+        now,
+      ))!.flow;
+      const edge = (to: string) => flow.edges.find((e) => e.to === to)!;
+      const label = (id: string) => flow.nodes.find((n) => n.id === id)?.label;
+      expect(label("join:dead-letter")).toBe("dead letter (dimension missing)");
+      expect(edge("join:dead-letter")).toMatchObject({ from: "join", rows: dimensionMissing, leaves: true });
+      expect(label("decode:dead-letter")).toBe("dead letter (undecodable)");
+      expect(edge("decode:dead-letter").rows).toBe(await dl(false));
+      expect(edge("sink").rows).toBe(sunk);
+      expect(edge("join:waiting").rows).toBe(held);
+      const branches = flow.edges.filter((e) => e.leaves).reduce((n, e) => n + e.rows, 0);
+      expect(sunk + branches + held).toBe(flow.input);
+      expect(flow.balanced).toBe(true);
+      console.log(
+        `payments-enriched (onMissing: deadLetter): ${sunk} written, ${dimensionMissing} dimension_missing, ${held} waiting, of ${flow.input} read`,
       );
     },
   );

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { prismaSqlClient } from "../change-requests/prisma-sql-client";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { pipelineFlow, ZFlowSpec, type TFlowTotals, type TPipelineFlow } from "./pipeline-flow";
+import { queryJoinTotals } from "./join-totals";
 import { sampleOf } from "./offset-signals";
 import {
   queryLatestOffsets,
@@ -96,6 +97,12 @@ export async function getPipelineSignals(
   );
   const eventTime = checkpoint?.eventTimeMax.eventTime;
   const flowSpec = ZFlowSpec.safeParse(ref.version?.spec ?? {});
+  const range0 = totalsRows[0];
+  // A join's own counts over the same batches: what it wrote, dead-lettered and left waiting.
+  const join =
+    flowSpec.success && flowSpec.data.join && ref.version && range0 && range0.batches > 0
+      ? await queryJoinTotals(db, ref.version.id, range0.first_batch_id, range0.last_batch_id)
+      : null;
   return {
     pipeline: ref.pipeline,
     version: ref.version?.version ?? null,
@@ -114,6 +121,7 @@ export async function getPipelineSignals(
     totals,
     flow: pipelineFlow(flowSpec.success ? flowSpec.data : ZFlowSpec.parse({}), totals, {
       joinWaiting: checkpoint?.dimension?.held ?? null,
+      join,
     }),
   };
 }

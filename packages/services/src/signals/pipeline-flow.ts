@@ -1,10 +1,16 @@
 // The pipeline as a graph of its phases, in the engine's order (decode → contract → expectations →
-// filter → late → dedup → window / CDC / webhook → sink), with the rows that took each edge over a
-// range: the main line carries what is left after each phase, and a branch leaves it for every
+// filter → late → dedup → join → window / CDC / webhook → sink), with the rows that took each edge over
+// a range: the main line carries what is left after each phase, and a branch leaves it for every
 // outcome that is not the sink. "Nothing vanishes silently": input = sink + every branch, checked here.
-// A join is a phase after dedup, with the rows waiting for the dimension beside it: state now, not rows
-// that left (they reach the sink when joined), so they are not part of the balance. Several outputs
-// show as the sink's tables.
+// A join is a phase after dedup. A batch counts the rows it hands the join as `sink` (less the ones the
+// join dead-letters `dimension_missing` at once, which it counts `deadLetter`), but the join writes only
+// the rows it decides: the rest wait for the dimension (state) and are written, or dead-lettered, in a
+// later batch. So with a join the graph takes the join's own counts over the range's batches (their
+// progress records' join reports): the sink edge is the rows the join wrote (joined, at the bound,
+// missing), the `dimension_missing` dead letters are a branch of the join (not of decode), and the rows
+// that started waiting less those released is the edge to "waiting for dimension" — with it,
+// input = sink + every branch + that net waiting, exactly, batch by batch. Several outputs show as the
+// sink's tables.
 import type { CountedOutcome } from "@sluice/engine";
 import { z } from "zod";
 
@@ -20,11 +26,13 @@ export interface TFlowTotals extends Record<CountedOutcome, number> {
 
 export interface TFlowNode {
   id: string;
-  /** `state`: rows held beside a phase now (a join's rows waiting for the dimension), not an outcome. */
+  /** `state`: rows held beside a phase (a join's rows waiting for the dimension), not an outcome. */
   kind: "source" | "phase" | "sink" | "branch" | "state";
   label: string;
   /** A second line: the topic, the rule, the table. */
   detail: string | null;
+  /** A `state` node: what it holds now (after the newest batch); the page formats it. */
+  holds?: { rows: number; bytes: number };
 }
 
 export interface TFlowEdge {
@@ -33,21 +41,42 @@ export interface TFlowEdge {
   rows: number;
   /** A branch where rows leave the main line (dead letter, quarantined, dropped, filtered, late, duplicate, stale). */
   leaves: boolean;
-  /** To a `state` node: `rows` are held there now (after the newest batch), not a count over the range. */
+  /**
+   * To a `state` node: `rows` is the net change over the range — rows that started waiting less rows
+   * released from waiting (negative when more were released) — counted in the balance.
+   */
   state?: boolean;
 }
 
-/** What is held now, from the version's checkpoint: a join's rows waiting for the dimension. */
+/** A join's reports summed over the range's batches (their progress records, `join`). */
+export interface TFlowJoinTotals {
+  joined: number;
+  joinedAtBound: number;
+  missing: number;
+  /** Dead letters `dimension_missing`: this batch's rows and waiting rows. */
+  deadLettered: number;
+  /** Rows that started waiting, and waiting rows released (joined, missing or dead-lettered). */
+  held: number;
+  released: number;
+  /** The same batches' `sink` outcome: the rows they handed the join, less its in-batch dead letters. */
+  sink: number;
+}
+
+/** What is held now, from the version's checkpoint, and the join's counts over the range. */
 export interface TFlowNow {
   joinWaiting: { rows: number; bytes: number } | null;
+  /** null: no batch of a join in the range (or no join). */
+  join?: TFlowJoinTotals | null;
 }
 
 export interface TPipelineFlow {
   nodes: TFlowNode[];
   edges: TFlowEdge[];
   input: number;
-  /** sink + every branch. */
+  /** sink + every branch (+ a join's net waiting). */
   outcomes: number;
+  /** A join's rows that started waiting less those released over the range; 0 without a join. */
+  waiting: number;
   /** input = outcomes, and every batch in the range balanced on its own. */
   balanced: boolean;
   /** `warn` expectations: rows that violated them but stayed on the line. */
@@ -103,6 +132,9 @@ export const ZFlowSpec = z.object({
 });
 export type TFlowSpec = z.infer<typeof ZFlowSpec>;
 
+/** How the graph names a join's dead letters (reason `dimension_missing`), beside "dead letter (undecodable)". */
+export const DEAD_LETTER_DIMENSION_MISSING = "dead letter (dimension missing)";
+
 export function pipelineFlow(
   spec: TFlowSpec,
   t: TFlowTotals,
@@ -132,8 +164,15 @@ export function pipelineFlow(
     at = id;
   };
 
+  // With a join, the batches' deadLetter outcome also counts the join's in-batch `dimension_missing`
+  // dead letters: the join's counts say how many (each batch: its rows + released = written +
+  // dead-lettered + started waiting), and the graph shows them at the join.
+  const j = spec.join ? (now.join ?? null) : null;
+  const written = j ? j.joined + j.joinedAtBound + j.missing : 0;
+  const waitingNet = j ? j.held - j.released : 0;
+  const joinFailedAtOnce = j ? written + j.deadLettered + waitingNet - j.sink : 0;
   phase("decode", "Decode", "JSON", [
-    { id: "dead-letter", label: "dead letter (undecodable)", rows: t.deadLetter },
+    { id: "dead-letter", label: "dead letter (undecodable)", rows: t.deadLetter - joinFailedAtOnce },
   ]);
   phase("contract", "Contract", null, [{ id: "quarantined", label: "quarantined", rows: t.quarantined }]);
   if (spec.expectations.length > 0) {
@@ -182,16 +221,17 @@ export function pipelineFlow(
       "join",
       "Join",
       `${spec.join.dimension.kafka.topic} as of event time${spec.join.waitFor !== undefined ? `, waits ≤ ${spec.join.waitFor}` : ""}`,
-      [],
+      [{ id: "dead-letter", label: DEAD_LETTER_DIMENSION_MISSING, rows: j?.deadLettered ?? 0 }],
     );
-    const waiting = now.joinWaiting ?? { rows: 0, bytes: 0 };
     nodes.push({
       id: "join:waiting",
       kind: "state",
       label: "waiting for dimension",
-      detail: `${waiting.rows} rows now`,
+      detail: null,
+      holds: now.joinWaiting ?? { rows: 0, bytes: 0 },
     });
-    edges.push({ from: "join", to: "join:waiting", rows: waiting.rows, leaves: false, state: true });
+    edges.push({ from: "join", to: "join:waiting", rows: waitingNet, leaves: false, state: true });
+    flowing -= waitingNet;
   }
   if (spec.aggregate) phase("window", "Window", null, []);
   if (spec.cdc || t.stale > 0)
@@ -212,8 +252,11 @@ export function pipelineFlow(
           .join(", ")
       : (spec.sink?.postgres?.table ?? null),
   });
-  edges.push({ from: at, to: "sink", rows: t.sink, leaves: false });
-  const outcomes = t.sink + leaving;
+  // With a join, what reached the sink is what the join wrote; the rest of t.sink waits, or was
+  // dead-lettered from waiting.
+  const sink = spec.join ? written : t.sink;
+  edges.push({ from: at, to: "sink", rows: sink, leaves: false });
+  const outcomes = sink + leaving + waitingNet;
   const warnings = spec.expectations
     .filter((e) => e.action !== "drop")
     .map((e) => ({ name: e.name, rows: t.violations[e.name] ?? 0 }));
@@ -222,7 +265,13 @@ export function pipelineFlow(
     edges,
     input: t.inputRows,
     outcomes,
-    balanced: outcomes === t.inputRows && flowing === t.sink && t.unbalancedBatches === 0,
+    waiting: waitingNet,
+    // With a join, its reports and the rollups must also count the same rows into it.
+    balanced:
+      outcomes === t.inputRows &&
+      flowing === sink &&
+      (j === null || j.sink === t.sink) &&
+      t.unbalancedBatches === 0,
     warnings,
   };
 }

@@ -422,6 +422,9 @@ export async function queryOffsetPoints(
 export interface TRangeTotalsRow extends Record<OutcomeColumn, number> {
   pv: string;
   batches: number;
+  /** The range's batches are first_batch_id..last_batch_id (batch ids follow commit time). */
+  first_batch_id: number;
+  last_batch_id: number;
   input_rows: number;
   unbalanced: number;
   violations: Record<string, number>;
@@ -449,6 +452,8 @@ export async function queryRangeTotals(
       return [
         "r.pipeline_version_id as pv",
         int(sum("batches")).as("batches"),
+        float8(eb.fn.min("r.first_batch_id")).as("first_batch_id"),
+        float8(eb.fn.max("r.last_batch_id")).as("last_batch_id"),
         float8(sum("input_rows")).as("input_rows"),
         ...outcomeSums(sum),
         int(sum("unbalanced")).as("unbalanced"),
