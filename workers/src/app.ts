@@ -46,6 +46,7 @@ export type WorkerAppConfig = Pick<
   Partial<
     Pick<
       TWorkerEnv,
+      | "WORKER_METRICS_HOST"
       | "WORKER_OFFSET_SAMPLE_INTERVAL_MS"
       | "WORKER_MAX_UNFINISHED_ATTEMPTS"
       | "WORKER_ALERT_INTERVAL_MS"
@@ -101,7 +102,11 @@ export async function startWorkerApp(env: WorkerAppConfig, logger: Logger): Prom
 
   const metrics = createWorkerMetrics();
   const pipelineMetrics = createPipelineMetrics(metrics.registry);
-  const metricsServer = await serveMetrics(metrics.registry, env.WORKER_METRICS_PORT);
+  const metricsServer = await serveMetrics(
+    metrics.registry,
+    env.WORKER_METRICS_PORT,
+    env.WORKER_METRICS_HOST ?? "127.0.0.1",
+  );
   const engineLogger = log.child({ component: "engine" });
   const runners = new RunnerPool({
     pool,

@@ -74,10 +74,11 @@ export function createWorkerMetrics(): WorkerMetrics {
   };
 }
 
-/** Serve GET /metrics. Port 0 picks a free port (tests); the bound port is returned. */
+/** Serve GET /metrics on `host`. Port 0 picks a free port (tests); the bound port is returned. */
 export async function serveMetrics(
   registry: Registry,
   port: number,
+  host: string,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     if (req.url !== "/metrics") {
@@ -89,7 +90,7 @@ export async function serveMetrics(
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
+    server.listen(port, host, resolve);
   });
   const address = server.address();
   return {

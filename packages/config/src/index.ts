@@ -57,6 +57,11 @@ export function smtpOptions(env: z.infer<typeof ZSmtpEnv>): { url: string; from:
 
 export const ZWorkerEnv = ZServiceEnv.extend({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /**
+   * The address the metrics endpoint listens on. The default answers this machine only; a Prometheus
+   * on another machine needs 0.0.0.0 (or this machine's address) — the endpoint has no sign-in.
+   */
+  WORKER_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   WORKER_QUEUE: z
     .string()
