@@ -1,9 +1,12 @@
 // Benchmark: N identical ledger pipelines run by 1, 2 and 4 worker processes (BullMQ, one batch job
 // per scheduling turn), and the scheduling overhead between one batch's commit and the next batch's
-// start while a backlog remains.
+// start while a backlog remains. Per round it also reports what one Postgres carries: batches
+// committed per second, each batch's commit time and the commit's share of the batch time (the
+// ratio that says when the commit dominates), and the state rows (dedup keys) the pipelines hold.
 //
 //   npx tsx bench/src/workers-throughput.ts                       # 4 pipelines × 40k messages, workers 1,2,4
 //   npx tsx bench/src/workers-throughput.ts --pipelines 8 --messages 100000 --workers 1,2,4,8
+//   npx tsx bench/src/workers-throughput.ts --pipelines 1,4,16 --workers 2 --max-offsets 200   # small batches: commit-bound
 //
 // Uses DATABASE_URL's server (a scratch database, dropped afterwards), REDIS_URL (a queue of its own,
 // removed afterwards) and KAFKA_BROKERS (a topic of its own, deleted afterwards). Each round starts
@@ -30,7 +33,11 @@ import { createScratchDatabase } from "./scratch-database";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ZOptions = z.object({
-  pipelines: z.coerce.number().int().min(1).max(64).default(4),
+  pipelines: z
+    .string()
+    .default("4")
+    .transform((s) => s.split(",").map((n) => Number(n.trim())))
+    .pipe(z.array(z.number().int().min(1).max(64))),
   messages: z.coerce.number().int().min(1000).default(40_000),
   partitions: z.coerce.number().int().min(1).max(64).default(3),
   maxOffsets: z.coerce.number().int().min(100).default(2000),
@@ -118,6 +125,7 @@ async function caughtUp(pvs: string[], ends: Record<string, number>): Promise<bo
 
 interface Round {
   workers: number;
+  pipelines: number;
   seconds: number;
   rowsPerSecond: number;
   batches: number;
@@ -125,6 +133,10 @@ interface Round {
   opens: Record<string, number>;
   leaseMovedOpenMs: number[];
   firstReadMs: number[];
+  /** Each committed batch's commit phase (ms), and the sums of commit and total batch time. */
+  commitMs: number[];
+  commitShare: number;
+  stateRows: number;
 }
 
 async function round(workers: number, pipelines: number, maxOffsets: number, label: string): Promise<Round> {
@@ -164,13 +176,19 @@ async function round(workers: number, pipelines: number, maxOffsets: number, lab
     pipeline_version_id: string;
     batch_id: string;
     committed_at: Date;
-    progress: { durationMs: { total: number; read: number }; backlog: number };
+    progress: { durationMs: { total: number; read: number; commit: number }; backlog: number };
   }>(
     `SELECT pipeline_version_id, batch_id, committed_at, progress FROM batch_log WHERE pipeline_version_id = ANY($1) ORDER BY pipeline_version_id, batch_id`,
     [pvs],
   );
   const handoffMs: number[] = [];
   const firstReadMs: number[] = [];
+  const commitMs = log.rows.map((r) => r.progress.durationMs.commit);
+  const batchMs = log.rows.reduce((sum, r) => sum + r.progress.durationMs.total, 0);
+  const state = await pool.query<{ rows: string | null }>(
+    `SELECT sum(state_rows) AS rows FROM checkpoints WHERE pipeline_version_id = ANY($1)`,
+    [pvs],
+  );
   for (let i = 0; i < log.rows.length; i++) {
     const cur = log.rows[i]!;
     if (Number(cur.batch_id) === 0) firstReadMs.push(cur.progress.durationMs.read);
@@ -185,6 +203,7 @@ async function round(workers: number, pipelines: number, maxOffsets: number, lab
   const total = Object.values(ends).reduce((a, b) => a + b, 0) * pipelines;
   return {
     workers,
+    pipelines,
     seconds,
     rowsPerSecond: total / seconds,
     batches: log.rows.length,
@@ -194,6 +213,9 @@ async function round(workers: number, pipelines: number, maxOffsets: number, lab
       p.opens.filter((o) => o.reason === "lease-moved").map((o) => o.ms),
     ),
     firstReadMs,
+    commitMs,
+    commitShare: batchMs > 0 ? commitMs.reduce((a, b) => a + b, 0) / batchMs : NaN,
+    stateRows: Number(state.rows[0]?.rows ?? 0),
   };
 }
 
@@ -212,7 +234,7 @@ try {
     log: () => undefined,
   });
   console.log(
-    `load average ${loadavg()[0]!.toFixed(1)}; produced ${fmt(produced.manifest.counts.messages)} messages to ${topic} (${opts.partitions} partitions); ${opts.pipelines} pipelines per round, ${fmt(opts.maxOffsets)} offsets per batch, concurrency ${opts.concurrency} per worker`,
+    `load average ${loadavg()[0]!.toFixed(1)}; produced ${fmt(produced.manifest.counts.messages)} messages to ${topic} (${opts.partitions} partitions); ${opts.pipelines.join(", ")} pipelines per round, ${fmt(opts.maxOffsets)} offsets per batch, concurrency ${opts.concurrency} per worker`,
   );
   // Scheduling overhead alone: one pipeline, one worker with free slots, small batches (many hand-offs).
   const handoffBatch = Math.max(100, Math.floor(opts.messages / 100));
@@ -221,22 +243,25 @@ try {
     `scheduling overhead, 1 pipeline on 1 worker, ${solo.batches} batches of ≤ ${fmt(handoffBatch)} offsets: commit → next batch start ` +
       `p50 ${pct(solo.handoffMs, 0.5)} ms, p95 ${pct(solo.handoffMs, 0.95)} ms, max ${Math.max(...solo.handoffMs)} ms`,
   );
-  const rounds: Round[] = [];
-  for (const w of opts.workers) {
-    const r = await round(w, opts.pipelines, opts.maxOffsets, `w${w}`);
-    rounds.push(r);
-    console.log(
-      `  ${w} worker(s), load average ${loadavg()[0]!.toFixed(1)}: ${r.seconds.toFixed(1)} s, ${fmt(r.rowsPerSecond)} rows/s, ${r.batches} batches, hand-off p50 ${pct(r.handoffMs, 0.5)} ms p95 ${pct(r.handoffMs, 0.95)} ms, opens ${JSON.stringify(r.opens)}`,
-    );
-  }
-  const base = rounds[0]!.rowsPerSecond;
+  const rounds: (Round & { load: number })[] = [];
+  for (const p of opts.pipelines)
+    for (const w of opts.workers) {
+      const r = await round(w, p, opts.maxOffsets, `p${p}w${w}`);
+      const load = loadavg()[0]!;
+      rounds.push({ ...r, load });
+      console.log(
+        `  ${p} pipeline(s) on ${w} worker(s), load average ${load.toFixed(1)}: ${r.seconds.toFixed(1)} s, ${fmt(r.rowsPerSecond)} rows/s, ${r.batches} batches (${(r.batches / r.seconds).toFixed(1)}/s), commit p50 ${pct(r.commitMs, 0.5)} ms (${(100 * r.commitShare).toFixed(0)}% of batch time), hand-off p50 ${pct(r.handoffMs, 0.5)} ms p95 ${pct(r.handoffMs, 0.95)} ms, opens ${JSON.stringify(r.opens)}`,
+      );
+    }
+  // "vs" is against the first round with the same pipeline count (its fewest workers).
+  const base = (r: Round) => rounds.find((b) => b.pipelines === r.pipelines)!.rowsPerSecond;
   console.log(
-    "\n| worker processes | time (s) | rows/s (all pipelines) | vs 1 worker | batches | commit → next start p50 / p95 (ms) | runner opens (cold / lease-moved) | first batch read incl. consumer join p50 (ms) |",
+    "\n| pipelines | worker processes | load avg | time (s) | rows/s (all pipelines) | vs fewest workers | batches | batches/s | commit p50 / p95 (ms) | commit share of batch time | state rows (dedup keys) | commit → next start p50 / p95 (ms) | runner opens (cold / lease-moved) | first batch read incl. consumer join p50 (ms) |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of rounds) {
     console.log(
-      `| ${r.workers} | ${r.seconds.toFixed(1)} | ${fmt(r.rowsPerSecond)} | ${(r.rowsPerSecond / base).toFixed(2)}× | ${r.batches} | ${pct(r.handoffMs, 0.5)} / ${pct(r.handoffMs, 0.95)} | ${r.opens.cold ?? 0} / ${r.opens["lease-moved"] ?? 0}${r.leaseMovedOpenMs.length ? ` (${pct(r.leaseMovedOpenMs, 0.5)})` : ""} | ${pct(r.firstReadMs, 0.5)} |`,
+      `| ${r.pipelines} | ${r.workers} | ${r.load.toFixed(1)} | ${r.seconds.toFixed(1)} | ${fmt(r.rowsPerSecond)} | ${(r.rowsPerSecond / base(r)).toFixed(2)}× | ${r.batches} | ${(r.batches / r.seconds).toFixed(1)} | ${pct(r.commitMs, 0.5)} / ${pct(r.commitMs, 0.95)} | ${(100 * r.commitShare).toFixed(0)}% | ${fmt(r.stateRows)} | ${pct(r.handoffMs, 0.5)} / ${pct(r.handoffMs, 0.95)} | ${r.opens.cold ?? 0} / ${r.opens["lease-moved"] ?? 0}${r.leaseMovedOpenMs.length ? ` (${pct(r.leaseMovedOpenMs, 0.5)})` : ""} | ${pct(r.firstReadMs, 0.5)} |`,
     );
   }
 } finally {
