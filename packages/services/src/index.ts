@@ -123,6 +123,7 @@ export {
   type TFindBatchProgressInput,
   type TBatchProgress,
   type TBatchSummary,
+  type TBatchOutputSummary,
 } from "./progress/find-batch-progress";
 export {
   batchProgressView,

@@ -171,6 +171,12 @@ describe("the pipeline page of a join", () => {
       expect(minutesIn(latest.join!.dimensionWatermark!)).toBeLessThanOrEqual(5);
       // Every row that entered the join is decided or still waiting.
       expect(sum((v) => v.join!.held) - sum((v) => v.join!.released)).toBe(held);
+      // Recent batches: each batch's rows waiting after it, and what the one output behind the join wrote.
+      const recent = (await findBatchProgress(db, { pipeline: spec.name, limit: 100 }))!.batches;
+      expect(recent).toHaveLength(views.length);
+      expect(recent[0]!.joinWaiting).toBe(held);
+      expect(recent.map((b) => b.joinWaiting)).toEqual(views.map((v) => v.join!.waiting).reverse());
+      expect(recent.reduce((n, b) => n + b.outputs[0]!.sink, 0)).toBe(sunk);
       expect(latest.outputs[0]).toMatchObject({ name: "", sink: table });
       expect(latest.outputs[0]!.watermark).not.toBeNull();
 
@@ -298,7 +304,23 @@ describe("the pipeline page of several outputs", () => {
         );
         expect(total(name, (o) => o.rows)).toBe(total(name, (o) => o.outcomes.sink + o.outcomes.late));
       }
-      const latest = (await findBatchProgress(db, { pipeline: spec.name }))!.latest!;
+      // Recent batches, one row each: every output's own rows, writes, late count and state — what
+      // on-call reads to see the fraud view refusing payments the pipeline's own late count (0) hides.
+      const page = (await findBatchProgress(db, { pipeline: spec.name, limit: 100 }))!;
+      expect(page.batches).toHaveLength(views.length);
+      for (const [name] of [["fraud"], ["finance"]] as const) {
+        const of = page.batches.map((b) => b.outputs.find((o) => o.name === name)!);
+        expect(of.reduce((n, o) => n + o.late, 0)).toBe(total(name, (o) => o.outcomes.late));
+        expect(of.reduce((n, o) => n + o.sink, 0)).toBe(total(name, (o) => o.outcomes.sink));
+        expect(of.reduce((n, o) => n + o.rows, 0)).toBe(total(name, (o) => o.rows));
+        expect(of.map((o) => [o.stateRows, o.stateBytes])).toEqual(
+          out(name)
+            .map((o) => [o.stateRows, o.stateBytes])
+            .reverse(),
+        );
+      }
+      expect(page.batches.every((b) => b.late === 0 && b.joinWaiting === null)).toBe(true);
+      const latest = page.latest!;
       expect(latest.outputs.map((o) => [o.name, o.sink])).toEqual([
         ["finance", "merchant_finance_5m"],
         ["fraud", "merchant_fraud_5m"],

@@ -30,6 +30,24 @@ export interface TBatchSummary {
   replayed: boolean;
   /** A dead-letter replay batch: which replay requests. */
   deadLetterReplay: { replayIds: number[]; rows: number } | null;
+  /**
+   * Several outputs (or the one sink behind a join), in the record's order: what each did in the batch —
+   * rows that reached it, rows it wrote, its own late count (a row late for one output may count in
+   * another; `late` above is only rows late for every output) and its state after the batch. [] otherwise.
+   */
+  outputs: TBatchOutputSummary[];
+  /** A join: rows waiting for the dimension after the batch; null without one. */
+  joinWaiting: number | null;
+}
+
+export interface TBatchOutputSummary {
+  /** "" for a pipeline's one sink behind a join. */
+  name: string;
+  rows: number;
+  sink: number;
+  late: number;
+  stateRows: number;
+  stateBytes: number;
 }
 
 export interface TBatchProgress {
@@ -82,5 +100,14 @@ function summaryOf(b: TBatchProgressView): TBatchSummary {
     preparedAhead: b.preparedAhead,
     replayed: b.replayed,
     deadLetterReplay: b.deadLetterReplay,
+    outputs: b.outputs.map((o) => ({
+      name: o.name,
+      rows: o.rows,
+      sink: o.outcomes.sink,
+      late: o.outcomes.late,
+      stateRows: o.stateRows,
+      stateBytes: o.stateBytes,
+    })),
+    joinWaiting: b.join ? b.join.waiting : null,
   };
 }

@@ -366,6 +366,9 @@ describe("findBatchProgress", () => {
       preparedAhead: true,
       replayed: false,
       deadLetterReplay: null,
+      // A ledger: one sink, no join.
+      outputs: [],
+      joinWaiting: null,
     });
     expect(found?.batches.find((b) => b.batchId === 7)).toMatchObject({
       replayed: true,

@@ -1,8 +1,11 @@
-// The recent committed batches, newest first: one row each from its progress record.
+// The recent committed batches, newest first: one row each from its progress record. A pipeline with
+// several outputs gets a column per output (rows written, its own late count, its state after the
+// batch), a join the rows waiting for the dimension after each batch; the numbers come from
+// @sluice/services (find-batch-progress.ts) as they are.
 import type { TBatchSummary } from "@sluice/services";
 import Link from "next/link";
 import { batchHref } from "./links";
-import { formatCount, formatMs } from "@/lib/format";
+import { formatBytes, formatCount, formatMs } from "@/lib/format";
 import { Time } from "@/components/time";
 
 export function BatchHistory({
@@ -14,6 +17,9 @@ export function BatchHistory({
   pipeline: string;
   version: number | null;
 }) {
+  // Named outputs, in the newest batch's order (a version's outputs do not change).
+  const outputs = (batches[0]?.outputs ?? []).map((o) => o.name).filter((n) => n !== "");
+  const joined = batches.some((b) => b.joinWaiting !== null);
   return (
     <section className="panel" data-testid="batch-history">
       <h2 className="panel__title">Recent batches</h2>
@@ -24,6 +30,20 @@ export function BatchHistory({
         <strong>Read ahead</strong>: read and processed while the batch before it committed.{" "}
         <strong>Replayed</strong>: a planned batch that had not committed ran again over the same offsets
         (after a crash or a lost lease).
+        {outputs.length > 0 ? (
+          <>
+            {" "}
+            <strong>Late</strong> counts only rows late for every output; each output&apos;s column has its
+            own: rows written, rows late for it, and its state after the batch.
+          </>
+        ) : null}
+        {joined ? (
+          <>
+            {" "}
+            <strong>Waiting</strong>: rows held for the dimension after the batch (counted in Sink, not yet
+            written).
+          </>
+        ) : null}
       </p>
       <table className="table table--compact">
         <thead>
@@ -37,6 +57,13 @@ export function BatchHistory({
             <th className="num">Quarantined</th>
             <th className="num">Dead letters</th>
             <th className="num">Late</th>
+            {joined ? <th className="num">Waiting</th> : null}
+            {outputs.map((name) => (
+              <th key={name} className="num">
+                Output <span className="mono">{name}</span>
+                <div className="muted small">written · late · state</div>
+              </th>
+            ))}
             <th className="num">Backlog</th>
             <th>Watermark</th>
             <th />
@@ -58,6 +85,32 @@ export function BatchHistory({
               <td className={b.quarantined > 0 ? "num warn" : "num"}>{formatCount(b.quarantined)}</td>
               <td className={b.deadLetter > 0 ? "num warn" : "num"}>{formatCount(b.deadLetter)}</td>
               <td className={b.late > 0 ? "num warn" : "num"}>{formatCount(b.late)}</td>
+              {joined ? (
+                <td className="num" data-testid="batch-join-waiting">
+                  {b.joinWaiting === null ? "—" : formatCount(b.joinWaiting)}
+                </td>
+              ) : null}
+              {outputs.map((name) => {
+                const o = b.outputs.find((x) => x.name === name);
+                return (
+                  <td key={name} className="num" data-testid={`batch-output-${name}`}>
+                    {o ? (
+                      <>
+                        {formatCount(o.sink)} ·{" "}
+                        <span className={o.late > 0 ? "warn" : undefined} data-testid="batch-output-late">
+                          {formatCount(o.late)} late
+                        </span>{" "}
+                        ·{" "}
+                        <span className="muted small" title={formatBytes(o.stateBytes)}>
+                          {formatCount(o.stateRows)} rows
+                        </span>
+                      </>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                );
+              })}
               <td className="num">{formatCount(b.backlog)}</td>
               <td>
                 <Time value={b.watermark} />
