@@ -266,6 +266,10 @@ try {
   }
 } finally {
   await queue.queue.obliterate({ force: true }).catch(() => undefined);
+  // The workers' alert evaluator schedules its ticks on <queue>.alerts: remove that queue too.
+  const alerts = new BatchQueue(`${queueName}.alerts`, redis);
+  await alerts.queue.obliterate({ force: true }).catch(() => undefined);
+  await alerts.close();
   await queue.close();
   await redis.quit();
   await db.$disconnect();
