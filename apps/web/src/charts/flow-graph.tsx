@@ -3,7 +3,7 @@
 // the branches where rows leave below them, and on every edge the rows that took it in the selected
 // range. Whether input = sink + every branch is said above it. The same counts are listed under the
 // graph as a table (readable without a pointer, and what the browser test compares). A join's rows
-// waiting for the dimension hang below the Join phase like a branch, with a dashed edge: the rows that
+// waiting for the dimension hang above the Join phase, with a dashed edge: the rows that
 // started waiting less those released over the range (part of the balance), the node what is held now.
 import { Background, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
@@ -15,6 +15,10 @@ import { flowEdgeLabel, flowNodeLabel } from "./flow-labels";
 // the edge's row count ("1,234,567") without covering either box.
 const X_STEP = 214;
 const BRANCH_Y = 150;
+// A join's rows waiting for the dimension hang above the line half a step right of the join, apart from
+// the branches below it (held, not gone): below, beside the join's dead-letter branch, the two boxes
+// overlapped. Its edge's count is in the node (on the edge it hid behind the join and the sink edge's).
+const STATE_Y = -175;
 
 function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
   const aside = (kind: string) => kind === "branch" || kind === "state";
@@ -23,22 +27,32 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
   const branchesOf = new Map<string, number>();
   const nodes: Node[] = flow.nodes.map((n) => {
     const parent = aside(n.kind) ? flow.edges.find((e) => e.to === n.id)?.from : undefined;
-    const nth = parent
-      ? (branchesOf.set(parent, (branchesOf.get(parent) ?? 0) + 1), branchesOf.get(parent)! - 1)
-      : 0;
+    const above = n.kind === "state";
+    const nth =
+      parent && !above
+        ? (branchesOf.set(parent, (branchesOf.get(parent) ?? 0) + 1), branchesOf.get(parent)! - 1)
+        : 0;
     // Branches sit below and half a step right of their phase, so the edge and its count stay visible.
-    const position = parent
-      ? { x: (x.get(parent) ?? 0) + X_STEP / 2 + nth * 30, y: BRANCH_Y + nth * 62 }
-      : { x: x.get(n.id) ?? 0, y: 0 };
+    const position = !parent
+      ? { x: x.get(n.id) ?? 0, y: 0 }
+      : above
+        ? { x: (x.get(parent) ?? 0) + X_STEP / 2, y: STATE_Y }
+        : { x: (x.get(parent) ?? 0) + X_STEP / 2 + nth * 30, y: BRANCH_Y + nth * 62 };
     return {
       id: n.id,
       position,
-      data: { label: flowNodeLabel(n) },
+      // A state node carries its edge's count too: at the edge's midpoint it sat on the join and the sink edge.
+      data: {
+        label:
+          n.kind === "state"
+            ? `${flowNodeLabel(n)} · ${flowEdgeLabel(flow.edges.find((e) => e.to === n.id)!)}`
+            : flowNodeLabel(n),
+      },
       className: `flow-node flow-node--${n.kind}`,
       draggable: false,
       connectable: false,
       sourcePosition: parent || n.kind === "sink" ? undefined : ("right" as Node["sourcePosition"]),
-      targetPosition: (parent ? "top" : "left") as Node["targetPosition"],
+      targetPosition: (above ? "bottom" : parent ? "top" : "left") as Node["targetPosition"],
       type: n.kind === "source" ? "input" : n.kind === "phase" ? "default" : "output",
     };
   });
@@ -46,7 +60,7 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
     id: `${e.from}->${e.to}`,
     source: e.from,
     target: e.to,
-    label: flowEdgeLabel(e),
+    label: e.state ? undefined : flowEdgeLabel(e),
     animated: !e.leaves && !e.state && e.rows > 0,
     style: e.state
       ? { stroke: "#8250df", strokeWidth: 1.2, strokeDasharray: "4 3" }

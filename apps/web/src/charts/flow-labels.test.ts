@@ -20,8 +20,8 @@ describe("the pipeline graph's labels", () => {
   it("edge counts have separators; the edge to waiting is the signed net change", () => {
     expect(flowEdgeLabel({ from: "dedup", to: "join", rows: 1234567, leaves: false })).toBe("1,234,567");
     const waiting = { from: "join", to: "join:waiting", leaves: false, state: true };
-    expect(flowEdgeLabel({ ...waiting, rows: 12345 })).toBe("+12,345 waiting (net)");
-    expect(flowEdgeLabel({ ...waiting, rows: -1500 })).toBe("−1,500 waiting (net)");
-    expect(flowEdgeLabel({ ...waiting, rows: 0 })).toBe("0 waiting (net)");
+    expect(flowEdgeLabel({ ...waiting, rows: 12345 })).toBe("+12,345 net in range");
+    expect(flowEdgeLabel({ ...waiting, rows: -1500 })).toBe("−1,500 net in range");
+    expect(flowEdgeLabel({ ...waiting, rows: 0 })).toBe("0 net in range");
   });
 });

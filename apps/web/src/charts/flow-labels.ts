@@ -15,5 +15,5 @@ export function flowNodeLabel(n: TFlowNode): string {
 export function flowEdgeLabel(e: TFlowEdge): string {
   if (!e.state) return formatCount(e.rows);
   const sign = e.rows > 0 ? "+" : e.rows < 0 ? "−" : "";
-  return `${sign}${formatCount(Math.abs(e.rows))} waiting (net)`;
+  return `${sign}${formatCount(Math.abs(e.rows))} net in range`;
 }

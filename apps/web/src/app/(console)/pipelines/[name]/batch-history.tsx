@@ -45,7 +45,7 @@ export function BatchHistory({
           </>
         ) : null}
       </p>
-      <table className="table table--compact">
+      <table className="table table--compact batch-history-table">
         <thead>
           <tr>
             <th className="num">Batch</th>
