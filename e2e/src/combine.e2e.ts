@@ -240,7 +240,7 @@ test.describe("the pages of pipelines that combine data", () => {
     expect(signals.flow).toMatchObject({ input, waiting: held });
     // The graph itself writes those counts: the sink edge's, formatted, is drawn (not left hidden).
     await expect(
-      flow.locator(".react-flow__edge-textwrapper", { hasText: new RegExp(`^${count(written)}$`) }).first(),
+      flow.locator(".flow-edge-label", { hasText: new RegExp(`^${count(written)}$`) }).first(),
     ).toBeVisible();
     await screenshotOf(page, "combine-payments-enriched.png");
   });

@@ -5,7 +5,17 @@
 // graph as a table (readable without a pointer, and what the browser test compares). A join's rows
 // waiting for the dimension hang above the Join phase, with a dashed edge: the rows that
 // started waiting less those released over the range (part of the balance), the node what is held now.
-import { Background, MarkerType, ReactFlow, type Edge, type Node } from "@xyflow/react";
+import {
+  Background,
+  BaseEdge,
+  EdgeLabelRenderer,
+  getBezierPath,
+  MarkerType,
+  ReactFlow,
+  type Edge,
+  type EdgeProps,
+  type Node,
+} from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import type { TPipelineFlow } from "@sluice/services";
 import { formatValue } from "@/lib/format";
@@ -60,6 +70,7 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
     id: `${e.from}->${e.to}`,
     source: e.from,
     target: e.to,
+    type: "count",
     label: e.state ? undefined : flowEdgeLabel(e),
     animated: !e.leaves && !e.state && e.rows > 0,
     style: e.state
@@ -69,11 +80,32 @@ function layout(flow: TPipelineFlow): { nodes: Node[]; edges: Edge[] } {
           strokeWidth: e.leaves ? 1.2 : 2,
         },
     markerEnd: { type: MarkerType.ArrowClosed },
-    labelBgPadding: [4, 2] as [number, number],
-    labelStyle: { fontSize: 11, fontWeight: 600 },
   }));
   return { nodes, edges };
 }
+
+// An edge whose count is HTML over the graph (EdgeLabelRenderer). React Flow's own SVG label measures
+// itself once, when its text changes: measured before the graph was laid out it stays hidden, and on a
+// paused pipeline, whose counts never change, every count on the graph stayed hidden.
+function CountEdge(props: EdgeProps) {
+  const [path, labelX, labelY] = getBezierPath(props);
+  return (
+    <>
+      <BaseEdge id={props.id} path={path} style={props.style} markerEnd={props.markerEnd} />
+      {props.label ? (
+        <EdgeLabelRenderer>
+          <div
+            className="flow-edge-label"
+            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+          >
+            {props.label}
+          </div>
+        </EdgeLabelRenderer>
+      ) : null}
+    </>
+  );
+}
+const EDGE_TYPES = { count: CountEdge };
 
 export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
   const { nodes, edges } = layout(flow);
@@ -104,6 +136,7 @@ export function FlowGraph({ flow }: { flow: TPipelineFlow }) {
         <ReactFlow
           nodes={nodes}
           edges={edges}
+          edgeTypes={EDGE_TYPES}
           fitView
           nodesDraggable={false}
           nodesConnectable={false}
