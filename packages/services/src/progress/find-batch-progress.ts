@@ -4,6 +4,7 @@ import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
 import { findPipelineVersion } from "../pipelines/find-pipeline-version";
 import { BATCH_LOG_ROW_SELECT, batchProgressView, type TBatchProgressView } from "./batch-progress-view";
+import type { TOutputProgressView } from "./combine-progress-view";
 
 export const ZFindBatchProgressInput = z.object({
   pipeline: z.string().min(1).max(200),
@@ -40,15 +41,12 @@ export interface TBatchSummary {
   joinWaiting: number | null;
 }
 
-export interface TBatchOutputSummary {
-  /** "" for a pipeline's one sink behind a join. */
-  name: string;
-  rows: number;
+/** One output of a batch as Recent batches shows it: the view's counts, and its written and late rows. */
+export type TBatchOutputSummary = Pick<TOutputProgressView, "name" | "rows" | "stateRows" | "stateBytes"> & {
+  /** Rows it wrote (its `sink` outcome). */
   sink: number;
   late: number;
-  stateRows: number;
-  stateBytes: number;
-}
+};
 
 export interface TBatchProgress {
   pipeline: string;

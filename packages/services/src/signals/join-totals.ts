@@ -5,9 +5,7 @@
 // primary key (pipeline_version_id, batch_id), and only for a pipeline with a join. A count a record
 // lacks, or that is not a number, reads as 0, as everywhere the console reads progress records.
 import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
-import type { TFlowJoinTotals } from "./pipeline-flow";
-
-const JOIN_COUNTS = ["joined", "joinedAtBound", "missing", "deadLettered", "held", "released"] as const;
+import { FLOW_JOIN_COUNTS, type TFlowJoinTotals } from "./pipeline-flow";
 
 /** null when no batch in first..last has a join report. */
 export async function queryJoinTotals(
@@ -27,7 +25,7 @@ export async function queryJoinTotals(
       .selectFrom("batch_log as b")
       .select([
         sql<number>`count(*)::int`.as("batches"),
-        ...JOIN_COUNTS.map((k) => summed(join, k).as(k)),
+        ...FLOW_JOIN_COUNTS.map((k) => summed(join, k).as(k)),
         summed(outcomes, "sink").as("sink"),
       ])
       .where("b.pipeline_version_id", "=", pipelineVersionId)

@@ -13,6 +13,7 @@
 // sink's tables.
 import type { CountedOutcome } from "@sluice/engine";
 import { z } from "zod";
+import type { TJoinProgressView } from "../progress/combine-progress-view";
 
 /** Rows per outcome over the range; dropped per expectation in droppedBy. */
 export interface TFlowTotals extends Record<CountedOutcome, number> {
@@ -48,19 +49,20 @@ export interface TFlowEdge {
   state?: boolean;
 }
 
-/** A join's reports summed over the range's batches (their progress records, `join`). */
-export interface TFlowJoinTotals {
-  joined: number;
-  joinedAtBound: number;
-  missing: number;
-  /** Dead letters `dimension_missing`: this batch's rows and waiting rows. */
-  deadLettered: number;
-  /** Rows that started waiting, and waiting rows released (joined, missing or dead-lettered). */
-  held: number;
-  released: number;
+/** The join counts the graph sums over a range. */
+export const FLOW_JOIN_COUNTS = [
+  "joined",
+  "joinedAtBound",
+  "missing",
+  "deadLettered",
+  "held",
+  "released",
+] as const satisfies readonly (keyof TJoinProgressView)[];
+/** A join's reports summed over the range's batches (their progress records, `join`): the counts one batch's view names. */
+export type TFlowJoinTotals = Pick<TJoinProgressView, (typeof FLOW_JOIN_COUNTS)[number]> & {
   /** The same batches' `sink` outcome: the rows they handed the join, less its in-batch dead letters. */
   sink: number;
-}
+};
 
 /** What is held now, from the version's checkpoint, and the join's counts over the range. */
 export interface TFlowNow {
