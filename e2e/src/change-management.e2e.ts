@@ -6,19 +6,14 @@
 // discontinuity and the Audit page every step. A windowed pipeline of the test's own then shows that a
 // reset which would double count its windows is refused with the reason. Screenshots in
 // .data/test-results/screenshots/.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
-import { databaseUrl, expect, screenshot, test } from "./fixtures";
+import { databaseUrl, expect, screenshot, test, repoRoot, sluiceAsAdmin } from "./fixtures";
 
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const topic = process.env.SLUICE_E2E_TOPIC;
-const execFileAsync = promisify(execFile);
 const REQUESTER = "operator@sluice.local";
 const APPROVER = "oncall@sluice.local";
 
@@ -267,12 +262,7 @@ test.describe("Change management", () => {
       .replace("table: merchant_settlement_5m", `table: ${name.replace(/-/g, "_")}`);
     const specFile = path.join(mkdtempSync(path.join(tmpdir(), "sluice-e2e-")), `${name}.yaml`);
     writeFileSync(specFile, spec);
-    const cli = (...args: string[]) =>
-      execFileAsync(
-        process.execPath,
-        ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
-        { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
-      );
+    const cli = sluiceAsAdmin;
     await cli("start", specFile, "e2e: a windowed pipeline to rewind");
     try {
       await expect

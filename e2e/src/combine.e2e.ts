@@ -9,14 +9,20 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import type pg from "pg";
-import { databaseUrl, expect, screenshot as screenshotOf, signedIn, test } from "./fixtures";
+import {
+  databaseUrl,
+  expect,
+  screenshot as screenshotOf,
+  signedIn,
+  test,
+  repoRoot,
+  sluiceAsAdmin,
+} from "./fixtures";
 
 const topic = process.env.SLUICE_E2E_TOPIC;
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ENRICHED = "payments-enriched";
 const VIEWS = "settlement-views";
 /** How the console writes a count (lib/format.ts formatCount): 12,345. */
@@ -27,13 +33,7 @@ let db: pg.Client;
 let feed: ChildProcess | undefined;
 const versions = new Map<string, number>();
 
-async function sluice(...args: string[]): Promise<void> {
-  await promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
-    { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl } },
-  );
-}
+const sluice = sluiceAsAdmin;
 
 /** A tRPC query from the signed-in page (its session cookie), unwrapped from superjson. */
 async function trpc<T>(procedure: string, input: unknown): Promise<T> {
@@ -125,16 +125,16 @@ test.describe("the pages of pipelines that combine data", () => {
         "--seed",
         `${Date.now()}`,
       ],
-      { cwd: root, env: process.env, stdio: "ignore" },
+      { cwd: repoRoot, env: process.env, stdio: "ignore" },
     );
     await promisify(execFile)(
       process.execPath,
       ["--import", "tsx", "scripts/wait-for-topic.ts", changes, "60"],
-      { cwd: root, env: process.env },
+      { cwd: repoRoot, env: process.env },
     );
     const dir = mkdtempSync(path.join(tmpdir(), "sluice-e2e-combine-"));
     for (const name of [ENRICHED, VIEWS]) {
-      const spec = readFileSync(path.join(root, `demo/pipelines/${name}.yaml`), "utf8")
+      const spec = readFileSync(path.join(repoRoot, `demo/pipelines/${name}.yaml`), "utf8")
         .replace("topic: payments,", `topic: ${topic},`)
         .replace("topic: customer-changes,", `topic: ${changes},`);
       expect(spec).toContain(`topic: ${topic},`);

@@ -6,9 +6,11 @@
 //   test("…", async ({ operator, viewer, db }) => { … })           // one page per role
 //   test("…", async ({ signIn }) => { const pat = await signIn("pat@sluice.local", { password }) })
 //   test.beforeAll(async ({ browser }) => { page = await signedIn(browser, "owner@sluice.local") })
+import { execFile } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { test as base, expect, type Browser, type Page } from "@playwright/test";
 import pg from "pg";
 
@@ -17,6 +19,15 @@ export { expect };
 export const DEMO_PASSWORD = process.env.SLUICE_DEMO_PASSWORD ?? "sluice-demo";
 /** The console's database (scripts/e2e.sh sets it), for tests that set up data the UI then acts on. */
 export const databaseUrl = process.env.SLUICE_E2E_DATABASE_URL;
+/** The repository: where the CLI runs from and the demo specs are read. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** `sluice <args> --as admin@sluice.local` against the console's database; resolves with its output. */
+export const sluiceAsAdmin = (...args: string[]) =>
+  promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
+    { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
+  );
 /** Screenshots the tests take for people to look at (failures' own are under .data/test-results/e2e/). */
 export const screenshotsDir = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -5,21 +5,17 @@
 // on the plotted numbers), the workers' reconciliation compares them at the 2-minute grain, the owner
 // asks for the promotion and an operator approves it; readers of the serving name then read green's table
 // (asserted in Postgres, not the page). Then rolled back: blue serves again from its own checkpoint.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import type pg from "pg";
-import { databaseUrl, expect as baseExpect, screenshot, test } from "./fixtures";
+import { databaseUrl, expect as baseExpect, screenshot, test, repoRoot, sluiceAsAdmin } from "./fixtures";
 
 const WAIT_MS = 240_000;
 const expect = baseExpect.configure({ timeout: WAIT_MS });
 
 const topic = process.env.SLUICE_E2E_TOPIC;
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 // Starting a rollout is authoring (owners); approving it is an operator's call, never the requester's.
 const REQUESTER = "owner@sluice.local";
 const APPROVER = "oncall@sluice.local";
@@ -35,12 +31,7 @@ function settlementsSpec(name: string, table: string, window: string): string {
     .replace("allowedLateness: 20m", "allowedLateness: 30s");
 }
 
-const cli = (...args: string[]) =>
-  promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
-    { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
-  );
+const cli = sluiceAsAdmin;
 
 /** The physical table the serving name's view reads, from Postgres' own view definition. */
 async function servedTable(db: pg.Client, table: string): Promise<string> {

@@ -10,21 +10,16 @@
 // widening (int → decimal) → an operator approves it → the card offers the quarantined rows this
 // change fixes → replayed from the card, they reach the ledger exactly once. Screenshots in
 // .data/test-results/screenshots/.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import { Kafka, logLevel } from "kafkajs";
-import { databaseUrl, expect, screenshot, test } from "./fixtures";
+import { databaseUrl, expect, screenshot, test, repoRoot, sluiceAsAdmin } from "./fixtures";
 
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const topic = process.env.SLUICE_E2E_TOPIC;
 const brokers = (process.env.KAFKA_BROKERS ?? "127.0.0.1:9092").split(",");
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const execFileAsync = promisify(execFile);
 const OWNER = "owner@sluice.local";
 const APPROVER = "oncall@sluice.local";
 const FIELD = "loyalty_tier";
@@ -237,12 +232,7 @@ test.describe("Schema change", () => {
       .replace("table: payments_ledger", `table: ${table}`);
     const specFile = path.join(mkdtempSync(path.join(tmpdir(), "sluice-e2e-")), `${name}.yaml`);
     writeFileSync(specFile, spec);
-    const cli = (...args: string[]) =>
-      execFileAsync(
-        process.execPath,
-        ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
-        { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
-      );
+    const cli = sluiceAsAdmin;
     await cli("start", specFile, "e2e: a ledger whose producer changes a type");
     try {
       const good = await produceWithNewField("good", 10, ownTopic, "none");

@@ -3,15 +3,12 @@
 // shows both (v1 marked "not serving"); on `?v=1` each lifecycle button (pause, resume, stop, start,
 // restart) acts on version 1 and never on version 2, and on `?v=2` the other way round — asserted in
 // pipeline_runs and audit_events, not on the page.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { Page } from "@playwright/test";
 import type pg from "pg";
-import { databaseUrl, expect as baseExpect, screenshot, test } from "./fixtures";
+import { databaseUrl, expect as baseExpect, screenshot, test, repoRoot, sluiceAsAdmin } from "./fixtures";
 
 // The pipeline page re-renders its charts every few seconds; on a loaded 2-core machine finding an
 // element in it has taken over 45 s (the config's default), so this file waits longer, never sleeps.
@@ -19,15 +16,9 @@ const WAIT_MS = 180_000;
 const expect = baseExpect.configure({ timeout: WAIT_MS });
 
 const topic = process.env.SLUICE_E2E_TOPIC;
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const OPERATOR = "operator@sluice.local";
 
-const cli = (...args: string[]) =>
-  promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
-    { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
-  );
+const cli = sluiceAsAdmin;
 
 /** The ledger demo spec, renamed onto the stack's topic, writing `table`. */
 function ledgerSpec(name: string, table: string): string {
