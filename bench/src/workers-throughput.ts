@@ -11,10 +11,8 @@
 // Uses DATABASE_URL's server (a scratch database, dropped afterwards), REDIS_URL (a queue of its own,
 // removed afterwards) and KAFKA_BROKERS (a topic of its own, deleted afterwards). Each round starts
 // fresh pipelines at offset 0 of the same topic, so every round does the same work.
-import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -30,6 +28,7 @@ import { startPipelineRun, stopPipelineRun } from "@sluice/services";
 import { BatchQueue } from "@sluice/queue";
 import { fmt } from "./format";
 import { createScratchDatabase } from "./scratch-database";
+import { spawnBenchWorker, type BenchWorker } from "./worker-process";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ZOptions = z.object({
@@ -76,40 +75,23 @@ const db = createPrismaClient(pool);
 const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 const queue = new BatchQueue(queueName, redis);
 
-interface Worker {
-  child: ChildProcess;
+interface Worker extends BenchWorker {
   opens: { reason: string; ms: number }[];
-  started: Promise<void>;
-  exited: Promise<void>;
 }
 
 function spawnWorker(): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "workers/src/main.ts")], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: scratch.url,
-      WORKER_QUEUE: queueName,
-      WORKER_CONCURRENCY: String(opts.concurrency),
-      WORKER_METRICS_PORT: "0",
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
   const opens: Worker["opens"] = [];
-  let onStarted: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => (onStarted = resolve));
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    try {
-      const l = JSON.parse(line) as { msg?: string; reason?: string; ms?: number };
-      if (l.msg === "worker started") onStarted();
-      if (l.msg === "runner opened (lease taken)") opens.push({ reason: l.reason ?? "?", ms: l.ms ?? 0 });
-    } catch {
-      /* not JSON */
-    }
+  const worker = spawnBenchWorker({
+    repoRoot: REPO_ROOT,
+    databaseUrl: scratch.url,
+    queueName,
+    env: { WORKER_CONCURRENCY: String(opts.concurrency) },
+    onLog: (l) => {
+      if (l.msg === "runner opened (lease taken)")
+        opens.push({ reason: typeof l.reason === "string" ? l.reason : "?", ms: Number(l.ms ?? 0) });
+    },
   });
-  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
-  return { child, opens, started, exited };
+  return { ...worker, opens };
 }
 
 async function caughtUp(pvs: string[], ends: Record<string, number>): Promise<boolean> {

@@ -4,10 +4,8 @@
 // processes (workers/src/main.ts) run it after `sluice start`'s service starts it, timed from their
 // spawn until the checkpoint holds the topic's end offsets; `parallelism` > 1 puts `parallelism: N`
 // in the spec (partition groups, issue 22) — refused by validation until the spec has the field.
-import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import type pg from "pg";
@@ -16,6 +14,7 @@ import { registerPipelineVersion } from "@sluice/engine";
 import { parseSpecOrThrow, validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { BatchQueue } from "@sluice/queue";
 import { startPipelineRun, stopPipelineRun } from "@sluice/services";
+import { spawnBenchWorker } from "../worker-process";
 import { timeProcess, type ProcessRun } from "./timed-process";
 
 export const BENCH_ACTOR = "peers-bench@sluice.local";
@@ -81,26 +80,11 @@ async function runOnWorkers(
   const db = createPrismaClient(pool);
   const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
   const started = performance.now();
-  const workers = Array.from({ length: o.workers }, () => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(o.repoRoot, "workers/src/main.ts")], {
-      cwd: o.repoRoot,
-      env: {
-        ...process.env,
-        DATABASE_URL: o.databaseUrl,
-        WORKER_QUEUE: queueName,
-        WORKER_METRICS_PORT: "0",
-        LOG_LEVEL: "info",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const up = new Promise<void>((resolve) =>
-      createInterface({ input: child.stdout }).on("line", (l) => l.includes('"worker started"') && resolve()),
-    );
-    const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? 1)));
-    return { child, up, exited };
-  });
+  const workers = Array.from({ length: o.workers }, () =>
+    spawnBenchWorker({ repoRoot: o.repoRoot, databaseUrl: o.databaseUrl, queueName }),
+  );
   try {
-    await Promise.all(workers.map((w) => w.up));
+    await Promise.all(workers.map((w) => w.started));
     await startPipelineRun(db, { pipelineVersionId, actor: "system:bench" }, { scheduler: queue });
     for (;;) {
       const cp = await pool.query<{ end_offsets: Record<string, number> }>(
