@@ -1,11 +1,12 @@
 // Guarantee behind every bulk write (sink rows, dedup state, dead letters, window and CDC state): what
-// the engine sends as one JSON array of rows arrives in Postgres unchanged, whatever the value holds —
+// the engine sends — as one JSON array of rows, or staged with COPY when the set is large
+// (stage-rows.ts) — arrives in Postgres unchanged, whatever the value holds —
 // quotes, backslashes, commas, braces, the text "NULL", empty strings, JSON (a JSON null included),
 // bytes, NaN and infinite doubles, timestamps to the millisecond near and far from 1970. Round-trips through the real database.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, endPool, type TestDatabase } from "@sluice/testing";
-import { bulkSelect } from "./bulk";
+import { bulkRows } from "./stage-rows";
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -19,7 +20,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe("bulk rows as JSON", () => {
+// Both paths: the JSON parameter (small sets), and COPY into a stage table (forced from 1 row here).
+describe.each([
+  { path: "as JSON", stageFromRows: Number.POSITIVE_INFINITY },
+  { path: "staged with COPY", stageFromRows: 1 },
+])("bulk rows $path", ({ stageFromRows }) => {
   it("round-trip text, numbers, booleans, timestamps, jsonb and bytea exactly, nulls included", async () => {
     const text = [
       "plain",
@@ -29,7 +34,7 @@ describe("bulk rows as JSON", () => {
       "{braces}",
       "NULL",
       "",
-      "  spaced  ",
+      "  spaced\tand tabbed\nover lines\r  ",
       "ünï©ødé ✓",
       '\\"mixed\\"',
       null,
@@ -91,7 +96,7 @@ describe("bulk rows as JSON", () => {
       null,
     ];
 
-    const { sql, params } = bulkSelect([
+    const columns = [
       { name: "text", sqlType: "text", values: text },
       { name: "bigint", sqlType: "bigint", values: bigint },
       { name: "numeric", sqlType: "numeric", values: numeric },
@@ -100,11 +105,29 @@ describe("bulk rows as JSON", () => {
       { name: "json", sqlType: "jsonb", values: json },
       { name: "bytes", sqlType: "bytea", values: bytes },
       { name: "double", sqlType: "double precision", values: double },
-    ]);
-    const res = await pool.query(
-      `SELECT t, b::text AS b, n::text AS n, x, ts, j, by, d FROM (${sql}) AS u (t, b, n, x, ts, j, by, d)`,
-      params,
-    );
+    ];
+    const client = await pool.connect();
+    let res: pg.QueryResult;
+    try {
+      await client.query("BEGIN");
+      const { sql, params } = await bulkRows(client, columns, 1, stageFromRows);
+      res = await client.query(
+        `SELECT t, b::text AS b, n::text AS n, x, ts, j, by, d FROM (${sql}) AS u (t, b, n, x, ts, j, by, d)`,
+        params,
+      );
+      // Staged twice in one transaction (two outputs of one shape): the second set alone.
+      const again = await bulkRows(
+        client,
+        columns.map((c) => ({ ...c, values: c.values.slice(0, 2) })),
+        1,
+        stageFromRows,
+      );
+      const second = await client.query(`SELECT * FROM (${again.sql}) AS u`, again.params);
+      expect(second.rows).toHaveLength(2);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
     expect(res.rows.map((r) => r.t)).toEqual(text);
     expect(res.rows.map((r) => (r.b === null ? null : Number(r.b)))).toEqual(bigint);
     expect(res.rows.map((r) => r.n)).toEqual(numeric);
@@ -113,5 +136,24 @@ describe("bulk rows as JSON", () => {
     expect(res.rows.map((r) => r.j)).toEqual(json);
     expect(res.rows.map((r) => r.by)).toEqual(bytes);
     expect(res.rows.map((r) => r.d)).toEqual(double);
+  });
+
+  it("refuses columns of different lengths", async () => {
+    const client = await pool.connect();
+    try {
+      await expect(
+        bulkRows(
+          client,
+          [
+            { name: "a", sqlType: "text", values: ["x", "y"] },
+            { name: "b", sqlType: "text", values: ["x"] },
+          ],
+          1,
+          stageFromRows,
+        ),
+      ).rejects.toThrow(/has 1 values, expected 2/);
+    } finally {
+      client.release();
+    }
   });
 });

@@ -69,7 +69,7 @@ function encodeScalar(v: unknown): unknown {
 }
 
 /** `2025-01-02 03:04:05.678+00`, with ` BC` for years before 1 (ISO's year 0 is 1 BC; Postgres reads neither `+200000-…` nor `-000001-…`). */
-function postgresTimestampText(ms: number): string {
+export function postgresTimestampText(ms: number): string {
   const d = new Date(ms);
   const year = d.getUTCFullYear();
   const two = (n: number) => String(n).padStart(2, "0");

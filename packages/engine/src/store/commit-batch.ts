@@ -8,6 +8,7 @@ import { FencedError, InvariantError } from "../errors";
 import type { Checkpoint } from "./checkpoint-store";
 import { endOffsetsOf, type OffsetRange } from "../source/source";
 import { bulkSelect } from "./bulk";
+import { bulkRows } from "./stage-rows";
 import type { SinkTable } from "./sink-table";
 import { assertSinkClaims } from "./sink-claims";
 import { writeSinkRows } from "./write-sink";
@@ -187,7 +188,8 @@ async function insertDedupState(
   rows: { key: string; time: Date }[],
 ): Promise<{ rows: number; bytes: number }> {
   if (rows.length === 0) return { rows: 0, bytes: 0 };
-  const { sql, params } = bulkSelect(
+  const { sql, params } = await bulkRows(
+    client,
     [
       { name: "key", sqlType: "text", values: rows.map((r) => r.key) },
       { name: "event_time", sqlType: "timestamptz", values: rows.map((r) => r.time) },

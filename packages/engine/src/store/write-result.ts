@@ -4,9 +4,10 @@
 // (sink-writer-role.ts): it can reach the sinks schema's tables and nothing else.
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
-import { bulkSelect, type BulkColumn } from "./bulk";
+import type { BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
 import { asSinkWriter } from "./sink-writer-role";
+import { bulkRows } from "./stage-rows";
 
 export type ResultRow = Record<string, unknown>;
 
@@ -17,13 +18,21 @@ function tableColumns(table: SinkTable): { name: string; sqlType: string }[] {
   ];
 }
 
-function unnestOf(columns: { name: string; sqlType: string }[], rows: ResultRow[], firstParam = 1) {
+async function rowsOf(
+  client: pg.PoolClient,
+  columns: { name: string; sqlType: string }[],
+  rows: ResultRow[],
+  firstParam = 1,
+) {
   const cols: BulkColumn[] = columns.map((c) => ({
     name: c.name,
     sqlType: c.sqlType,
     values: rows.map((r) => r[c.name]),
   }));
-  return { ...bulkSelect(cols, firstParam), names: columns.map((c) => quoteIdentifier(c.name)) };
+  return {
+    ...(await bulkRows(client, cols, firstParam)),
+    names: columns.map((c) => quoteIdentifier(c.name)),
+  };
 }
 
 function keyOf(table: SinkTable): string[] {
@@ -46,7 +55,7 @@ export async function upsertResultRows(
       r,
     );
   const columns = tableColumns(table);
-  const { sql, params, names } = unnestOf(columns, [...byKey.values()]);
+  const { sql, params, names } = await rowsOf(client, columns, [...byKey.values()]);
   const updates = columns
     .filter((c) => !key.includes(c.name))
     .map((c) => `${quoteIdentifier(c.name)} = EXCLUDED.${quoteIdentifier(c.name)}`);
@@ -66,7 +75,7 @@ export async function insertResultRows(
   rows: ResultRow[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const { sql, params, names } = unnestOf(tableColumns(table), rows);
+  const { sql, params, names } = await rowsOf(client, tableColumns(table), rows);
   const res = await asSinkWriter(client, () =>
     client.query(`INSERT INTO ${table.sql} (${names.join(", ")}) ${sql} ON CONFLICT DO NOTHING`, params),
   );
@@ -82,7 +91,7 @@ export async function deleteResultRows(
   if (keys.length === 0) return 0;
   const key = keyOf(table);
   const columns = tableColumns(table).filter((c) => key.includes(c.name));
-  const { sql, params, names } = unnestOf(columns, keys);
+  const { sql, params, names } = await rowsOf(client, columns, keys);
   const match = names.map((n) => `t.${n} IS NOT DISTINCT FROM d.${n}`).join(" AND ");
   const res = await asSinkWriter(client, () =>
     client.query(
@@ -103,7 +112,7 @@ export async function updateResultColumns(
   if (rows.length === 0) return 0;
   const key = keyOf(table);
   const columns = tableColumns(table).filter((c) => key.includes(c.name) || set.includes(c.name));
-  const { sql, params, names } = unnestOf(columns, rows);
+  const { sql, params, names } = await rowsOf(client, columns, rows);
   const q = (c: string) => quoteIdentifier(c);
   const assignments = set.map((c) => `${q(c)} = u.${q(c)}`).join(", ");
   const match = key.map((k) => `t.${q(k)} = u.${q(k)}`).join(" AND ");

@@ -5,9 +5,10 @@
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
-import { bulkSelect, type BulkColumn } from "./bulk";
+import type { BulkColumn } from "./bulk";
 import { METADATA_COLUMNS, type SinkTable } from "./sink-table";
 import { asSinkWriter } from "./sink-writer-role";
+import { bulkRows } from "./stage-rows";
 
 export interface SinkWriteMeta {
   topic: string;
@@ -45,7 +46,7 @@ export async function writeSinkRows(
   // Performance: values that are the same for every row of the batch are sent once, as scalar
   // parameters after the arrays, instead of as arrays of 20k identical strings.
   const constants = METADATA_COLUMNS.filter((c) => PER_BATCH.has(c.name));
-  const { sql: select, params } = bulkSelect(columns);
+  const { sql: select, params } = await bulkRows(client, columns);
   const constantSql = constants.map((c, i) => `$${params.length + i + 1}::${c.sqlType}`);
   const all = [...columns, ...constants];
   const names = all.map((c) => quoteIdentifier(c.name)).join(", ");

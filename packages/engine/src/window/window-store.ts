@@ -3,6 +3,7 @@
 // Reads happen before the commit; writes and eviction inside the batch transaction.
 import type pg from "pg";
 import { bulkSelect } from "../store/bulk";
+import { bulkRows } from "../store/stage-rows";
 import type { StateDelta } from "../operator/result-operator";
 import type { Accumulators } from "./accumulators";
 
@@ -91,7 +92,8 @@ export async function upsertWindows(
   windows: StoredWindow[],
 ): Promise<void> {
   if (windows.length === 0) return;
-  const { sql, params } = bulkSelect(
+  const { sql, params } = await bulkRows(
+    client,
     [
       { name: "group_key", sqlType: "text", values: windows.map((w) => w.groupKey) },
       { name: "window_start", sqlType: "timestamptz", values: windows.map((w) => w.windowStart) },
