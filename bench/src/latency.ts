@@ -29,7 +29,7 @@ import { startPipelineRun, stopPipelineRun } from "@sluice/services";
 import { fmt } from "./format";
 import { percentile } from "./percentile";
 import { createScratchDatabase } from "./scratch-database";
-import { spawnBenchWorker } from "./worker-process";
+import { removeBenchQueues, spawnBenchWorker } from "./worker-process";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { values } = parseArgs({
@@ -136,11 +136,7 @@ try {
 } finally {
   for (const w of workers) w.child.kill("SIGTERM");
   await Promise.all(workers.map((w) => w.exited));
-  await queue.queue.obliterate({ force: true }).catch(() => undefined);
-  const alerts = new BatchQueue(`${queueName}.alerts`, redis);
-  await alerts.queue.obliterate({ force: true }).catch(() => undefined);
-  await alerts.close();
-  await queue.close();
+  await removeBenchQueues(queue, redis, queueName);
   await redis.quit();
   await db.$disconnect();
   await scratch.close();

@@ -3,6 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import type { Redis } from "ioredis";
+import { BatchQueue } from "@sluice/queue";
 
 export interface BenchWorker {
   child: ChildProcess;
@@ -49,4 +51,13 @@ export function spawnBenchWorker(o: BenchWorkerOptions): BenchWorker {
   });
   const exited = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? 1)));
   return { child, started, exited };
+}
+
+/** Removes the benchmark's queue and the one the workers' alert evaluator made beside it (<queue>.alerts). */
+export async function removeBenchQueues(queue: BatchQueue, redis: Redis, queueName: string): Promise<void> {
+  await queue.queue.obliterate({ force: true }).catch(() => undefined);
+  const alerts = new BatchQueue(`${queueName}.alerts`, redis);
+  await alerts.queue.obliterate({ force: true }).catch(() => undefined);
+  await alerts.close();
+  await queue.close();
 }

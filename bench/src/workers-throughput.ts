@@ -28,7 +28,7 @@ import { startPipelineRun, stopPipelineRun } from "@sluice/services";
 import { BatchQueue } from "@sluice/queue";
 import { fmt } from "./format";
 import { createScratchDatabase } from "./scratch-database";
-import { spawnBenchWorker, type BenchWorker } from "./worker-process";
+import { removeBenchQueues, spawnBenchWorker, type BenchWorker } from "./worker-process";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ZOptions = z.object({
@@ -247,12 +247,7 @@ try {
     );
   }
 } finally {
-  await queue.queue.obliterate({ force: true }).catch(() => undefined);
-  // The workers' alert evaluator schedules its ticks on <queue>.alerts: remove that queue too.
-  const alerts = new BatchQueue(`${queueName}.alerts`, redis);
-  await alerts.queue.obliterate({ force: true }).catch(() => undefined);
-  await alerts.close();
-  await queue.close();
+  await removeBenchQueues(queue, redis, queueName);
   await redis.quit();
   await db.$disconnect();
   await scratch.close();
