@@ -112,10 +112,18 @@ try {
       WHERE b.committed_at >= $2 AND b.committed_at < $3`,
     [pipelineVersionId, t0, t1],
   );
-  const batches = await pool.query<{ n: string; input: string; commit_p50: number; total_p50: number }>(
-    `SELECT count(*) AS n, sum(input_rows) AS input,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY (progress->'durationMs'->>'commit')::float) AS commit_p50,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY (progress->'durationMs'->>'total')::float) AS total_p50
+  const p50 = (phase: string) =>
+    `percentile_cont(0.5) WITHIN GROUP (ORDER BY (progress->'durationMs'->>'${phase}')::float) AS ${phase}_p50`;
+  const batches = await pool.query<{
+    n: string;
+    input: string;
+    total_p50: number;
+    plan_p50: number;
+    read_p50: number;
+    process_p50: number;
+    commit_p50: number;
+  }>(
+    `SELECT count(*) AS n, sum(input_rows) AS input, ${["total", "plan", "read", "process", "commit"].map(p50).join(", ")}
        FROM batch_log WHERE pipeline_version_id = $1 AND committed_at >= $2 AND committed_at < $3`,
     [pipelineVersionId, t0, t1],
   );
@@ -127,10 +135,10 @@ try {
       `${opts.partitions} partitions; producer asked ${fmt(opts.rate)}/s, held ${fmt(Math.round(heldRate))}/s over ${opts.seconds} s`,
   );
   console.log(
-    `| rows measured | batches | rows a batch (mean) | batch time p50 | commit p50 | latency p50 | p95 | p99 | max |\n` +
-      `| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
+    `| rows measured | batches | rows a batch (mean) | batch time p50 (plan / read / process / commit) | latency p50 | p95 | p99 | max |\n` +
+      `| --- | --- | --- | --- | --- | --- | --- | --- |\n` +
       `| ${fmt(ms.length)} | ${fmt(n)} (${(n / opts.seconds).toFixed(1)}/s) | ${fmt(Math.round(Number(b.input) / Math.max(1, n)))} | ` +
-      `${Math.round(b.total_p50)} ms | ${Math.round(b.commit_p50)} ms | ${Math.round(percentile(ms, 0.5))} ms | ` +
+      `${Math.round(b.total_p50)} ms (${[b.plan_p50, b.read_p50, b.process_p50, b.commit_p50].map((x) => Math.round(x)).join(" / ")}) | ${Math.round(percentile(ms, 0.5))} ms | ` +
       `${Math.round(percentile(ms, 0.95))} ms | ${Math.round(percentile(ms, 0.99))} ms | ${Math.round(percentile(ms, 1))} ms |`,
   );
 } finally {
