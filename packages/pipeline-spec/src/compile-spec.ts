@@ -5,7 +5,7 @@ import { celRowConverter, type TCelRow } from "./cel-row";
 import { parseDuration } from "./duration";
 import { SpecValidationError, formatPath } from "./errors";
 import { compilePredicate, expressionProblem, fieldsUsedBy, type TCompiledPredicate } from "./expressions";
-import type { TDimension } from "./join-schema";
+import { isPipelineDimension, type TChangelogDimension } from "./join-schema";
 import type { TMeasure } from "./measure";
 import { joinedContract } from "./output-views";
 import { specExpressions } from "./spec-expressions";
@@ -90,12 +90,14 @@ export function compileSpec(spec: TPipelineSpec): TCompiledSpec {
         return { ...measure, name, ...(measure.if !== undefined ? { condition: compile(measure.if) } : {}) };
       }),
     ...(deleteWhen !== undefined ? { deleteWhen: compile(deleteWhen) } : {}),
-    ...(spec.join ? { dimension: compileDimension(spec.join.dimension) } : {}),
+    ...(spec.join && !isPipelineDimension(spec.join.dimension)
+      ? { dimension: compileDimension(spec.join.dimension) }
+      : {}),
     timing: specTiming(spec),
   };
 }
 
-function compileDimension(dim: TDimension): NonNullable<TCompiledSpec["dimension"]> {
+function compileDimension(dim: TChangelogDimension): NonNullable<TCompiledSpec["dimension"]> {
   if (dim.deleteWhen === undefined) return { toCelRow: celRowConverter(dim.contract, []) };
   const env = celEnvironmentFor(dim.contract);
   const problem = expressionProblem(dim.deleteWhen, env, "delete condition");
@@ -125,13 +127,15 @@ export function specTiming(spec: TPipelineSpec): TSpecTiming {
   }
   if (spec.trigger.every !== undefined) timing.triggerEveryMs = parseDuration(spec.trigger.every);
   if (spec.sink?.webhook) timing.webhookTimeoutMs = parseDuration(spec.sink.webhook.timeout);
-  if (spec.join)
+  const dim = spec.join?.dimension;
+  if (spec.join && dim)
+    // A pipeline dimension's watermark is that pipeline's own, committed: no delay or idleness of its own.
     timing.join = {
       waitForMs: parseDuration(spec.join.waitFor),
-      dimensionDelayMs: parseDuration(spec.join.dimension.eventTime.watermarkDelay),
-      dimensionIdleTimeoutMs: parseDuration(
-        spec.join.dimension.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT,
-      ),
+      dimensionDelayMs: isPipelineDimension(dim) ? 0 : parseDuration(dim.eventTime.watermarkDelay),
+      dimensionIdleTimeoutMs: isPipelineDimension(dim)
+        ? 0
+        : parseDuration(dim.eventTime.idleTimeout ?? DEFAULT_IDLE_TIMEOUT),
     };
   return timing;
 }

@@ -30,7 +30,17 @@ export {
   type TResolvedOutput,
   type TSingleOutputSpec,
 } from "./spec-schema";
-export { ZJoin, ZDimension, JOIN_ON_MISSING, type TJoin, type TDimension } from "./join-schema";
+export {
+  ZJoin,
+  ZDimension,
+  JOIN_ON_MISSING,
+  isPipelineDimension,
+  dimensionName,
+  type TJoin,
+  type TDimension,
+  type TChangelogDimension,
+  type TPipelineDimension,
+} from "./join-schema";
 export { ZOutput, ZOutputs, MAX_OUTPUTS, outputNameProblem, type TOutputSection } from "./outputs-schema";
 export { outputViews, joinFields, joinedContract, sinkTables, type TOutputView } from "./output-views";
 export {

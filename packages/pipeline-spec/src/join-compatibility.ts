@@ -1,6 +1,7 @@
 // Can the next version continue a join's state — the dimension's versions (per key, by event time),
 // its changelog offsets and watermark, and the rows waiting for it? Only if it would have read and kept
 // them the same way: the same topic, key, event time and sequence, and rows matched on the same fields.
+import { dimensionName, isPipelineDimension } from "./join-schema";
 import type { Context } from "./state-checks";
 
 export function checkJoin({ before, after, at, under, problem, note }: Context): void {
@@ -16,24 +17,34 @@ export function checkJoin({ before, after, at, under, problem, note }: Context):
   if (was && !now)
     return note("join", at("join")!, "the dimension's versions and the rows waiting for it are dropped");
   if (!was || !now) return;
-  const topic = at("join.dimension.kafka.topic");
-  if (topic)
-    return problem("join", topic, `the join's offsets are positions in ${was.dimension.kafka.topic}`);
+  const [wasDim, nowDim] = [was.dimension, now.dimension];
+  // A pipeline dimension keeps no versions here (they stay in its table): only the waiting rows, keyed
+  // by its key and the `on` fields, and the watermark it had reached — both its pipeline's.
+  if (
+    isPipelineDimension(wasDim) !== isPipelineDimension(nowDim) ||
+    dimensionName(wasDim) !== dimensionName(nowDim)
+  )
+    return problem(
+      "join",
+      at("join.dimension.pipeline") ?? at("join.dimension.kafka.topic") ?? under("join.dimension")[0]!,
+      `the join's state was read from ${dimensionName(wasDim)}`,
+    );
   const key = at("join.dimension.key");
   if (key) problem("join", key, `the dimension's versions are stored per [${was.dimension.key.join(", ")}]`);
   const time = at("join.dimension.eventTime.column");
-  if (time)
+  if (time && !isPipelineDimension(wasDim))
     problem(
       "join",
       time,
-      `each stored version is valid from its ${was.dimension.eventTime.column}, and the dimension's watermark is a time of it`,
+      `each stored version is valid from its ${wasDim.eventTime.column}, and the dimension's watermark is a time of it`,
     );
   const sequence = under("join.dimension.sequenceBy")[0];
   if (sequence) problem("join", sequence, "the stored versions were ordered by the old sequence");
   for (const field of [
-    ...now.dimension.key,
-    now.dimension.eventTime.column,
-    ...(now.dimension.sequenceBy ? [now.dimension.sequenceBy] : []),
+    ...nowDim.key,
+    ...(isPipelineDimension(nowDim)
+      ? []
+      : [nowDim.eventTime.column, ...(nowDim.sequenceBy ? [nowDim.sequenceBy] : [])]),
   ]) {
     const type = at(`join.dimension.contract.fields.${field}.type`);
     if (type) problem("join", type, "the stored versions hold the old type's values");

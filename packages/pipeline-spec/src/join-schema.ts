@@ -1,13 +1,14 @@
 // The join section: an event-time temporal join of each row with a dimension kept by CDC — a changelog
-// topic the pipeline reads next to its source. Each row gets the dimension version valid at its own
+// topic the pipeline reads next to its source, or the SCD2 history table of another Sluice pipeline
+// (`dimension: { pipeline }`, checked against that pipeline when this one is registered). Each row gets the dimension version valid at its own
 // event time; a row whose dimension has not caught up waits (`waitFor`), and beyond that bound it is
 // emitted with the dimension missing or dead-lettered (`onMissing`). Semantics: docs/engine.md, "Joins".
 import { z } from "zod";
 import { ZContract } from "./contract";
 import { ZEventTime, ZKafkaSource } from "./source-schema";
-import { ZColumnList, ZColumnRef, ZDuration, ZExpression } from "./spec-primitives";
+import { ZColumnList, ZColumnRef, ZDuration, ZExpression, ZSlug } from "./spec-primitives";
 
-export const ZDimension = z.strictObject({
+export const ZChangelogDimension = z.strictObject({
   /** The changelog topic: one message per change of a dimension entity. */
   kafka: ZKafkaSource,
   /** The changes' shape; a change that does not fit is a dead letter of this pipeline (topic = the dimension's). */
@@ -21,6 +22,23 @@ export const ZDimension = z.strictObject({
   /** CEL over the change: true when the entity is deleted from then on (a row after it finds no version). */
   deleteWhen: ZExpression.optional(),
 });
+
+/**
+ * Another registered pipeline whose result is CDC history (cdc.scdType 2, sequenceBy its event time):
+ * its committed rows are the versions (valid_from / valid_to), its committed watermark the dimension's.
+ * The fields read are declared here, so this spec stays checkable on its own; registration checks them
+ * against that pipeline's table.
+ */
+export const ZPipelineDimension = z.strictObject({
+  /** The dimension's pipeline (its name); owned by the same team. */
+  pipeline: ZSlug,
+  /** Its table's columns this join reads, with their types (its cdc key and the enriched fields). */
+  contract: ZContract,
+  /** Its cdc.key. */
+  key: ZColumnList,
+});
+
+export const ZDimension = z.union([ZChangelogDimension, ZPipelineDimension]);
 
 export const JOIN_ON_MISSING = ["deadLetter", "emit"] as const;
 
@@ -44,4 +62,12 @@ export const ZJoin = z.strictObject({
 });
 
 export type TDimension = z.output<typeof ZDimension>;
+export type TChangelogDimension = z.output<typeof ZChangelogDimension>;
+export type TPipelineDimension = z.output<typeof ZPipelineDimension>;
+
+export const isPipelineDimension = (dim: TDimension): dim is TPipelineDimension => "pipeline" in dim;
+
+/** How the dimension is named to people (dead letters, the graph): its topic, or `pipeline <name>`. */
+export const dimensionName = (dim: TDimension) =>
+  isPipelineDimension(dim) ? `pipeline ${dim.pipeline}` : dim.kafka.topic;
 export type TJoin = z.output<typeof ZJoin>;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { compileSpec, validateSpec, type TSpecError } from "./index";
 import { joinedContract, outputViews } from "./output-views";
-import { joinedSpec, type TLooseSpec } from "./test-specs";
+import { stateCompatibility } from "./state-compatibility";
+import { joinedPipelineSpec, joinedSpec, type TLooseSpec } from "./test-specs";
 
 function errorsOf(spec: TLooseSpec): TSpecError[] {
   const result = validateSpec(spec);
@@ -98,5 +99,67 @@ describe("join: a temporal join with a dimension changelog", () => {
     bad.join.waitFor = "soon";
     bad.join.onMissing = "drop";
     expect(errorsOf(bad).map((e) => e.path)).toEqual(["join.waitFor", "join.onMissing"]);
+  });
+});
+
+describe("join: a dimension that is another pipeline's SCD2 history", () => {
+  it("accepts it with the fields it reads declared, no changelog timing, and the fields typed from them", () => {
+    const result = validateSpec(joinedPipelineSpec());
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(joinedContract(result.spec).fields.customer_risk).toEqual({ type: "int", optional: true });
+    const compiled = compileSpec(result.spec);
+    expect(compiled.dimension).toBeUndefined();
+    expect(compiled.timing.join).toEqual({
+      waitForMs: 900_000,
+      dimensionDelayMs: 0,
+      dimensionIdleTimeoutMs: 0,
+    });
+  });
+
+  it("reports the form the dimension nearly is, its key against `on`, and itself as its dimension", () => {
+    const typo = joinedPipelineSpec();
+    typo.join.dimension.pipline = "customer-status";
+    delete typo.join.dimension.pipeline;
+    expect(errorsOf(typo)).toEqual([
+      { path: "join.dimension.pipeline", message: "required field is missing" },
+      { path: "join.dimension.pipline", message: 'unknown field "pipline": did you mean "pipeline"?' },
+    ]);
+    const badTopic = joinedSpec();
+    delete badTopic.join.dimension.eventTime;
+    expect(errorsOf(badTopic)).toEqual([
+      { path: "join.dimension.eventTime", message: "required field is missing" },
+    ]);
+    const key = joinedPipelineSpec();
+    key.join.dimension.key = ["customer_id", "version"];
+    expect(errorsOf(key)).toContainEqual({
+      path: "join.on",
+      message: expect.stringMatching(/version is not mapped/),
+    });
+    const self = joinedPipelineSpec();
+    self.join.dimension.pipeline = self.name;
+    expect(errorsOf(self)).toEqual([
+      { path: "join.dimension.pipeline", message: expect.stringMatching(/cannot be its own dimension/) },
+    ]);
+  });
+
+  it("a new version continues the waiting rows only with the same dimension", () => {
+    const valid = (s: TLooseSpec) => {
+      const r = validateSpec(s);
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      return r.spec;
+    };
+    const other = joinedPipelineSpec();
+    other.join.dimension.pipeline = "customer-tiers";
+    const problems = (a: TLooseSpec, b: TLooseSpec) =>
+      stateCompatibility(valid(a), valid(b)).problems.map((p) => [p.state, p.reason]);
+    expect(problems(joinedPipelineSpec(), other)).toEqual([
+      ["join", expect.stringMatching(/read from pipeline customer-status/)],
+    ]);
+    expect(problems(joinedSpec(), joinedPipelineSpec())).toEqual([
+      ["join", expect.stringMatching(/read from customer-changes/)],
+    ]);
+    const more = joinedPipelineSpec();
+    more.join.fields.customer_seen = "version";
+    expect(problems(joinedPipelineSpec(), more)).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
 // Rules for the join: the row's event time says "as of when", the dimension's key, event time and
 // sequence must be fields of its contract, `on` must match the dimension key field by field with the
-// same types, and the enriched fields must not shadow the row's own.
+// same types, and the enriched fields must not shadow the row's own. A pipeline dimension is checked
+// here as far as the spec alone tells (its key fields declared, not this pipeline itself); its table,
+// its team and its history are checked at registration (engine join/dimension-pipeline.ts).
 import { ORDERED_TYPES, fieldNameProblem, type TContract } from "./contract";
 import { issue, type TPathSegment, type TSpecIssue } from "./errors";
-import type { TJoin } from "./join-schema";
+import { isPipelineDimension, type TJoin } from "./join-schema";
 import { defineRule } from "./rule";
 import { notAField } from "./rules-rows";
 
@@ -13,11 +15,31 @@ const dimNotAField = (column: string, contract: Pick<TContract, "fields">, role:
     "add it to join.dimension.contract.fields",
   );
 
-function dimensionIssues(join: TJoin, sourceTopic: string | undefined): TSpecIssue[] {
+function dimensionIssues(join: TJoin, sourceTopic: string | undefined, name: string): TSpecIssue[] {
   const dim = join.dimension;
   const at = (...p: TPathSegment[]) => ["join", "dimension", ...p];
   const fields = dim.contract.fields;
   const found: TSpecIssue[] = [];
+  const keyIssues = () =>
+    dim.key.forEach((column, i) => {
+      const field = fields[column];
+      if (!field) found.push(issue(at("key", i), dimNotAField(column, dim.contract, "a dimension key")));
+      else if (field.optional || field.type === "json")
+        found.push(
+          issue(at("key", i), `${column} must be a required scalar field to identify a dimension entity`),
+        );
+    });
+  if (isPipelineDimension(dim)) {
+    if (dim.pipeline === name)
+      found.push(
+        issue(
+          at("pipeline"),
+          `${name} cannot be its own dimension: name the pipeline whose SCD2 history it joins (e.g. customer-status)`,
+        ),
+      );
+    keyIssues();
+    return found;
+  }
   if (sourceTopic !== undefined && dim.kafka.topic === sourceTopic)
     found.push(
       issue(
@@ -25,14 +47,7 @@ function dimensionIssues(join: TJoin, sourceTopic: string | undefined): TSpecIss
         `the dimension is read from its own changelog topic; ${sourceTopic} is the pipeline's source: use the dimension's topic (e.g. customer-changes)`,
       ),
     );
-  dim.key.forEach((column, i) => {
-    const field = fields[column];
-    if (!field) found.push(issue(at("key", i), dimNotAField(column, dim.contract, "a dimension key")));
-    else if (field.optional || field.type === "json")
-      found.push(
-        issue(at("key", i), `${column} must be a required scalar field to identify a dimension entity`),
-      );
-  });
+  keyIssues();
   const time = fields[dim.eventTime.column];
   if (!time)
     found.push(
@@ -114,20 +129,23 @@ function fieldsIssues(join: TJoin, contract: Pick<TContract, "fields">): TSpecIs
 }
 
 export const joinRules = [
-  defineRule(["join", "contract", "eventTime", "source"], ({ join, contract, eventTime, source }) => {
-    if (!join) return [];
-    const found = [
-      ...dimensionIssues(join, source?.kafka.topic),
-      ...onIssues(join, contract),
-      ...fieldsIssues(join, contract),
-    ];
-    if (!eventTime)
-      found.push(
-        issue(
-          ["join"],
-          "a join finds the dimension version valid at each row's event time: declare eventTime, e.g. eventTime: { column: event_time, watermarkDelay: 1m }",
-        ),
-      );
-    return found;
-  }),
+  defineRule(
+    ["join", "contract", "eventTime", "source", "name"],
+    ({ join, contract, eventTime, source, name }) => {
+      if (!join) return [];
+      const found = [
+        ...dimensionIssues(join, source?.kafka.topic, name),
+        ...onIssues(join, contract),
+        ...fieldsIssues(join, contract),
+      ];
+      if (!eventTime)
+        found.push(
+          issue(
+            ["join"],
+            "a join finds the dimension version valid at each row's event time: declare eventTime, e.g. eventTime: { column: event_time, watermarkDelay: 1m }",
+          ),
+        );
+      return found;
+    },
+  ),
 ];

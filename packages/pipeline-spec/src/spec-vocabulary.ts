@@ -86,8 +86,11 @@ const DOCS: Record<string, string> = {
   "sink.webhook.idempotencyHeader": "The header carrying the idempotency key (default Idempotency-Key).",
   "sink.webhook.timeout": "How long one request may take, e.g. 5s.",
   "sink.webhook.maxAttempts": "Attempts before a row becomes a dead letter.",
-  join: "Enrich each row with a dimension entity's version valid at the row's event time (a changelog topic).",
-  "join.dimension": "The dimension's changelog: kafka, contract, key, eventTime, sequenceBy, deleteWhen.",
+  join: "Enrich each row with a dimension entity's version valid at the row's event time (a changelog topic or another pipeline's SCD2 history).",
+  "join.dimension":
+    "The dimension's changelog (kafka, contract, key, eventTime, sequenceBy, deleteWhen), or another pipeline (pipeline, contract, key).",
+  "join.dimension.pipeline":
+    "Another pipeline of the same team whose result is SCD2 history, sequenced by its event time, e.g. customer-status.",
   "join.dimension.kafka": "The changelog topic, read next to the source in every batch.",
   "join.dimension.kafka.topic": "The dimension's changelog topic (not the source's).",
   "join.dimension.kafka.startingOffsets": "earliest (default) or latest: where the changelog is first read.",

@@ -58,6 +58,17 @@ export function cdcSpec(): TLooseSpec {
   };
 }
 
+/** The enriched ledger joined with another pipeline's SCD2 history instead of a changelog topic. */
+export function joinedPipelineSpec(): TLooseSpec {
+  const spec = joinedSpec();
+  spec.join.dimension = {
+    pipeline: "customer-status",
+    key: ["customer_id"],
+    contract: { fields: { customer_id: "string", status: "string", risk_score: "int?", version: "int" } },
+  };
+  return spec;
+}
+
 /** A valid pipeline with two outputs of different lateness over the same payments. */
 export function splitSpec(): TLooseSpec {
   const { sink: _sink, aggregate: _aggregate, ...shared } = settlementsSpec();

@@ -145,7 +145,7 @@ function expressionIssues(
         if (typeof output === "object" && output !== null && !Array.isArray(output))
           check(rawSpecExpressions(output as Record<string, unknown>), joined, ["outputs", name]);
   }
-  if (join && join !== "failed" && join.dimension.deleteWhen !== undefined)
+  if (join && join !== "failed" && "deleteWhen" in join.dimension && join.dimension.deleteWhen !== undefined)
     check(
       [
         {

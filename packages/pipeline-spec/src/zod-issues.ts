@@ -19,10 +19,14 @@ function fromZodIssue(i: TZodIssue, prefix: TPathSegment[], knownKeys: ReadonlyS
     case "unrecognized_keys":
       return i.keys.map((key) => issue([...path, key], unknownKeyMessage(key, knownKeys)));
     case "invalid_union": {
-      // Report the branch that matched the value's type (a string form vs an object form), not both.
-      const branch = i.errors.find(
-        (errors) => !errors.some((e) => e.path.length === 0 && e.code === "invalid_type"),
-      );
+      // Report the branch that matched the value's type (a string form vs an object form), not both;
+      // of two object forms (a join's changelog or pipeline dimension), the one it nearly is.
+      const branch = i.errors
+        .filter((errors) => !errors.some((e) => e.path.length === 0 && e.code === "invalid_type"))
+        .reduce<(typeof i.errors)[number] | undefined>(
+          (best, errors) => (!best || errors.length < best.length ? errors : best),
+          undefined,
+        );
       if (branch) return fromZodIssues(branch, path, knownKeys);
       return [issue(path, i.message === "Invalid input" ? `unexpected value ${show(i.input)}` : i.message)];
     }

@@ -6,7 +6,7 @@
 // pending there, and it follows the source's event time instead, so a quiet dimension never holds
 // rows back. Nothing is recorded before reading: only the committed offsets count, and a batch that
 // does not commit reads the same changes again (possibly more) on its next attempt.
-import { contractColumns, type TCompiledSpec, type TDimension } from "@sluice/pipeline-spec";
+import { contractColumns, type TChangelogDimension, type TCompiledSpec } from "@sluice/pipeline-spec";
 import { contractChecker } from "../batch/contract";
 import { decodeJson } from "../batch/decode";
 import type { DeadLetterRow } from "../batch/process-batch";
@@ -61,7 +61,7 @@ export class DimensionReader {
 
   constructor(
     private readonly source: RecordSource,
-    private readonly dim: TDimension,
+    private readonly dim: TChangelogDimension,
     private readonly compiled: TCompiledSpec,
   ) {
     this.columns = contractColumns(dim);
@@ -147,6 +147,10 @@ export class DimensionReader {
       watermark: nextWatermark(previous, eventTime, timing.dimensionDelayMs),
       backlog,
     };
+  }
+
+  close(): Promise<void> {
+    return this.source.close();
   }
 
   /** Whether the changelog has records this join has not read (a batch should run even without source input). */

@@ -5,9 +5,12 @@
 // once the dimension's watermark passed the row's time, held while it has not (join_held), joined at
 // the bound or missing once the source's event time is waitFor past it. All of it — versions,
 // changelog offsets, held and released rows, dead letters — is written in the batch transaction.
+// The dimension comes through a DimensionFeed (dimension-feed.ts): a changelog topic, whose versions
+// this join keeps, or another pipeline's SCD2 history, whose versions stay in that pipeline's table.
 import type pg from "pg";
 import {
   contractColumns,
+  dimensionName,
   joinFields,
   type TColumn,
   type TCompiledSpec,
@@ -15,10 +18,10 @@ import {
 } from "@sluice/pipeline-spec";
 import type { DeadLetterRow, SinkRow } from "../batch/process-batch";
 import type { StateDelta } from "../operator/result-operator";
-import type { RecordSource } from "../source/source";
 import { decideJoin, DIMENSION_MISSING, type JoinDecision } from "./decide-join";
 import { mergeChange, type DimensionVersion } from "./dimension-versions";
-import { DimensionReader, entityKeyOf, jsonValue, type DimensionCheckpoint } from "./dimension-reader";
+import type { DimensionFeed } from "./dimension-feed";
+import { entityKeyOf, jsonValue, type DimensionCheckpoint } from "./dimension-reader";
 import {
   evictVersions,
   loadReleasable,
@@ -60,7 +63,6 @@ export interface PreparedJoin {
 }
 
 export class JoinOperator {
-  private readonly reader: DimensionReader;
   private readonly join: TJoin;
   private readonly factColumns: TColumn[];
   private readonly added: Record<string, TColumn["type"]>;
@@ -69,23 +71,26 @@ export class JoinOperator {
     private readonly pool: pg.Pool,
     private readonly pipelineVersionId: string,
     private readonly compiled: TCompiledSpec,
-    dimensionSource: RecordSource,
+    private readonly feed: DimensionFeed,
   ) {
     this.join = compiled.spec.join!;
-    this.reader = new DimensionReader(dimensionSource, this.join.dimension, compiled);
     this.factColumns = contractColumns(compiled.spec);
     this.added = Object.fromEntries(Object.entries(joinFields(this.join)).map(([n, f]) => [n, f.type]));
   }
 
   /** The changelog has records not read yet (a batch should run even when the source has none). */
   hasUnread(cp: DimensionCheckpoint): Promise<boolean> {
-    return this.reader.hasUnread(cp);
+    return this.feed.hasUnread(cp);
+  }
+
+  close(): Promise<void> {
+    return this.feed.close();
   }
 
   async prepare(cp: DimensionCheckpoint, input: JoinInput): Promise<PreparedJoin> {
     const { pool, pipelineVersionId: pv } = this;
     const timing = this.compiled.timing.join!;
-    const read = input.replay ? undefined : await this.reader.read(cp, input.sourceTime, input.now);
+    const read = input.replay ? undefined : await this.feed.read(cp, input.sourceTime, input.now);
     const watermark = read ? read.watermark : cp.watermark ? new Date(cp.watermark) : null;
     const clocks = {
       dimensionWatermarkMs: watermark?.getTime() ?? null,
@@ -108,7 +113,10 @@ export class JoinOperator {
     for (const k of keyed) if (k.key) keys.add(k.key);
     for (const r of released) if (r.held.entityKey) keys.add(r.held.entityKey);
     for (const c of read?.changes ?? []) keys.add(c.entityKey);
-    const versions = await loadVersions(pool, pv, [...keys]);
+    // (A changelog's are this join's own state; another pipeline's history stays in its table.)
+    const versions = this.feed.versions
+      ? await this.feed.versions([...keys])
+      : await loadVersions(pool, pv, [...keys]);
     const stored = new Map([...versions].map(([k, vs]) => [k, new Map(vs.map((v) => [v.validFromMs, v]))]));
     let repeats = 0;
     let lateChanges = 0;
@@ -117,7 +125,7 @@ export class JoinOperator {
       if (previousWatermarkMs !== null && change.version.validFromMs < previousWatermarkMs) lateChanges++;
       let list = versions.get(change.entityKey);
       if (!list) versions.set(change.entityKey, (list = []));
-      if (mergeChange(list, change.version, this.reader.sequence) === "repeat") repeats++;
+      if (mergeChange(list, change.version, this.feed.sequence) === "repeat") repeats++;
     }
     const added: { entityKey: string; version: DimensionVersion }[] = [];
     const replaced: { entityKey: string; before: DimensionVersion; version: DimensionVersion }[] = [];
@@ -297,7 +305,7 @@ export class JoinOperator {
     }
     return {
       outcome: "dead_letter",
-      reason: `${DIMENSION_MISSING}: no ${this.join.dimension.kafka.topic} version for ${key ?? "a null key"} at ${time} (${why}); replay it once the dimension has it`,
+      reason: `${DIMENSION_MISSING}: no ${dimensionName(this.join.dimension)} version for ${key ?? "a null key"} at ${time} (${why}); replay it once the dimension has it`,
       record: row.record ?? {
         partition: row.partition,
         offset: row.offset,

@@ -17,28 +17,32 @@
 // Then the same join over the complete topics twice — once uninterrupted, once under SIGKILLs at
 // random moments (in the read, between plan and commit, inside the commit) — ends in the same rows,
 // dead letters and waiting rows, matching the recomputation with everything known at once.
-import type { Admin, Producer } from "kafkajs";
+import type { Producer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { Prng } from "@sluice/producer";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import type { BatchProgress } from "../store/progress-record";
 import { registerPipelineVersion } from "../store/register-version";
-import { createEngineFixture, drainRunner, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { drainRunner, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import {
+  at,
+  decidedSql,
+  DIM_PARTITIONS,
+  FACT_PARTITIONS,
+  openJoinWorkload,
+  sendPayments,
+  storedJoin,
+  WAIT_FOR_MINUTES,
+  type JoinWorkload,
+  type Payment,
+} from "../testing/join-workload";
 import { runWithKills } from "../testing/kill-loop";
-import { specDir } from "../testing/sluice-process";
 
+let w: JoinWorkload;
 let fx: EngineFixture;
-let admin: Admin;
 let producer: Producer;
-let specs: Awaited<ReturnType<typeof specDir>>;
 let dimTopic: string;
-
-const T0 = Date.parse("2026-01-01T00:00:00Z");
-const at = (minutes: number) => new Date(T0 + minutes * 60_000);
-const WAIT_FOR_MINUTES = 30;
-const FACT_PARTITIONS = 3;
-const DIM_PARTITIONS = 2;
 
 interface Change {
   customer_id: string;
@@ -50,13 +54,7 @@ interface Change {
   partition: number;
   phase: number;
 }
-interface Fact {
-  event_id: string;
-  customer_id: string;
-  event_time: Date;
-  partition: number;
-  phase: number;
-}
+type Fact = Payment & { phase: number };
 
 const changes: Change[] = [];
 const facts: Fact[] = [];
@@ -227,29 +225,11 @@ async function produce(phase: number) {
     messages.push({ partition: 1, key: "a2", value: JSON.stringify({ customer_id: "a2", status: "x" }) });
   }
   await producer.send({ topic: dimTopic, messages });
-  const payments = facts.filter((f) => f.phase === phase);
-  const withDuplicates = [...payments, ...payments.filter(() => rng.next() < 0.1)].sort(
-    () => rng.next() - 0.5,
+  await sendPayments(
+    w,
+    facts.filter((f) => f.phase === phase),
+    rng,
   );
-  await producer.send({
-    topic: fx.topic,
-    messages: withDuplicates.map((f) => ({
-      partition: f.partition,
-      key: f.customer_id,
-      value: JSON.stringify({
-        event_id: f.event_id,
-        type: "payment",
-        merchant_id: "m1",
-        customer_id: f.customer_id,
-        payment_id: `p-${f.event_id}`,
-        seq: 1,
-        amount: "10.00",
-        currency: "USD",
-        card_country: "US",
-        event_time: f.event_time.toISOString(),
-      }),
-    })),
-  });
 }
 
 // ── The recomputation ────────────────────────────────────────────────────────────────────────────
@@ -291,24 +271,7 @@ type TExpected = { event_id: string; status: string | null; risk: number | null;
  */
 async function recompute(phaseOf: "phase" | "1") {
   const res = await fx.pool.query<TExpected & { fate: "joined" | "missing" | "waiting" }>(
-    `WITH phases AS (SELECT generate_series(1, 4) AS p),
-     dim_time AS (
-       SELECT ph.p, max(min(x.mx)) OVER (ORDER BY ph.p) - interval '1 minute' AS wm
-         FROM phases ph JOIN LATERAL (SELECT partition, max(changed_at) AS mx FROM ref_changes
-                                        WHERE ${phaseOf} <= ph.p GROUP BY partition) x ON true
-        GROUP BY ph.p HAVING count(*) = ${DIM_PARTITIONS}),
-     fact_time AS (
-       SELECT ph.p, max(min(x.mx)) OVER (ORDER BY ph.p) AS t
-         FROM phases ph JOIN LATERAL (SELECT partition, max(event_time) AS mx FROM ref_facts
-                                        WHERE ${phaseOf} <= ph.p GROUP BY partition) x ON true
-        GROUP BY ph.p HAVING count(*) = ${FACT_PARTITIONS}),
-     firsts AS (SELECT DISTINCT ON (event_id) event_id, customer_id, event_time, ${phaseOf} AS phase
-                  FROM ref_facts ORDER BY event_id, ${phaseOf}),
-     decided AS (
-       SELECT f.*, (SELECT min(d.p) FROM dim_time d JOIN fact_time s USING (p)
-                     WHERE d.p >= f.phase
-                       AND (d.wm > f.event_time OR s.t - f.event_time >= interval '${WAIT_FOR_MINUTES} minutes')) AS decided_in
-         FROM firsts f)
+    `WITH ${decidedSql(phaseOf, 4)}
      SELECT d.event_id,
             CASE WHEN d.decided_in IS NULL THEN 'waiting' WHEN v.version IS NULL OR v.op = 'D' THEN 'missing' ELSE 'joined' END AS fate,
             CASE WHEN v.op = 'D' THEN NULL ELSE v.status END AS status,
@@ -332,58 +295,28 @@ async function recompute(phaseOf: "phase" | "1") {
 // ── What the pipeline stored ─────────────────────────────────────────────────────────────────────
 
 async function stored(table: string, pipelineVersionId: string) {
-  const rows = await fx.pool.query<TExpected>(
-    `SELECT event_id, customer_status AS status, customer_risk::int AS risk, customer_version::int AS version
-       FROM ${table} ORDER BY event_id`,
-  );
-  const missing = await fx.pool.query<{ event_id: string; reason: string }>(
-    `SELECT payload->>'event_id' AS event_id, reason FROM dead_letters
-      WHERE pipeline_version_id = $1 AND topic = $2 AND reason LIKE 'dimension_missing%' ORDER BY 1`,
-    [pipelineVersionId, fx.topic],
-  );
-  const waiting = await fx.pool.query<{ event_id: string }>(
-    `SELECT row->'values'->>'event_id' AS event_id FROM join_held WHERE pipeline_version_id = $1 ORDER BY 1`,
-    [pipelineVersionId],
+  const got = await storedJoin<TExpected>(
+    w,
+    `SELECT event_id, customer_status AS status, customer_risk::int AS risk, customer_version::int AS version FROM ${table}`,
+    pipelineVersionId,
   );
   const dimensionDeadLetters = await fx.pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM dead_letters WHERE pipeline_version_id = $1 AND topic = $2`,
     [pipelineVersionId, dimTopic],
   );
-  return {
-    joined: rows.rows,
-    missing: missing.rows.map((r) => r.event_id),
-    reasons: missing.rows.map((r) => r.reason),
-    waiting: waiting.rows.map((r) => r.event_id),
-    dimensionDeadLetters: dimensionDeadLetters.rows[0]!.n,
-  };
+  return { ...got, dimensionDeadLetters: dimensionDeadLetters.rows[0]!.n };
 }
 
 const sorted = (xs: string[]) => [...xs].sort();
 
 beforeAll(async () => {
-  fx = await createEngineFixture("temporal-join");
-  dimTopic = `${fx.topic}-customers`;
-  admin = fx.kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [
-      { topic: fx.topic, numPartitions: FACT_PARTITIONS },
-      { topic: dimTopic, numPartitions: DIM_PARTITIONS },
-    ],
-    waitForLeaders: true,
-  });
-  producer = fx.kafka.producer();
-  await producer.connect();
-  specs = await specDir();
+  w = await openJoinWorkload("temporal-join");
+  ({ fx, dimTopic, producer } = w);
   plan();
   await loadReference();
 });
 afterAll(async () => {
-  await producer?.disconnect();
-  await admin?.deleteTopics({ topics: [dimTopic] }).catch(() => undefined);
-  await admin?.disconnect();
-  await specs?.cleanup();
-  await fx?.close();
+  await w?.close();
 });
 
 describe("event-time temporal join with a changing dimension", () => {
@@ -450,7 +383,7 @@ describe("event-time temporal join with a changing dimension", () => {
       expect(sorted(uninterrupted.waiting)).toEqual(sorted(expected.waiting));
 
       const killedSpec = joinSpec("joined-killed", "joined_killed", 8);
-      const file = await specs.write("joined-killed", killedSpec as unknown as Record<string, unknown>);
+      const file = await w.specs.write("joined-killed", killedSpec as unknown as Record<string, unknown>);
       const { kills } = await runWithKills(file, fx.db.url, { kills: 5, seed: "temporal-join-kills" });
       expect(kills).toBeGreaterThanOrEqual(3);
       const [killedVersion] = (

@@ -5,9 +5,12 @@
 // commit-batch what it writes inside it, with the watermark and dedup horizon the batch commits.
 import type pg from "pg";
 import type { Kafka } from "kafkajs";
-import type { TCompiledSpec } from "@sluice/pipeline-spec";
+import { isPipelineDimension, type TCompiledSpec } from "@sluice/pipeline-spec";
 import type { ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
+import { DimensionReader } from "../join/dimension-reader";
+import type { DimensionFeed } from "../join/dimension-feed";
 import { JoinOperator } from "../join/join-operator";
+import { PipelineDimensionFeed } from "../join/pipeline-dimension-feed";
 import { openResult, type ResultContext } from "./open-result";
 import { applyPrepared } from "../operator/result-operator";
 import { openOutputs } from "../output/open-outputs";
@@ -61,22 +64,32 @@ export interface StepContext extends ResultContext {
 export async function openResultStep(ctx: StepContext, compiled: TCompiledSpec): Promise<ResultStep> {
   const { spec } = compiled;
   if (spec.outputs || spec.join) {
-    const dimSource =
-      spec.join &&
-      (ctx.dimensionSource ??
-        new KafkaSource({
-          kafka: ctx.kafka,
-          topic: spec.join.dimension.kafka.topic,
-          groupPrefix: `${ctx.pipelineVersionId}.dimension`,
-        }));
+    const feed = spec.join && dimensionFeed(ctx, compiled, spec.join.dimension);
     const staging: Staging = {
       compiled,
       outputs: await openOutputs(ctx, spec),
-      ...(dimSource ? { join: new JoinOperator(ctx.pool, ctx.pipelineVersionId, compiled, dimSource) } : {}),
+      ...(feed ? { join: new JoinOperator(ctx.pool, ctx.pipelineVersionId, compiled, feed) } : {}),
     };
-    return stagedStep(staging, ctx, dimSource || undefined);
+    return stagedStep(staging, ctx);
   }
   return directStep(await openResult(ctx, compiled));
+}
+
+/** A changelog the pipeline reads itself, or another pipeline's committed SCD2 history. */
+function dimensionFeed(
+  ctx: StepContext,
+  compiled: TCompiledSpec,
+  dim: NonNullable<TCompiledSpec["spec"]["join"]>["dimension"],
+): DimensionFeed {
+  if (isPipelineDimension(dim)) return new PipelineDimensionFeed(ctx.pool, dim);
+  const source =
+    ctx.dimensionSource ??
+    new KafkaSource({
+      kafka: ctx.kafka,
+      topic: dim.kafka.topic,
+      groupPrefix: `${ctx.pipelineVersionId}.dimension`,
+    });
+  return new DimensionReader(source, dim, compiled);
 }
 
 function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep {
@@ -115,11 +128,11 @@ function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep 
   };
 }
 
-function stagedStep(staging: Staging, ctx: StepContext, dimSource: RecordSource | undefined): ResultStep {
+function stagedStep(staging: Staging, ctx: StepContext): ResultStep {
   return {
     lateBefore: (cp) => stagedLateBefore(staging, cp),
     hasOtherInput: async (cp) => (staging.join ? staging.join.hasUnread(cp.dimension) : false),
-    close: async () => dimSource?.close(),
+    close: async () => staging.join?.close(),
     async prepare(input) {
       const r = await prepareStaged(staging, {
         batchId: input.batchId,

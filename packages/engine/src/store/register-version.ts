@@ -32,6 +32,7 @@ import {
   latestVersion,
 } from "./version-compatibility";
 import { claimSinkTables } from "./sink-claims";
+import { checkDimensionPipeline } from "../join/dimension-pipeline";
 import { outputViews } from "@sluice/pipeline-spec";
 import { physicalSinkTable, servingName, type SinkTableMap } from "./physical-sink-table";
 import { loadSinkTables, serveVersion } from "./serving-views";
@@ -112,6 +113,8 @@ export async function registerPipelineVersionIn(
   );
   const pipelineId = pipeline.rows[0]!.id;
   await claimSinkTables(client, spec, pipelineId);
+  // A join on another pipeline's history: refused here unless that pipeline can be its dimension.
+  const dimensionPipelineId = await checkDimensionPipeline(client, spec, team.rows[0]!.id);
   const same = await client.query<{ id: string; version: number }>(
     `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
     [pipelineId, hash],
@@ -132,7 +135,8 @@ export async function registerPipelineVersionIn(
   const id = newId();
   const version = (previous?.version ?? 0) + 1;
   await client.query(
-    `INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7)`,
+    `INSERT INTO pipeline_versions (id, pipeline_id, version, spec, spec_hash, registered_by, reason, dimension_pipeline_id)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)`,
     [
       id,
       pipelineId,
@@ -141,6 +145,7 @@ export async function registerPipelineVersionIn(
       hash,
       opts.registeredBy ?? null,
       opts.reason ?? "",
+      dimensionPipelineId ?? null,
     ],
   );
   await client.query(`INSERT INTO checkpoints (pipeline_version_id) VALUES ($1)`, [id]);

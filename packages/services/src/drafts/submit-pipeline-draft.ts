@@ -7,6 +7,7 @@ import {
   IncompatibleStateError,
   registerPipelineVersion,
   SinkClaimError,
+  DimensionPipelineError,
   type RegisteredVersion,
 } from "@sluice/engine";
 import type { TPipelineSpec } from "@sluice/pipeline-spec";
@@ -26,7 +27,11 @@ export type TSubmitDraftResult =
       fresh: boolean;
       notes: string[];
     }
-  | { ok: false; code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "SINK_TAKEN" | "UNCHANGED"; message: string };
+  | {
+      ok: false;
+      code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "SINK_TAKEN" | "DIMENSION_REFUSED" | "UNCHANGED";
+      message: string;
+    };
 
 export async function submitPipelineDraft(
   res: { db: PrismaClient; pool: pg.Pool },
@@ -45,6 +50,9 @@ export async function submitPipelineDraft(
   } catch (err) {
     // Another pipeline's table, or an existing table no pipeline owns: refused with the owner's name.
     if (err instanceof SinkClaimError) return refused(res.db, input, "SINK_TAKEN", err.message);
+    // A join on another pipeline it may not or cannot use (unknown, another team's, not SCD2 history).
+    if (err instanceof DimensionPipelineError)
+      return refused(res.db, input, "DIMENSION_REFUSED", err.message);
     if (!(err instanceof IncompatibleStateError)) throw err;
     // The engine's words name the CLI flag; in the console the same choice is the fresh-state box.
     return refused(
@@ -90,7 +98,7 @@ export async function submitPipelineDraft(
 async function refused(
   db: PrismaClient,
   input: { spec: TPipelineSpec; reason: string; actor: TActor; from: TAuditOrigin },
-  code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "SINK_TAKEN",
+  code: "NEEDS_APPROVAL" | "INCOMPATIBLE" | "SINK_TAKEN" | "DIMENSION_REFUSED",
   message: string,
 ): Promise<TSubmitDraftResult> {
   await recordAuditEvent(db, {

@@ -102,7 +102,10 @@ export const ZFlowSpec = z.object({
     .catch(undefined),
   join: z
     .object({
-      dimension: z.object({ kafka: z.object({ topic: z.string() }) }),
+      dimension: z.union([
+        z.object({ kafka: z.object({ topic: z.string() }) }),
+        z.object({ pipeline: z.string() }),
+      ]),
       waitFor: z.union([z.string(), z.number()]).optional(),
     })
     .optional()
@@ -222,7 +225,7 @@ export function pipelineFlow(
     phase(
       "join",
       "Join",
-      `${spec.join.dimension.kafka.topic} as of event time${spec.join.waitFor !== undefined ? `, waits ≤ ${spec.join.waitFor}` : ""}`,
+      `${"pipeline" in spec.join.dimension ? `pipeline ${spec.join.dimension.pipeline}` : spec.join.dimension.kafka.topic} as of event time${spec.join.waitFor !== undefined ? `, waits ≤ ${spec.join.waitFor}` : ""}`,
       [{ id: "dead-letter", label: DEAD_LETTER_DIMENSION_MISSING, rows: j?.deadLettered ?? 0 }],
     );
     nodes.push({
