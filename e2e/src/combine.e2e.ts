@@ -15,6 +15,7 @@ import type pg from "pg";
 import {
   databaseUrl,
   expect,
+  plottedIn,
   screenshot as screenshotOf,
   signedIn,
   test,
@@ -275,5 +276,45 @@ test.describe("the pages of pipelines that combine data", () => {
       newest.progress.outputs!.map((o) => [o.name, o.outcomes.late, o.stateRows]),
     );
     await screenshotOf(page, "combine-settlement-views.png");
+  });
+
+  test("settlement-views: the charts plot a series per output, each bucket the output rollups' and all of them batch_log's", async () => {
+    const v = await newestVersion(VIEWS);
+    await page.goto(`/pipelines/${VIEWS}?v=${v.version}&range=1h`);
+    const written = await plottedIn(page, "chart-output-written");
+    const late = await plottedIn(page, "chart-output-late");
+    const state = await plottedIn(page, "chart-output-state");
+    expect(Object.keys(written.series).sort()).toEqual(["finance", "fraud"]);
+    // A 1-hour range is 10-second buckets: the rollup's 10-second rows, output by output.
+    const rollup = await db.query<{
+      output: string;
+      t: number;
+      sink: number;
+      late: number;
+      state_rows: number;
+    }>(
+      `SELECT output, (extract(epoch FROM bucket_start) * 1000)::float8 AS t, sink::float8 AS sink, late::float8 AS late,
+              state_rows::float8 AS state_rows
+         FROM output_rollup WHERE pipeline_version_id = $1 AND grain_seconds = 10`,
+      [v.id],
+    );
+    expect(rollup.rows.length, "output buckets folded").toBeGreaterThan(0);
+    for (const output of ["fraud", "finance"]) {
+      const at = new Map(rollup.rows.filter((r) => r.output === output).map((r) => [r.t, r]));
+      expect(written.series[output], `${output} written`).toEqual(written.t.map((t) => at.get(t)?.sink ?? 0));
+      expect(late.series[output], `${output} late`).toEqual(late.t.map((t) => at.get(t)?.late ?? 0));
+      expect(state.series[output], `${output} state rows`).toEqual(
+        state.t.map((t) => at.get(t)?.state_rows ?? null),
+      );
+      // And summed over the range, what the output's progress records say it wrote and found late.
+      const records = (await batchesOf(v.id)).flatMap((b) =>
+        b.progress.outputs!.filter((o) => o.name === output),
+      );
+      const sum = (xs: (number | null)[]) => xs.reduce<number>((n, x) => n + (x ?? 0), 0);
+      expect(sum(written.series[output]!)).toBe(records.reduce((n, o) => n + o.outcomes.sink, 0));
+      expect(sum(late.series[output]!)).toBe(records.reduce((n, o) => n + o.outcomes.late, 0));
+    }
+    await page.getByTestId("chart-output-written").scrollIntoViewIfNeeded();
+    await screenshotOf(page, "combine-settlement-views-outputs.png", { fullPage: false });
   });
 });

@@ -8,17 +8,12 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import type pg from "pg";
-import { databaseUrl, expect, screenshot as screenshotOf, signedIn, test } from "./fixtures";
+import { databaseUrl, expect, plottedIn, screenshot as screenshotOf, signedIn, test } from "./fixtures";
 
 const pipeline = process.env.SLUICE_E2E_PIPELINE;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-interface TPlotted {
-  t: number[];
-  series: Record<string, (number | null)[]>;
-}
 
 let page: Page;
 let db: pg.Client;
@@ -33,8 +28,7 @@ async function trpc<T>(procedure: string, input?: unknown): Promise<T> {
   return (body as { result: { data: { json: T } } }).result.data.json;
 }
 
-const plottedOf = async (testId: string, within = page.locator("body")): Promise<TPlotted> =>
-  JSON.parse((await within.getByTestId(testId).first().getAttribute("data-plotted")) ?? "null") as TPlotted;
+const plottedOf = (testId: string, within: Page | Locator = page) => plottedIn(within, testId);
 
 async function sluice(...args: string[]): Promise<void> {
   await promisify(execFile)("node", ["--import", "tsx", "packages/cli/src/main.ts", ...args], {

@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { test as base, expect, type Browser, type Page } from "@playwright/test";
+import { test as base, expect, type Browser, type Locator, type Page } from "@playwright/test";
 import pg from "pg";
 
 export { expect };
@@ -28,6 +28,15 @@ export const sluiceAsAdmin = (...args: string[]) =>
     ["--import", "tsx", "packages/cli/src/main.ts", ...args, "--as", "admin@sluice.local"],
     { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl } },
   );
+/** The numbers behind a chart's drawn points (apps/web/src/charts/plotted.ts: its `data-plotted`). */
+export interface TPlotted {
+  /** Bucket starts, epoch milliseconds. */
+  t: number[];
+  series: Record<string, (number | null)[]>;
+}
+/** What the first chart (or sparkline) with this test id inside `within` plots. */
+export const plottedIn = async (within: Page | Locator, testId: string): Promise<TPlotted> =>
+  JSON.parse((await within.getByTestId(testId).first().getAttribute("data-plotted")) ?? "null") as TPlotted;
 /** Screenshots the tests take for people to look at (failures' own are under .data/test-results/e2e/). */
 export const screenshotsDir = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -9,6 +9,8 @@ export {
 export type { EngineLogger } from "./runner/engine-logger";
 export { formatProgressLine } from "./runner/progress";
 export { readProgressRecord, type BatchProgress } from "./store/progress-record";
+export type { OutputProgress } from "./output/output-progress";
+export { emptyOutputOutcomes } from "./output/screen-output";
 export type { LatencyPercentiles } from "./runner/latency";
 export {
   registerPipelineVersion,

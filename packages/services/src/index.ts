@@ -205,6 +205,7 @@ export {
   type TSeriesMarker,
 } from "./signals/find-pipeline-series";
 export type { TSeriesPoint, TPartitionPoint, TExpectationSeries } from "./signals/series-points";
+export type { TOutputSeries, TOutputPoint } from "./signals/output-series";
 export {
   getPipelineSignals,
   targetsOf,

@@ -1,29 +1,12 @@
 "use client";
 // The pipeline page's charts, each built from the one series answer (signals.series): which signal,
 // its definition, and which numbers of each bucket it plots. Definitions match docs/console.md.
-import type { TPipelineSeries, TSeriesPoint } from "@sluice/services";
+import type { TPipelineSeries } from "@sluice/services";
 import { formatClock } from "@/lib/format";
 import { OUTCOME_LABELS } from "@/lib/outcome-labels";
-import { TimeSeriesChart, type TChartMarker, type TChartRow, type TChartSeries } from "./time-series-chart";
-
-const PALETTE = ["#1f6feb", "#cf222e", "#1a7f37", "#bf8700", "#8250df", "#0969da", "#bc4c00", "#57606a"];
-
-const rowsOf = (
-  s: TPipelineSeries,
-  values: (p: TSeriesPoint, i: number) => Record<string, number | null>,
-  notes?: (i: number) => string[],
-): TChartRow[] =>
-  s.points.map((p, i) => ({
-    t: p.t.getTime(),
-    firstBatchId: p.firstBatchId,
-    lastBatchId: p.lastBatchId,
-    batches: p.batches,
-    values: values(p, i),
-    ...(notes ? { notes: notes(i) } : {}),
-  }));
-
-/** A per-batch value: null (a gap) in a bucket without batches. */
-const perBatch = (p: TSeriesPoint, v: number | null | undefined) => (p.batches > 0 ? (v ?? null) : null);
+import { OutputCharts } from "./output-charts";
+import { PALETTE, perBatch, rowsOf } from "./series-rows";
+import { TimeSeriesChart, type TChartMarker, type TChartSeries } from "./time-series-chart";
 
 export function PipelineCharts({
   series: s,
@@ -222,6 +205,7 @@ export function PipelineCharts({
             deadLetter: p.outcomes.deadLetter,
           }))}
         />
+        <OutputCharts series={s} common={common} notRunning={notRunning} />
       </div>
     </>
   );

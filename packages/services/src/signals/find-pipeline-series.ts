@@ -9,8 +9,10 @@ import {
   queryBatchBuckets,
   queryExpectationBuckets,
   queryOffsetBuckets,
+  queryOutputBuckets,
   queryPartitionBuckets,
 } from "./rollup-queries";
+import { outputSeries, type TOutputSeries } from "./output-series";
 import {
   seriesPoints,
   type TExpectationSeries,
@@ -44,6 +46,8 @@ export interface TPipelineSeries {
   points: TSeriesPoint[];
   partitions: { partition: number; points: TPartitionPoint[] }[];
   expectations: TExpectationSeries[];
+  /** A series per output of a pipeline with several outputs (or a join's one); empty otherwise. */
+  outputs: TOutputSeries[];
   markers: TSeriesMarker[];
 }
 
@@ -58,13 +62,22 @@ export async function findPipelineSeries(
   const b = bucketRange(range);
   const empty = { pipeline: ref.pipeline, from: b.from, to: b.to, stepSeconds: b.stepSeconds };
   if (!ref.version)
-    return { ...empty, version: null, points: [], partitions: [], expectations: [], markers: [] };
+    return {
+      ...empty,
+      version: null,
+      points: [],
+      partitions: [],
+      expectations: [],
+      outputs: [],
+      markers: [],
+    };
   const ids = [ref.version.id];
-  const [batches, violations, partitions, offsets, transitions, versions] = await Promise.all([
+  const [batches, violations, partitions, offsets, outputs, transitions, versions] = await Promise.all([
     queryBatchBuckets(db, ids, b),
     queryExpectationBuckets(db, ids, b),
     queryPartitionBuckets(db, ids, b),
     queryOffsetBuckets(db, ids, b),
+    queryOutputBuckets(db, ids, b),
     db.pipelineRunTransition.findMany({
       where: { pipelineVersionId: ref.version.id, createdAt: { gte: b.from, lt: b.to } },
       orderBy: { id: "asc" },
@@ -92,6 +105,7 @@ export async function findPipelineSeries(
     ...empty,
     version: ref.version.version,
     ...seriesPoints(b, { batches, violations, partitions, offsets }),
+    outputs: outputSeries(b, outputs),
     markers,
   };
 }

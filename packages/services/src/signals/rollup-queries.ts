@@ -55,7 +55,7 @@ function segmentArrays(segments: TGrainSegment[]): [number[], string[], string[]
   ];
 }
 
-type TSegmentTable = "batch_rollup" | "partition_rollup" | "offset_samples";
+type TSegmentTable = "batch_rollup" | "partition_rollup" | "output_rollup" | "offset_samples";
 
 /** The grain segments as the table `s(seg_grain, seg_from, seg_to)` (segmentArrays). */
 function segmentsOf(segments: TGrainSegment[]) {
@@ -291,6 +291,55 @@ export async function queryPartitionBuckets(
             newestKnown(eb.ref("partition_rollup.event_time_max"), last).as("event_time_max"),
             newestKnown(eb.ref("partition_rollup.last_data_at"), last).as("last_data_at"),
             newestKnown(eb.ref("partition_rollup.idle"), last).as("idle"),
+          ];
+        })
+        .groupBy(ordinals(3))
+        .orderBy(byOrdinals(3)),
+    ),
+  );
+}
+
+export interface TOutputBucketRow {
+  pv: string;
+  t: Date;
+  output: string;
+  batches: number;
+  last_committed_at: Date;
+  rows: number;
+  sink: number;
+  late: number;
+  late_accepted: number;
+  state_rows: number;
+  state_bytes: number;
+  watermark: Date | null;
+}
+
+/** Per output of a pipeline with several outputs (or a join): its rows, late rows, state and watermark per bucket. */
+export async function queryOutputBuckets(
+  db: PrismaClient,
+  versionIds: string[],
+  b: TBucketing,
+): Promise<TOutputBucketRow[]> {
+  if (versionIds.length === 0) return [];
+  return withoutJit(db, (tx) =>
+    rowsOf(
+      tx,
+      segmentScan(chartSegments(b), "output_rollup", "o", versionIds)
+        .select((eb) => {
+          const last = eb.ref("o.last_batch_id");
+          return [
+            "o.pipeline_version_id as pv",
+            chartBucket(b.stepSeconds, eb.ref("o.bucket_start")).as("t"),
+            "o.output",
+            int(eb.fn.sum("o.batches")).as("batches"),
+            eb.fn.max("o.last_committed_at").as("last_committed_at"),
+            float8(eb.fn.sum("o.rows")).as("rows"),
+            float8(eb.fn.sum("o.sink")).as("sink"),
+            float8(eb.fn.sum("o.late")).as("late"),
+            float8(eb.fn.sum("o.late_accepted")).as("late_accepted"),
+            float8(newest(eb.ref("o.state_rows"), last)).as("state_rows"),
+            float8(newest(eb.ref("o.state_bytes"), last)).as("state_bytes"),
+            newest(eb.ref("o.watermark"), last).as("watermark"),
           ];
         })
         .groupBy(ordinals(3))

@@ -20,6 +20,7 @@ import {
 } from "./rollup-queries";
 import { bucketRange, type TBucketing } from "./time-range";
 import { recordOffsetSamples } from "./record-offset-samples";
+import { insertProgressRecord } from "./progress-records.test-helpers";
 import { getBatchDetail } from "../progress/get-batch-detail";
 import { findPipelineVersions } from "../pipelines/find-pipeline-versions";
 
@@ -141,17 +142,7 @@ async function commit(
     ingestTimeMax: new Date(committedAt.getTime() - 500).toISOString(),
     ...over,
   };
-  await db.batchLog.create({
-    data: {
-      pipelineVersionId: pv,
-      batchId,
-      committedAt,
-      inputRows: p.inputRows,
-      sinkRows: p.outcomes.sink,
-      outcomes: p.outcomes as object,
-      progress: p as object,
-    },
-  });
+  await insertProgressRecord(db, p, committedAt);
   return p;
 }
 
