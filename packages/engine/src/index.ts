@@ -80,7 +80,7 @@ export type { RowVerdict } from "./batch/process-batch";
 export { registerPipelineVersionIn } from "./store/register-version";
 export type { SqlClient } from "./store/sql-client";
 export { claimName, SinkClaimError, sinkClaimRefusals } from "./store/sink-claims";
-export { DimensionPipelineError } from "./join/dimension-pipeline";
+export { DimensionPipelineError, judgeDimensionPipeline } from "./join/dimension-pipeline";
 export { migrateSinkTable, sinkTableChanges, type SinkTableChanges } from "./store/migrate-sink-table";
 export {
   physicalSinkTable,

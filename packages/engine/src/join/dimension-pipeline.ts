@@ -65,35 +65,46 @@ export async function findServingDimension(
 }
 
 /**
- * Inside the registration's transaction (register-version.ts), after the owner team is known: throws
- * DimensionPipelineError when `spec`'s join names a pipeline it cannot use. Returns that pipeline's id.
+ * Whether `spec`'s join can use the pipeline it names: that pipeline's id, or why not (a sentence
+ * naming both pipelines). Undefined for a spec without a pipeline dimension. Read-only: `draft.check`
+ * asks it before registering, registration in its transaction (checkDimensionPipeline).
  */
-export async function checkDimensionPipeline(
+export async function judgeDimensionPipeline(
   db: SqlClient,
   spec: TPipelineSpec,
-  ownerTeamId: string,
-): Promise<string | undefined> {
+): Promise<{ pipelineId: string } | { refusal: string } | undefined> {
   const dim = spec.join?.dimension;
   if (!dim || !isPipelineDimension(dim)) return undefined;
-  const refuse = (why: string) => {
-    throw new DimensionPipelineError(`${spec.name}: join.dimension.pipeline ${dim.pipeline}: ${why}`);
-  };
+  const refuse = (why: string) => ({
+    refusal: `${spec.name}: join.dimension.pipeline ${dim.pipeline}: ${why}`,
+  });
   const found = await findServingDimension(db, dim);
   if (!found)
     return refuse(
       "no pipeline of that name is registered: register the dimension's pipeline first (a CDC pipeline with scdType: 2)",
     );
-  if (found.ownerTeamId !== ownerTeamId) {
-    const team = await db.query<{ slug: string }>(`SELECT slug FROM teams WHERE id = $1`, [
-      found.ownerTeamId,
-    ]);
+  const team = await db.query<{ slug: string }>(`SELECT slug FROM teams WHERE id = $1`, [found.ownerTeamId]);
+  const owner = team.rows[0]?.slug;
+  if (owner !== spec.owner)
     return refuse(
-      `it belongs to team ${team.rows[0]?.slug ?? "another team"}, and ${spec.name} to ${spec.owner}: a join reads its dimension pipeline's table, so both must be owned by the same team`,
+      `it belongs to team ${owner ?? "another team"}, and ${spec.name} to ${spec.owner}: a join reads its dimension pipeline's table, so both must be owned by the same team`,
     );
-  }
   const problems = dimensionShapeProblems(dim, found.spec);
-  if (problems.length > 0) refuse(problems.join("; "));
-  return found.pipelineId;
+  if (problems.length > 0) return refuse(problems.join("; "));
+  return { pipelineId: found.pipelineId };
+}
+
+/**
+ * Inside the registration's transaction (register-version.ts): throws DimensionPipelineError when
+ * `spec`'s join names a pipeline it cannot use; that pipeline's id when it can.
+ */
+export async function checkDimensionPipeline(
+  db: SqlClient,
+  spec: TPipelineSpec,
+): Promise<string | undefined> {
+  const judged = await judgeDimensionPipeline(db, spec);
+  if (judged && "refusal" in judged) throw new DimensionPipelineError(judged.refusal);
+  return judged?.pipelineId;
 }
 
 /** Why `other` cannot be this dimension (pure): not SCD2 history by event time, or not the columns declared. */

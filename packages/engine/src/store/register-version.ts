@@ -114,7 +114,7 @@ export async function registerPipelineVersionIn(
   const pipelineId = pipeline.rows[0]!.id;
   await claimSinkTables(client, spec, pipelineId);
   // A join on another pipeline's history: refused here unless that pipeline can be its dimension.
-  const dimensionPipelineId = await checkDimensionPipeline(client, spec, team.rows[0]!.id);
+  const dimensionPipelineId = await checkDimensionPipeline(client, spec);
   const same = await client.query<{ id: string; version: number }>(
     `SELECT id, version FROM pipeline_versions WHERE pipeline_id = $1 AND spec_hash = $2 AND superseded_by_id IS NULL ORDER BY version DESC LIMIT 1`,
     [pipelineId, hash],

@@ -5,7 +5,12 @@
 // completions inside expressions (read leniently, so they are there while the spec is still invalid).
 import type pg from "pg";
 import { parseDocument } from "yaml";
-import { formatStateFindings, previewRegistration, sinkClaimRefusals } from "@sluice/engine";
+import {
+  formatStateFindings,
+  judgeDimensionPipeline,
+  previewRegistration,
+  sinkClaimRefusals,
+} from "@sluice/engine";
 import {
   nestingProblem,
   parseSpec,
@@ -66,7 +71,11 @@ async function draftRegistration(
   res: { db: PrismaClient; pool: pg.Pool },
   spec: TPipelineSpec,
 ): Promise<TDraftRegistration> {
-  const refusals = await sinkClaimRefusals(res.pool, spec);
+  const dimension = await judgeDimensionPipeline(res.pool, spec);
+  const refusals = [
+    ...(await sinkClaimRefusals(res.pool, spec)),
+    ...(dimension && "refusal" in dimension ? [dimension.refusal] : []),
+  ];
   if (refusals.length > 0)
     return { kind: "refused", message: `Registering it would be refused: ${refusals.join("; ")}.` };
   const preview = await previewRegistration(res.pool, spec);

@@ -204,4 +204,48 @@ describe("a sink table belongs to one pipeline", () => {
       { table_name: "public.fraud_cases_v3", name: "fraud-alerts" },
     ]);
   });
+
+  it("another team's pipeline as a join's dimension: draft.check and registering refuse it, naming both teams", async () => {
+    const history = validateSpec({
+      name: "customer-history",
+      owner: "risk",
+      source: { kafka: { topic: "customer-changes" } },
+      contract: { fields: { customer_id: "string", status: "string", changed_at: "timestamp" } },
+      eventTime: { column: "changed_at", watermarkDelay: "1m" },
+      cdc: { key: ["customer_id"], sequenceBy: "changed_at", scdType: 2 },
+      sink: { postgres: { table: "customer_history" } },
+    });
+    if (!history.ok) throw new Error(JSON.stringify(history.errors));
+    await registerPipelineVersion(pool, history.spec);
+    const joined = spec("enriched", "payments-data", "enriched", {
+      contract: { fields: { event_id: "string", customer_id: "string", event_time: "timestamp" } },
+      eventTime: { column: "event_time", watermarkDelay: "1m" },
+      join: {
+        dimension: {
+          pipeline: "customer-history",
+          key: ["customer_id"],
+          contract: { fields: { customer_id: "string", status: "string" } },
+        },
+        on: { customer_id: "customer_id" },
+        fields: { customer_status: "status" },
+        waitFor: "5m",
+      },
+    });
+    const why =
+      "belongs to team risk, and enriched to payments-data: a join reads its dimension pipeline's table, so both must be owned by the same team";
+    expect(await checkDraft({ db, pool }, text(joined))).toMatchObject({
+      ok: true,
+      registration: { kind: "refused", message: expect.stringContaining(why) },
+    });
+    const submitted = await submitPipelineDraft(
+      { db, pool },
+      { spec: joined, reason: "enrich", freshState: false, actor: owner, from: { origin: "web" } },
+    );
+    expect(submitted).toMatchObject({
+      ok: false,
+      code: "DIMENSION_REFUSED",
+      message: expect.stringContaining(why),
+    });
+    expect(await versions("enriched")).toBe(0);
+  });
 });
