@@ -12,6 +12,22 @@ export interface TBacklogPoint {
   inputRate: number | null;
 }
 
+/** Rows over the rate rules' window (the last 5 minutes). */
+export interface TAlertWindow {
+  /** The input's rows; for an output, the rows that reached it. */
+  inputRows: number;
+  violations: number;
+  quarantinedOrDead: number;
+  /** Rows too late to count: the pipeline's (late for every output), or late for one output. */
+  late: number;
+}
+
+export interface TOutputAlertSignals {
+  name: string;
+  window: TAlertWindow;
+  stateRows: { t: Date; rows: number }[];
+}
+
 export interface TPipelineAlertSignals {
   pipelineId: string;
   pipeline: string;
@@ -35,9 +51,14 @@ export interface TPipelineAlertSignals {
   freshnessTargetMs: number;
   violationTarget: number;
   /** Last 5 minutes. */
-  window: { inputRows: number; violations: number; quarantinedOrDead: number };
+  window: TAlertWindow;
   /** State rows of the last batch of each minute over the last 30 minutes, oldest first. */
   stateRows: { t: Date; rows: number }[];
+  /**
+   * Each output the serving version declares (a pipeline with several outputs): the same window and
+   * state, its own — what a rule scoped to that output (alert_rules.output) judges. Empty otherwise.
+   */
+  outputs: TOutputAlertSignals[];
   /** How far back in event time the spec's state reaches by design (state-horizon.ts); null: none. */
   stateHorizon: TStateHorizon | null;
   /** When this version's state began: its first commit, or that of the version it continues; null before any. */

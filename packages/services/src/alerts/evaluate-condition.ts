@@ -3,7 +3,7 @@
 // `active: null` means "cannot tell" (too few samples): the rule's state holds, neither pending nor clearing.
 import { firstLine } from "../signals/fleet-status";
 import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
-import type { TRuleKind } from "./rule-kinds";
+import { RULE_KIND_INFO, type TRuleKind } from "./rule-kinds";
 import { stateFilledAt } from "./state-horizon";
 
 export interface TCondition {
@@ -52,6 +52,58 @@ function heldSummary(held: TPipelineAlertSignals["heldBy"], now: Date): string {
   const what = held.action === "pause" ? "paused" : "stopped";
   const undo = held.action === "pause" ? "resume" : "start";
   return `; ${what} by ${held.actor} ${mins} min ago${held.reason ? `: “${held.reason}”` : " (no reason given)"} — ${undo} it to drain`;
+}
+
+/** What each rate rule counts over the window's rows, and its threshold when the rule leaves it empty. */
+const RATE_OF: Record<
+  "violation_rate" | "dead_letter_rate" | "late_rate",
+  (s: TPipelineAlertSignals) => { count: number; what: string; defaultLimit: number }
+> = {
+  violation_rate: (s) => ({
+    count: s.window.violations,
+    what: "violate an expectation",
+    defaultLimit: s.violationTarget,
+  }),
+  dead_letter_rate: (s) => ({
+    count: s.window.quarantinedOrDead,
+    what: "quarantined or dead-lettered",
+    defaultLimit: 0.01,
+  }),
+  late_rate: (s) => ({
+    count: s.window.late,
+    what: "too late to count",
+    defaultLimit: RULE_KIND_INFO.late_rate.defaults.threshold!,
+  }),
+};
+
+/**
+ * The signals a rule scoped to one output judges: that output's window (rows that reached it, its late
+ * rows, its expectations' violations) and state, the rest the pipeline's. null when the serving
+ * version does not declare the output (a new version dropped or renamed it).
+ */
+export function outputView(s: TPipelineAlertSignals, output: string): TPipelineAlertSignals | null {
+  const o = s.outputs.find((x) => x.name === output);
+  return o ? { ...s, window: o.window, stateRows: o.stateRows } : null;
+}
+
+/** A rule's condition: the pipeline's, or that of the one output it is scoped to (pages name the output beside the pipeline). */
+export function evaluateRuleCondition(
+  kind: TRuleKind,
+  threshold: number | null,
+  output: string | null,
+  s: TPipelineAlertSignals,
+  now: Date,
+): TCondition {
+  if (output === null) return evaluatePipelineCondition(kind, threshold, s, now);
+  const view = outputView(s, output);
+  if (!view)
+    return {
+      active: false,
+      value: null,
+      threshold: threshold ?? 0,
+      summary: `output ${output}: not declared by the serving version${s.version !== null ? ` (v${s.version})` : ""}, nothing to judge`,
+    };
+  return evaluatePipelineCondition(kind, threshold, view, now);
 }
 
 export function evaluatePipelineCondition(
@@ -109,13 +161,13 @@ export function evaluatePipelineCondition(
       };
     }
     case "violation_rate":
-    case "dead_letter_rate": {
-      const limit = threshold ?? (kind === "violation_rate" ? s.violationTarget : 0.01);
-      const count = kind === "violation_rate" ? s.window.violations : s.window.quarantinedOrDead;
+    case "dead_letter_rate":
+    case "late_rate": {
+      const { count, what, defaultLimit } = RATE_OF[kind](s);
+      const limit = threshold ?? defaultLimit;
       if (s.window.inputRows <= 0)
         return { active: false, value: null, threshold: limit, summary: "no input in the last 5 minutes" };
       const rate = count / s.window.inputRows;
-      const what = kind === "violation_rate" ? "violate an expectation" : "quarantined or dead-lettered";
       return {
         active: rate > limit,
         value: round(rate, 4),

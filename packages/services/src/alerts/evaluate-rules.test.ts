@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { TPipelineAlertSignals } from "./alert-signals";
-import { evaluateFleetCondition, evaluatePipelineCondition } from "./evaluate-condition";
+import {
+  evaluateFleetCondition,
+  evaluatePipelineCondition,
+  evaluateRuleCondition,
+} from "./evaluate-condition";
 import { at, backlogSeries, baseSignals, replay, type TReplayTick } from "./replay.test-helpers";
 import { isSilenced, stepRule } from "./step-rule";
 import { stateHorizonOf } from "./state-horizon";
@@ -214,7 +218,7 @@ describe("default rules over recorded series", () => {
   });
 
   it("violation and dead-letter rates fire over their thresholds", () => {
-    const s = baseSignals({ window: { inputRows: 1000, violations: 150, quarantinedOrDead: 5 } });
+    const s = baseSignals({ window: { inputRows: 1000, violations: 150, quarantinedOrDead: 5, late: 0 } });
     expect(evaluatePipelineCondition("violation_rate", null, s, at(0))).toMatchObject({
       active: true,
       value: 0.15,
@@ -225,6 +229,41 @@ describe("default rules over recorded series", () => {
       value: 0.005,
     });
     expect(evaluatePipelineCondition("dead_letter_rate", 0.001, s, at(0)).active).toBe(true);
+  });
+
+  it("late_rate: the pipeline's late rows over its input, or one output's over the rows that reached it", () => {
+    const s = baseSignals({
+      window: { inputRows: 1000, violations: 0, quarantinedOrDead: 0, late: 10 },
+      outputs: [
+        {
+          name: "fraud",
+          window: { inputRows: 800, violations: 40, quarantinedOrDead: 0, late: 200 },
+          stateRows: [],
+        },
+        {
+          name: "finance",
+          window: { inputRows: 800, violations: 0, quarantinedOrDead: 0, late: 0 },
+          stateRows: [],
+        },
+      ],
+    });
+    expect(evaluateRuleCondition("late_rate", null, null, s, at(0))).toMatchObject({
+      active: false,
+      value: 0.01,
+    });
+    expect(evaluateRuleCondition("late_rate", null, "fraud", s, at(0))).toMatchObject({
+      active: true,
+      value: 0.25,
+      threshold: 0.05,
+      summary: "25% of 800 rows too late to count (last 5 min)",
+    });
+    expect(evaluateRuleCondition("late_rate", null, "finance", s, at(0)).active).toBe(false);
+    expect(evaluateRuleCondition("violation_rate", 0.01, "fraud", s, at(0)).value).toBe(0.05);
+    // An output the serving version no longer declares is never judged.
+    expect(evaluateRuleCondition("late_rate", null, "audit", s, at(0))).toMatchObject({
+      active: false,
+      summary: "output audit: not declared by the serving version (v3), nothing to judge",
+    });
   });
 
   it("batch failures: a failed pipeline fires at once; consecutive failures at the threshold", () => {

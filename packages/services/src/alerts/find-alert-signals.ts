@@ -11,10 +11,13 @@ import {
   queryBatchBuckets,
   queryNewestIngest,
   queryOffsetBuckets,
+  queryOutputBuckets,
   queryRangeTotals,
+  type TOutputBucketRow,
 } from "../signals/rollup-queries";
+import { declaredOutputs } from "../pipelines/declared-outputs";
 import { bucketRange, GRAIN_SECONDS } from "../signals/time-range";
-import type { TFleetAlertSignals, TPipelineAlertSignals } from "./alert-signals";
+import type { TFleetAlertSignals, TOutputAlertSignals, TPipelineAlertSignals } from "./alert-signals";
 import { stateHorizonOf } from "./state-horizon";
 import { findFaultObservations, type TFaultObservation } from "../change-requests/producer-faults";
 
@@ -103,6 +106,36 @@ function faultsOf(observations: TFaultObservation[]): TPipelineAlertSignals["pro
   return [...by.values()];
 }
 
+/**
+ * Each declared output's window and state from its rollups: the rows that reached it and were late for
+ * it since `windowFrom` (10-second buckets), its own expectations' violations (the range totals keep them
+ * as "<output>:<expectation>"), and its state rows per minute.
+ */
+function outputSignals(
+  names: string[],
+  window: TOutputBucketRow[],
+  windowFrom: Date,
+  violations: Record<string, number>,
+  state: TOutputBucketRow[],
+): TOutputAlertSignals[] {
+  return names.map((name) => {
+    const recent = window.filter((r) => r.output === name && r.t >= windowFrom);
+    return {
+      name,
+      window: {
+        inputRows: recent.reduce((n, r) => n + r.rows, 0),
+        late: recent.reduce((n, r) => n + r.late, 0),
+        violations: Object.entries(violations)
+          .filter(([k]) => k.startsWith(`${name}:`))
+          .reduce((n, [, v]) => n + Number(v), 0),
+        // Quarantine and dead letters happen before the outputs split: only the pipeline's.
+        quarantinedOrDead: 0,
+      },
+      stateRows: state.filter((r) => r.output === name).map((r) => ({ t: r.t, rows: r.state_rows })),
+    };
+  });
+}
+
 /** The command holding a paused or stopped version back (not one a later resume or start undid). */
 function heldBy(
   phase: string | null,
@@ -153,7 +186,10 @@ export async function findPipelineAlertSignals(
   );
   const stateRange = bucketRange({ from: new Date(now.getTime() - STATE_WINDOW_MS), to: now }, 30);
   const windowFrom = new Date(now.getTime() - WINDOW_MS);
+  const windowRange = bucketRange({ from: windowFrom, to: now }, WINDOW_MS / 1000 / GRAIN_SECONDS);
   const [
+    outputWindow,
+    outputState,
     offsets,
     windowTotals,
     processed,
@@ -165,6 +201,8 @@ export async function findPipelineAlertSignals(
     holds,
     faults,
   ] = await Promise.all([
+    queryOutputBuckets(db, ids, windowRange),
+    queryOutputBuckets(db, ids, stateRange),
     queryOffsetBuckets(db, ids, recent),
     queryRangeTotals(db, ids, windowFrom, now),
     queryRangeTotals(db, ids, new Date(now.getTime() - PROCESSING_MS), now),
@@ -230,7 +268,17 @@ export async function findPipelineAlertSignals(
         inputRows: totals?.input_rows ?? 0,
         violations: Object.values(totals?.violations ?? {}).reduce((a, b) => a + Number(b), 0),
         quarantinedOrDead: (totals?.quarantined ?? 0) + (totals?.dead_letter ?? 0),
+        late: totals?.late ?? 0,
       },
+      outputs: v
+        ? outputSignals(
+            declaredOutputs(v.spec),
+            of(outputWindow, v.id),
+            windowFrom,
+            totals?.violations ?? {},
+            of(outputState, v.id),
+          )
+        : [],
       stateRows: v ? of(stateBuckets, v.id).map((b) => ({ t: b.t, rows: b.state_rows })) : [],
       stateHorizon: v ? stateHorizonOf(v.spec) : null,
       stateSince: v ? (stateSince.get(v.id) ?? null) : null,

@@ -2,7 +2,15 @@
 // alerts and silences, firing counts per pipeline for the fleet view, and the notification outbox.
 import type { PrismaClient } from "@sluice/db";
 import { z } from "zod";
-import { RULE_KIND_INFO, SEVERITIES, SEVERITY_ORDER, type TRuleKind, type TSeverity } from "./rule-kinds";
+import { declaredOutputs } from "../pipelines/declared-outputs";
+import {
+  RULE_KIND_INFO,
+  ruleTitle,
+  SEVERITIES,
+  SEVERITY_ORDER,
+  type TRuleKind,
+  type TSeverity,
+} from "./rule-kinds";
 
 export const ZFindAlertsInput = z.object({
   team: z.string().max(100).optional(),
@@ -28,6 +36,8 @@ export interface TAlertView {
   title: string;
   severity: TSeverity;
   pipeline: string | null;
+  /** The output of the pipeline its rule watches; null: the pipeline as a whole. */
+  output: string | null;
   version: number | null;
   /** The owner team, with its on-call email (shown; the webhook never is). */
   team: { slug: string; name: string; onCallEmail: string | null } | null;
@@ -67,6 +77,7 @@ const EPISODE_INCLUDE = {
     select: {
       id: true,
       kind: true,
+      output: true,
       pipelineId: true,
       pipeline: {
         select: { name: true, ownerTeam: { select: { slug: true, name: true, onCallEmail: true } } },
@@ -128,9 +139,10 @@ function view(e: TEpisodeRow, silences: { pipelineId: string | null; ruleId: str
     id: String(e.id),
     state: e.state as TAlertState,
     kind,
-    title: info.title,
+    title: ruleTitle(kind, e.rule.output),
     severity: e.severity as TSeverity,
     pipeline: e.rule.pipeline?.name ?? null,
+    output: e.rule.output,
     version: e.pipelineVersion,
     team: e.rule.pipeline?.ownerTeam ?? null,
     startedAt: e.startedAt,
@@ -183,6 +195,8 @@ export async function findAlerts(
 export interface TAlertRuleView {
   id: string;
   kind: TRuleKind;
+  /** The output it watches; null: the pipeline as a whole. */
+  output: string | null;
   title: string;
   unit: string;
   specTarget: boolean;
@@ -202,6 +216,8 @@ export interface TAlertRuleView {
 
 export interface TPipelineAlerts {
   pipeline: string;
+  /** The outputs its serving version declares: what a rule for one output may watch (none: one sink). */
+  outputs: string[];
   rules: TAlertRuleView[];
   open: TAlertView[];
   history: (TAlertView & { events: { at: Date; type: string; actor: string; note: string }[] })[];
@@ -213,7 +229,10 @@ export async function getPipelineAlerts(
   pipeline: string,
   now = new Date(),
 ): Promise<TPipelineAlerts | null> {
-  const p = await db.pipeline.findUnique({ where: { name: pipeline }, select: { id: true, name: true } });
+  const p = await db.pipeline.findUnique({
+    where: { name: pipeline },
+    select: { id: true, name: true, servingVersion: { select: { spec: true } } },
+  });
   if (!p) return null;
   const [rules, episodes, silences, allSilences] = await Promise.all([
     db.alertRule.findMany({ where: { pipelineId: p.id } }),
@@ -241,13 +260,15 @@ export async function getPipelineAlerts(
   const order = Object.fromEntries(Object.keys(RULE_KIND_INFO).map((k, i) => [k, i]));
   return {
     pipeline: p.name,
+    outputs: declaredOutputs(p.servingVersion?.spec),
     rules: rules
       .map((r): TAlertRuleView => {
         const info = RULE_KIND_INFO[r.kind as TRuleKind];
         return {
           id: r.id,
           kind: r.kind as TRuleKind,
-          title: info.title,
+          output: r.output,
+          title: ruleTitle(r.kind as TRuleKind, r.output),
           unit: info.unit,
           specTarget: info.specTarget,
           min: info.min,
@@ -264,7 +285,8 @@ export async function getPipelineAlerts(
           updatedBy: r.updatedBy,
         };
       })
-      .sort((a, b) => order[a.kind]! - order[b.kind]!),
+      // By kind, each kind's own rule before those of its outputs.
+      .sort((a, b) => order[a.kind]! - order[b.kind]! || (a.output ?? "").localeCompare(b.output ?? "")),
     open: views.filter((v) => v.state !== "resolved").sort(problemsFirst),
     history: views,
     silences: silences.map((s) => ({

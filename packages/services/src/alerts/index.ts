@@ -60,6 +60,7 @@ export {
   type TEndSilenceInput,
 } from "./silence-alerts";
 export { updateAlertRule, ZUpdateAlertRuleInput, type TUpdateAlertRuleInput } from "./update-alert-rule";
+export { createAlertRule, ZCreateAlertRuleInput, type TCreateAlertRuleInput } from "./create-alert-rule";
 export {
   findAlerts,
   getPipelineAlerts,

@@ -15,6 +15,8 @@ export interface TNotificationFacts {
   severity: TSeverity;
   pipeline: string | null;
   version: number | null;
+  /** The one output of the pipeline the rule watches; absent or null: the pipeline as a whole. */
+  output?: string | null;
   team: string;
   /** ISO timestamps (the row is JSON). */
   startedAt: string;

@@ -8,6 +8,7 @@ export const RULE_KINDS = [
   "freshness",
   "violation_rate",
   "dead_letter_rate",
+  "late_rate",
   "batch_failures",
   "state_growth",
   "webhook_failures",
@@ -37,6 +38,11 @@ export interface TRuleKindInfo {
   max: number;
   /** The threshold may be left empty to use the pipeline spec's target. */
   specTarget: boolean;
+  /**
+   * A rule of this kind may watch one output of a pipeline with several outputs (alert_rules.output):
+   * the kinds whose signal differs per output — late rows, an output's own expectations, its state.
+   */
+  perOutput: boolean;
   defaults: { severity: TSeverity; threshold: number | null; forSeconds: number; clearForSeconds: number };
   runbook: string;
 }
@@ -50,6 +56,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 0,
     max: 86_400,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "critical", threshold: 30, forSeconds: 60, clearForSeconds: 120 },
     runbook:
       "The pipeline is falling behind, not absorbing a burst. Paused or stopped on purpose? The summary says by whom, when and why: resume it when that is over. Otherwise check that it is running, its batch durations and its workers; raise maxOffsetsPerTrigger or add workers.",
@@ -62,6 +69,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 0.01,
     max: 1,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "warning", threshold: 0.9, forSeconds: 300, clearForSeconds: 120 },
     runbook:
       "Batches process fewer rows per second than arrive: look at the slowest phase on the pipeline page (read, process, commit) and at the workers' load.",
@@ -74,6 +82,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 1,
     max: 604_800,
     specTarget: true,
+    perOutput: false,
     defaults: { severity: "critical", threshold: null, forSeconds: 60, clearForSeconds: 120 },
     runbook:
       "Rows waiting on the topic are not reaching the sink within the freshness target: check the run state, failed batches and the backlog.",
@@ -86,6 +95,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 0,
     max: 1,
     specTarget: true,
+    perOutput: true,
     defaults: { severity: "warning", threshold: null, forSeconds: 120, clearForSeconds: 300 },
     runbook:
       "An upstream producer changed what it sends: the pipeline page lists violations per expectation; fix the producer or the expectation.",
@@ -98,9 +108,23 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 0,
     max: 1,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "warning", threshold: 0.01, forSeconds: 120, clearForSeconds: 300 },
     runbook:
       "Rows are undecodable or break the contract: the Dead letters section groups them by reason; fix the producer, then replay.",
+  },
+  late_rate: {
+    scope: "pipeline",
+    title: "Late rows over threshold",
+    unit: "share of rows arriving too late to count (last 5 minutes): of the input, or of the rows reaching one output",
+    measure: "share",
+    min: 0,
+    max: 1,
+    specTarget: false,
+    perOutput: true,
+    defaults: { severity: "warning", threshold: 0.05, forSeconds: 120, clearForSeconds: 300 },
+    runbook:
+      "Rows arrive later than the watermark delay plus the allowed lateness: they are dead letters or dropped, and the results miss them. Check the producer's delays (a backfill, a stuck partition) before widening allowedLateness; for one output, its Late rows chart on the pipeline page shows which.",
   },
   batch_failures: {
     scope: "pipeline",
@@ -110,6 +134,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 1,
     max: 1000,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "critical", threshold: 3, forSeconds: 0, clearForSeconds: 60 },
     runbook:
       'The pipeline page shows the last error and the failed batch\'s sample rows; fix the cause, then restart (sluice restart <spec> "reason").',
@@ -122,6 +147,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 0.01,
     max: 1000,
     specTarget: false,
+    perOutput: true,
     defaults: { severity: "warning", threshold: 0.5, forSeconds: 600, clearForSeconds: 600 },
     runbook:
       "Dedup/window/CDC state kept growing after its horizon (dedupe within, watermarkDelay + allowedLateness, window size) had filled: the watermark may be stuck (an idle partition, event times in the future) or the keys are unbounded.",
@@ -134,6 +160,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 1,
     max: 1_000_000,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "warning", threshold: 1, forSeconds: 0, clearForSeconds: 300 },
     runbook:
       "The receiver refuses or is down: the pipeline page lists failed deliveries with their errors; fix the receiver, then re-queue them.",
@@ -146,6 +173,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 2,
     max: 10_000,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "critical", threshold: 10, forSeconds: 0, clearForSeconds: 30 },
     runbook:
       "The pipeline should run but no batch happens: check that workers are alive (Fleet), the reconciler's log and Redis.",
@@ -158,6 +186,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 1,
     max: 1_000_000_000,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "warning", threshold: 1, forSeconds: 0, clearForSeconds: 600 },
     runbook:
       "Not a schema change anyone can approve: the producer sends corrupt values (the summary has the field, the types and a sample). Tell the source's owner; the Change requests page groups the fault across the topic's pipelines and versions, and its quarantined rows can be replayed once fixed.",
@@ -170,6 +199,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 5,
     max: 86_400,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "warning", threshold: 30, forSeconds: 0, clearForSeconds: 30 },
     runbook:
       "A worker process stopped without shutting down (killed, host gone): its batches move to other workers; restart it or remove the host.",
@@ -182,6 +212,7 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
     min: 5,
     max: 86_400,
     specTarget: false,
+    perOutput: false,
     defaults: { severity: "critical", threshold: 30, forSeconds: 0, clearForSeconds: 30 },
     runbook:
       "Nothing runs pipelines: start workers (npm run worker) and check their log; this alert comes from the console's watchdog.",
@@ -190,6 +221,17 @@ export const RULE_KIND_INFO: Record<TRuleKind, TRuleKindInfo> = {
 
 export const PIPELINE_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].scope === "pipeline");
 export const FLEET_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].scope === "fleet");
+export const OUTPUT_RULE_KINDS = RULE_KINDS.filter((k) => RULE_KIND_INFO[k].perOutput);
+
+/** A rule as the audit log names it: "late_rate (output fraud) on settlement-views". */
+export function ruleLabel(kind: TRuleKind, output: string | null, pipeline: string): string {
+  return `${kind}${output === null ? "" : ` (output ${output})`} on ${pipeline}`;
+}
+
+/** A rule's title as pages and notifications name it: the kind's, and the output it watches. */
+export function ruleTitle(kind: TRuleKind, output: string | null): string {
+  return output === null ? RULE_KIND_INFO[kind].title : `${RULE_KIND_INFO[kind].title} — output ${output}`;
+}
 
 /** A rule's value or threshold with its unit, as the console and notifications write it. */
 export function formatRuleValue(kind: TRuleKind, value: number | null): string {

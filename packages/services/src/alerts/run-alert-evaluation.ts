@@ -13,7 +13,7 @@ import {
   type TEvaluatorId,
 } from "./alert-lease";
 import { ensureDefaultRules } from "./ensure-default-rules";
-import { evaluateFleetCondition, evaluatePipelineCondition, type TCondition } from "./evaluate-condition";
+import { evaluateFleetCondition, evaluateRuleCondition, type TCondition } from "./evaluate-condition";
 import { findFleetAlertSignals, findPipelineAlertSignals } from "./find-alert-signals";
 import { RULE_KIND_INFO, type TRuleKind, type TSeverity } from "./rule-kinds";
 import { queueNotifications } from "./queue-notifications";
@@ -86,7 +86,7 @@ function evaluateFenced(
         const kind = rule.kind as TRuleKind;
         const signals = rule.pipelineId ? byPipeline.get(rule.pipelineId) : fleet;
         if (!signals) continue;
-        const cond = conditionOf(kind, rule.threshold, signals, now);
+        const cond = conditionOf(kind, rule, signals, now);
         const open = rule.episodes[0] ?? null;
         const silenced = isSilenced(silences, rule, now);
         const step = stepRule(
@@ -199,6 +199,7 @@ function evaluateFenced(
             severity: rule.severity as TSeverity,
             pipeline: rule.pipeline?.name ?? null,
             version: ep.pipelineVersion,
+            output: rule.output,
             team,
             startedAt: ep.startedAt.toISOString(),
             value: cond.value,
@@ -255,13 +256,13 @@ function evaluateFenced(
 
 function conditionOf(
   kind: TRuleKind,
-  threshold: number | null,
+  rule: { threshold: number | null; output: string | null },
   signals: TPipelineAlertSignals | TFleetAlertSignals,
   now: Date,
 ): TCondition {
   return RULE_KIND_INFO[kind].scope === "fleet"
-    ? evaluateFleetCondition(kind, threshold, signals as TFleetAlertSignals, now)
-    : evaluatePipelineCondition(kind, threshold, signals as TPipelineAlertSignals, now);
+    ? evaluateFleetCondition(kind, rule.threshold, signals as TFleetAlertSignals, now)
+    : evaluateRuleCondition(kind, rule.threshold, rule.output, signals as TPipelineAlertSignals, now);
 }
 
 const eventOf = (kind: TNotifyKind) =>

@@ -58,7 +58,8 @@ export async function silenceAlerts(
       throw new AlertChangeError(`No pipeline named "${v.pipeline}".`, "not_found");
     const rule = v.kind
       ? await tx.alertRule.findFirst({
-          where: { pipelineId: pipeline?.id ?? null, kind: v.kind },
+          // The pipeline's own rule of the kind, not one watching a single output.
+          where: { pipelineId: pipeline?.id ?? null, kind: v.kind, output: null },
           select: { id: true },
         })
       : null;

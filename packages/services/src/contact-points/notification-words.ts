@@ -20,7 +20,9 @@ export function pipelineLink(publicUrl: string | null, pipeline: string | null):
 
 export function describeFacts(f: TNotificationFacts, publicUrl: string | null) {
   const info = RULE_KIND_INFO[f.rule];
-  const where = f.pipeline ? `${f.pipeline}${f.version !== null ? ` v${f.version}` : ""}` : "the fleet";
+  const where = f.pipeline
+    ? `${f.pipeline}${f.version !== null ? ` v${f.version}` : ""}${f.output ? `, output ${f.output}` : ""}`
+    : "the fleet";
   const value =
     f.value === null && f.threshold === null
       ? null

@@ -23,6 +23,8 @@ export interface TWebhookEvent {
     severity: string;
     pipeline: string | null;
     version: number | null;
+    /** The output of the pipeline the rule watches; null: the pipeline as a whole. */
+    output: string | null;
     team: string;
     startedAt: string;
     value: number | null;
@@ -49,6 +51,7 @@ export function webhookEvent(f: TNotificationFacts, publicUrl: string | null): T
       severity: f.severity,
       pipeline: f.pipeline,
       version: f.version,
+      output: f.output ?? null,
       team: f.team,
       startedAt: f.startedAt,
       value: f.value,

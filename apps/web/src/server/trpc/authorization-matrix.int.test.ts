@@ -277,6 +277,31 @@ const MUTATIONS: Record<string, TCase> = {
       (await db.alertRule.findFirstOrThrow({ where: { pipeline: { name: `rules-${tag}` } } })).threshold ===
       999,
   },
+  "alert.createRule": {
+    // Like changing rules: the owning team's (and admins'); operators respond to alerts but do not add rules.
+    allowed: ["owner", "admin"],
+    async prepare(db, tag) {
+      await db.pipeline.create({
+        data: {
+          name: `output-rules-${tag}`,
+          ownerTeamId: paymentsTeamId,
+          versions: {
+            create: {
+              version: 1,
+              spec: { name: `output-rules-${tag}`, outputs: { fraud: {}, finance: {} } },
+              specHash: `hash-output-rules-${tag}`,
+            },
+          },
+        },
+      });
+      const p = await db.pipeline.findUniqueOrThrow({ where: { name: `output-rules-${tag}` } });
+      await serveNewestVersion(db, p.id);
+      return { pipeline: `output-rules-${tag}`, kind: "late_rate", output: "fraud", threshold: 0.2 };
+    },
+    happened: async (db, tag) =>
+      (await db.alertRule.count({ where: { pipeline: { name: `output-rules-${tag}` }, output: "fraud" } })) >
+      0,
+  },
   "change.requestReset": {
     allowed: FLEET_OR_OWN_TEAM,
     async prepare(db, tag) {

@@ -6,6 +6,7 @@ import type { PrismaClient } from "@sluice/db";
 import {
   acknowledgeAlert,
   authorizeAction,
+  createAlertRule,
   endSilence,
   findAlertNotifications,
   findAlerts,
@@ -24,6 +25,7 @@ import { TRPCError, type TRPCRouterRecord } from "@trpc/server";
 import { actionProcedure, roleProcedure } from "../init";
 import {
   ZAlertPipelineInputSchema,
+  ZCreateAlertRuleSchema,
   ZEndSilenceSchema,
   ZRespondToAlertSchema,
   ZSilenceAlertsSchema,
@@ -101,4 +103,10 @@ export const alertRouter = {
   updateRule: actionProcedure("alert.rules", ZUpdateAlertRuleSchema, (input) => ({
     pipeline: input.pipeline,
   })).mutation(({ ctx, input }) => updateAlertRule(ctx.db, actorOf(ctx.user, ctx.from), input)),
+
+  // A rule watching one output of the pipeline (late_rate, violation_rate, state_growth): like changing
+  // a rule, for the owners of the pipeline's team and admins; the service refuses an undeclared output.
+  createRule: actionProcedure("alert.rules", ZCreateAlertRuleSchema, (input) => ({
+    pipeline: input.pipeline,
+  })).mutation(({ ctx, input }) => createAlertRule(ctx.db, actorOf(ctx.user, ctx.from), input)),
 } satisfies TRPCRouterRecord;

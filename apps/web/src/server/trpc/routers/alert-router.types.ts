@@ -1,4 +1,5 @@
 import {
+  ZCreateAlertRuleInput,
   ZEndSilenceInput,
   ZRespondToAlertInput,
   ZSilenceAlertsInput,
@@ -13,3 +14,4 @@ export const ZRespondToAlertSchema = ZRespondToAlertInput;
 export const ZSilenceAlertsSchema = ZSilenceAlertsInput;
 export const ZEndSilenceSchema = ZEndSilenceInput;
 export const ZUpdateAlertRuleSchema = ZUpdateAlertRuleInput;
+export const ZCreateAlertRuleSchema = ZCreateAlertRuleInput;

@@ -5,12 +5,14 @@
 // serving version (each says the version it fired on); on another version's page that is said first.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TAlertRuleView, TPipelineAlerts } from "@sluice/services";
-import { formatRuleValue, thresholdUnit } from "@sluice/services/alerts/pure";
+import { formatRuleValue } from "@sluice/services/alerts/pure";
 import { useState } from "react";
 import { formatClock } from "@/lib/format";
 import { useTRPC } from "@/trpc/react";
 import { NOT_ALLOWED, useAlertMutations } from "../../alerts/alert-actions";
 import { AlertRow } from "../../alerts/alert-row";
+import { OutputRuleForm } from "./output-rule-form";
+import { ThresholdInput } from "./threshold-input";
 
 const REFRESH_MS = 5_000;
 
@@ -100,6 +102,8 @@ export function PipelineAlerts({
           <p className="muted small">
             Only the owners of this pipeline&apos;s team (and admins) change its rules.
           </p>
+        ) : a.outputs.length > 0 ? (
+          <OutputRuleForm pipeline={pipeline} outputs={a.outputs} />
         ) : null}
       </details>
       <details data-testid="alert-history">
@@ -180,25 +184,24 @@ function RuleRow({
     }),
   );
   const num = (s: string) => (s.trim() === "" ? Number.NaN : Number(s));
+  /** The kind, and the output for a rule watching one ("late_rate-fraud"). */
+  const ruleKey = r.output === null ? r.kind : `${r.kind}-${r.output}`;
   return (
-    <tr data-testid={`rule-${r.kind}`} className={r.pending ? "row--problem" : undefined}>
+    <tr data-testid={`rule-${ruleKey}`} className={r.pending ? "row--problem" : undefined}>
       <td title={r.unit}>
         {r.title}
         {r.pending ? <span className="muted small"> (pending)</span> : null}
       </td>
       <td>{r.severity}</td>
       <td>
-        <input
-          type="text"
-          inputMode="decimal"
-          size={7}
+        <ThresholdInput
+          kind={r.kind}
           value={threshold}
-          onChange={(e) => setThreshold(e.target.value)}
+          onChange={setThreshold}
           disabled={!canEdit}
-          aria-label={`${r.kind} threshold`}
+          label={`${ruleKey} threshold`}
           placeholder={r.specTarget ? "spec target" : ""}
-        />{" "}
-        <span className="muted small">{thresholdUnit(r.kind)}</span>
+        />
       </td>
       <td className="num">
         <input
@@ -208,7 +211,7 @@ function RuleRow({
           value={forSeconds}
           onChange={(e) => setFor(e.target.value)}
           disabled={!canEdit}
-          aria-label={`${r.kind} for seconds`}
+          aria-label={`${ruleKey} for seconds`}
         />
       </td>
       <td className="num">
@@ -219,7 +222,7 @@ function RuleRow({
           value={clearFor}
           onChange={(e) => setClearFor(e.target.value)}
           disabled={!canEdit}
-          aria-label={`${r.kind} clear-for seconds`}
+          aria-label={`${ruleKey} clear-for seconds`}
         />
       </td>
       <td className="num">{r.repeatSeconds}</td>
@@ -229,7 +232,7 @@ function RuleRow({
           checked={enabled}
           onChange={(e) => setEnabled(e.target.checked)}
           disabled={!canEdit}
-          aria-label={`${r.kind} enabled`}
+          aria-label={`${ruleKey} enabled`}
         />
       </td>
       <td className="mono small">{formatRuleValue(r.kind, r.lastValue)}</td>
@@ -243,6 +246,7 @@ function RuleRow({
               save.mutate({
                 pipeline,
                 kind: r.kind as never,
+                ...(r.output === null ? {} : { output: r.output }),
                 threshold: threshold.trim() === "" ? null : num(threshold),
                 forSeconds: num(forSeconds),
                 clearForSeconds: num(clearFor),
@@ -254,7 +258,7 @@ function RuleRow({
           </button>
         ) : null}
         {save.error ? (
-          <div className="form__error small" role="alert" data-testid={`rule-error-${r.kind}`}>
+          <div className="form__error small" role="alert" data-testid={`rule-error-${ruleKey}`}>
             {save.error.message}
           </div>
         ) : null}
