@@ -193,6 +193,14 @@ test.describe("the pages of pipelines that combine data", () => {
     await expect(latest.getByTestId("join-waiting")).toContainText(`${count(held)} rows`);
     await expect(latest.getByTestId("join-joined")).toContainText(count(Number(join.joined)));
     await expect(latest.getByTestId("join-missing")).toContainText(count(Number(join.missing)));
+    // Behind a join the admitted rows go to the join, not yet to the table; how many of them started
+    // waiting, and how many earlier rows were released, are the record's.
+    const outcomes = latest.getByTestId("latest-outcomes");
+    await expect(outcomes).toContainText(`to the join ${count(newest.progress.outcomes.sink)}`);
+    await expect(outcomes).not.toContainText(/(^|\s)sink \d/);
+    await expect(latest.getByTestId("latest-join-handoff")).toContainText(
+      `Of the ${count(newest.progress.outcomes.sink)} rows handed to the join, ${count(Number(join.held))} started waiting for the dimension; ${count(Number(join.released))} rows waiting from earlier batches were released.`,
+    );
     // Recent batches: each batch's Waiting is its record's.
     const history = page.getByTestId("batch-history");
     for (const b of batches.slice(0, 5))

@@ -54,9 +54,22 @@ export function LatestBatch({ latest: b, eventTime }: { latest: TBatchProgressVi
       <h3 className="section-title">Where the {formatCount(b.inputRows)} input rows went</h3>
       <ul className="outcomes" data-testid="latest-outcomes">
         {outcomeEntries(o).map((e) => (
-          <Outcome key={e.key} label={e.label} n={e.n} warn={e.tone === "warn"} />
+          <Outcome
+            key={e.key}
+            // Behind a join the rows the source admits go to the join first, not yet to the table.
+            label={b.join && e.key === "sink" ? "to the join" : e.label}
+            n={e.n}
+            warn={e.tone === "warn"}
+          />
         ))}
       </ul>
+      {b.join ? (
+        <p className="muted small" data-testid="latest-join-handoff">
+          Of the {formatCount(o.sink)} rows handed to the join, {formatCount(b.join.held)} started waiting for
+          the dimension; {formatCount(b.join.released)} rows waiting from earlier batches were released. What
+          reached the sink is under &ldquo;Join with the dimension&rdquo; below.
+        </p>
+      ) : null}
       {b.lateAccepted > 0 ? (
         <p className="muted small">
           {formatCount(b.lateAccepted)} rows behind the watermark but within allowedLateness still updated
