@@ -1,5 +1,5 @@
 // Writes of computed results (aggregate windows, CDC tables) inside the batch transaction: one
-// statement per kind of change, rows passed as unnest arrays. Rows are plain column → value maps
+// statement per kind of change, rows selected from bulkRows (stage-rows.ts). Rows are plain column → value maps
 // that already include Sluice's metadata columns. Every statement runs as the sink writer role
 // (sink-writer-role.ts): it can reach the sinks schema's tables and nothing else.
 import type pg from "pg";
