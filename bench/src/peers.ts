@@ -4,16 +4,19 @@
 //   npx tsx bench/src/peers.ts                                   # 300 merchants, 1M events, 3 rounds
 //   npx tsx bench/src/peers.ts --merchants 20000 --messages 1000000 --rounds 3
 //   npx tsx bench/src/peers.ts --sluice-workers 2 --sluice-parallelism 2   # once specs have parallelism
+//   npx tsx bench/src/peers.ts --peers sluice --rounds 1 --sluice-cpu-prof /tmp/prof   # where Node's time goes
 //
 // Loads one topic once (the demo producer: duplicates, malformed, out-of-order and late events over K
 // merchants), recomputes the expected windows from the raw records in SQL, then runs each engine on
 // it as a whole process, one after the other, over several rounds in rotating order. Every sink is
 // checked every round; a run that differs is reported as wrong, with what differed. Prints each run's
-// wall time, the ratios, the medians over rounds and what each engine guaranteed in the run.
+// wall time, the ratios, the medians over rounds and what each engine guaranteed in the run — and the
+// CPU each run used, its own and the whole machine's, against the cores there are: a run that keeps
+// every core busy cannot get faster here by running in parallel, only by using less CPU.
 // Java 17 and Maven build bench/peers on first use (never part of `npm test`). Uses DATABASE_URL's
 // server (a scratch database, dropped afterwards), KAFKA_BROKERS (a fresh topic, deleted afterwards).
 import { mkdir } from "node:fs/promises";
-import { loadavg } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     "spark-state-store": { type: "string" },
     "sluice-workers": { type: "string" },
     "sluice-parallelism": { type: "string" },
+    "sluice-cpu-prof": { type: "string" },
   },
 });
 const opts = z
@@ -66,6 +70,7 @@ const opts = z
     sparkStateStore: z.enum(["hdfs", "rocksdb"]).default("hdfs"),
     sluiceWorkers: z.coerce.number().int().min(0).default(0),
     sluiceParallelism: z.coerce.number().int().min(1).default(1),
+    sluiceCpuProf: z.string().optional(),
   })
   .parse({
     messages: values.messages,
@@ -80,6 +85,7 @@ const opts = z
     sparkStateStore: values["spark-state-store"],
     sluiceWorkers: values["sluice-workers"],
     sluiceParallelism: values["sluice-parallelism"],
+    sluiceCpuProf: values["sluice-cpu-prof"],
   });
 if (opts.sluiceParallelism > 1 && opts.sluiceWorkers < opts.sluiceParallelism)
   throw new Error("--sluice-parallelism N runs on worker processes: give --sluice-workers N as well");
@@ -128,6 +134,13 @@ const topic = `bench_peers_${runId}`;
 const workDir = path.join(REPO_ROOT, ".cache/peers/runs", runId);
 await mkdir(workDir, { recursive: true });
 const say = (line: string) => console.log(line);
+const cores = availableParallelism();
+/** ", cpu 41.2 s (machine 88.0 s = 1.66 cores)" for a run, from what was measured. */
+const cpuOf = (run: ProcessRun) =>
+  (run.processCpuSeconds !== undefined ? `, cpu ${run.processCpuSeconds.toFixed(1)} s` : "") +
+  (run.machineCpuSeconds !== undefined
+    ? ` (machine ${run.machineCpuSeconds.toFixed(1)} s = ${(run.machineCpuSeconds / run.seconds).toFixed(2)} cores)`
+    : "");
 
 if (opts.peers.some((p) => p !== "sluice")) buildPeers(REPO_ROOT, say);
 const db = await createScratchDatabase(env.DATABASE_URL);
@@ -178,6 +191,7 @@ try {
             ...opts,
             workers: opts.sluiceWorkers,
             parallelism: opts.sluiceParallelism,
+            cpuProfDir: opts.sluiceCpuProf,
           },
           pool,
           {
@@ -223,7 +237,7 @@ try {
           ? `exact (${fmt(check.rows)} windows)`
           : `WRONG: ${check.missing} missing, ${check.extra} extra, ${check.differing} differing of ${fmt(expected.windows)} windows\n    ${check.examples.join("\n    ")}`;
       say(
-        `round ${round} ${engine.padEnd(6)} ${run.seconds.toFixed(1).padStart(6)} s${run.peakMb ? `, peak ${fmt(Math.round(run.peakMb))} MB` : ""}, load ${load()}: ${verdict}`,
+        `round ${round} ${engine.padEnd(6)} ${run.seconds.toFixed(1).padStart(6)} s${run.peakMb ? `, peak ${fmt(Math.round(run.peakMb))} MB` : ""}${cpuOf(run)}, load ${load()}: ${verdict}`,
       );
       if (engine === "sluice" && run.exitCode === 0)
         say(`  sluice: ${await sluicePhases(pool, `peers-sluice-r${round}`)}`);
@@ -239,29 +253,48 @@ try {
         : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
   };
   const ok = (r: Result) => r.check !== undefined && isExact(r.check);
+  const medianOf = (rs: Result[], f: (r: Result) => number | undefined) => {
+    const xs = rs.map(f).filter((x): x is number => x !== undefined);
+    return xs.length === rs.length ? median(xs) : undefined;
+  };
   say(
     `\nsummary (${fmt(w.messages)} events, ${fmt(w.merchants)} merchants, ${fmt(expected.windows)} windows; load average now ${load()})`,
   );
   say(
-    `engine  ${Array.from({ length: opts.rounds }, (_, i) => `round ${i + 1}`.padStart(9)).join(" ")}   median  exact`,
+    `engine  ${Array.from({ length: opts.rounds }, (_, i) => `round ${i + 1}`.padStart(9)).join(" ")}   median  exact   (medians and ratios over exact runs only)`,
   );
   for (const engine of opts.peers) {
     const mine = results.filter((r) => r.engine === engine);
     say(
       `${engine.padEnd(6)}  ${mine.map((r) => `${r.run.seconds.toFixed(1)} s${ok(r) ? " " : "!"}`.padStart(9)).join(" ")}  ${median(
-        mine.map((r) => r.run.seconds),
+        mine.filter(ok).map((r) => r.run.seconds),
       )
         .toFixed(1)
         .padStart(5)} s  ${mine.filter(ok).length}/${mine.length}`,
     );
   }
+  say(
+    `\nCPU (median over rounds; ${cores} cores): the engine's own process, the whole machine during the run, and the`,
+  );
+  say(`shortest the run could take here if that CPU were spread over every core without a moment idle`);
+  for (const engine of opts.peers) {
+    const mine = results.filter((r) => r.engine === engine && ok(r));
+    const own = medianOf(mine, (r) => r.run.processCpuSeconds);
+    const machine = medianOf(mine, (r) => r.run.machineCpuSeconds);
+    const wall = median(mine.map((r) => r.run.seconds));
+    say(
+      `${engine.padEnd(6)}  process ${own === undefined ? "—" : `${own.toFixed(1)} s`}, machine ${machine === undefined ? "—" : `${machine.toFixed(1)} s (${(machine / wall).toFixed(2)} of ${cores} cores busy), at best ${(machine / cores).toFixed(1)} s`}`,
+    );
+  }
   if (opts.peers.includes("sluice")) {
     for (const peer of opts.peers.filter((p) => p !== "sluice")) {
+      // Rounds where both runs were exact: a failed or wrong run's time compares nothing.
       const ratios = results
-        .filter((r) => r.engine === "sluice")
-        .map(
-          (s) => s.run.seconds / results.find((r) => r.engine === peer && r.round === s.round)!.run.seconds,
-        );
+        .filter((r) => r.engine === "sluice" && ok(r))
+        .flatMap((s) => {
+          const other = results.find((r) => r.engine === peer && r.round === s.round);
+          return other && ok(other) ? [s.run.seconds / other.run.seconds] : [];
+        });
       say(
         `sluice ÷ ${peer}: ${ratios.map((r) => r.toFixed(2)).join(", ")} (median ${median(ratios).toFixed(2)})`,
       );

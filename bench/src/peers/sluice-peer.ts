@@ -15,7 +15,7 @@ import { parseSpecOrThrow, validateSpec, type TPipelineSpec } from "@sluice/pipe
 import { BatchQueue } from "@sluice/queue";
 import { startPipelineRun, stopPipelineRun } from "@sluice/services";
 import { spawnBenchWorker } from "../worker-process";
-import { timeProcess, type ProcessRun } from "./timed-process";
+import { machineBusySeconds, timeProcess, type ProcessRun } from "./timed-process";
 
 export const BENCH_ACTOR = "peers-bench@sluice.local";
 
@@ -27,6 +27,8 @@ export interface SluiceOptions {
   maxOffsets: number;
   workers: number;
   parallelism: number;
+  /** Write a V8 CPU profile of the `sluice run` process into this directory (node --cpu-prof). */
+  cpuProfDir?: string | undefined;
 }
 
 export async function settlementsSpec(o: SluiceOptions, name: string, table: string): Promise<TPipelineSpec> {
@@ -61,7 +63,13 @@ export async function runSluice(
     await writeFile(run.specFile, JSON.stringify(spec, null, 2));
     return timeProcess(
       process.execPath,
-      [path.join(o.repoRoot, "packages/cli/bin/sluice.js"), "run", run.specFile, "--until-caught-up"],
+      [
+        ...(o.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfDir}`] : []),
+        path.join(o.repoRoot, "packages/cli/bin/sluice.js"),
+        "run",
+        run.specFile,
+        "--until-caught-up",
+      ],
       { cwd: o.repoRoot, env: { ...env, SLUICE_ACTOR: BENCH_ACTOR }, log: run.log },
     );
   }
@@ -80,6 +88,7 @@ async function runOnWorkers(
   const db = createPrismaClient(pool);
   const { pipelineVersionId } = await registerPipelineVersion(pool, spec);
   const started = performance.now();
+  const machineBefore = await machineBusySeconds();
   const workers = Array.from({ length: o.workers }, () =>
     spawnBenchWorker({ repoRoot: o.repoRoot, databaseUrl: o.databaseUrl, queueName }),
   );
@@ -99,10 +108,13 @@ async function runOnWorkers(
     for (const w of workers) w.child.kill("SIGTERM");
     const codes = await Promise.all(workers.map((w) => w.exited));
     const seconds = (performance.now() - started) / 1000;
+    const machineAfter = await machineBusySeconds();
     return {
       seconds,
       exitCode: codes.find((c) => c !== 0) ?? 0,
       peakMb: undefined,
+      machineCpuSeconds:
+        machineBefore !== undefined && machineAfter !== undefined ? machineAfter - machineBefore : undefined,
       log: run.log,
       output: "",
     };
