@@ -2,7 +2,7 @@
 // adversarial stream (duplicates re-sent up to 3,000 messages later — across many batch boundaries,
 // some after their key was evicted from dedup state — malformed rows, late and out-of-order events)
 // a pipeline that reads ahead commits exactly the batches, outcomes, sink rows, dead letters and dedup
-// state of one that does not. And a runner whose read-ahead batch is overtaken by another runner drops
+// state of one that does not — a ledger, and windows with their state and results. And a runner whose read-ahead batch is overtaken by another runner drops
 // it: it is fenced off, and nothing is written twice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
@@ -14,6 +14,7 @@ import {
   ledgerSpec,
   type EngineFixture,
 } from "../testing/engine-fixture";
+import { settlementsSpec } from "../testing/settlements";
 import { PipelineRunner } from "./pipeline-runner";
 
 let fx: EngineFixture;
@@ -96,6 +97,60 @@ describe("read-ahead", () => {
     expect(await stored(ahead.pipelineVersionId, "ahead_ledger")).toEqual(
       await stored(plain.pipelineVersionId, "plain_ledger"),
     );
+  });
+
+  it("windows: the same batches, windows, state and results when their rows were read and processed ahead", async () => {
+    // Sliding windows (each row in two) written once when final, with lateness: a batch processed
+    // ahead must judge late rows and duplicates as its turn would, or windows and state differ.
+    const windowed = (name: string) =>
+      settlementsSpec(
+        fx.topic,
+        name,
+        name.replaceAll("-", "_"),
+        {
+          window: { sliding: { size: "2m", slide: "1m" } },
+          outputMode: "append",
+          allowedLateness: "1m",
+        },
+        { dedupe: { key: ["event_id"], within: "watermark" } },
+      );
+    const plain = await drainPipeline(fx, windowed("plain-windows"), "test", { readAhead: false });
+    const ahead = await drainPipeline(fx, windowed("ahead-windows"), "test");
+
+    expect(ahead.progress.filter((p) => p.preparedAhead).length).toBeGreaterThanOrEqual(
+      ahead.progress.length - 2,
+    );
+    const withWindows = (p: (typeof ahead.progress)[number]) => ({
+      ...comparable(p),
+      windows: {
+        updated: p.operator?.windowsUpdated,
+        results: p.operator?.resultRows,
+        evicted: p.operator?.windowsEvicted,
+      },
+    });
+    // The stream reaches final windows, evictions and late rows, not only open windows.
+    expect(ahead.progress.reduce((n, p) => n + Number(p.operator?.windowsEvicted ?? 0), 0)).toBeGreaterThan(
+      100,
+    );
+    expect(ahead.progress.reduce((n, p) => n + p.outcomes.late, 0)).toBeGreaterThan(20);
+    expect(ahead.progress.map(withWindows)).toEqual(plain.progress.map(withWindows));
+
+    const rows = async (pipelineVersionId: string, table: string) => ({
+      sink: (
+        await fx.pool.query(
+          `SELECT merchant_id, window_start, settled::text, refunded::text, events, customers, largest::text, mean::text, _batch_id FROM "${table}" ORDER BY window_start, merchant_id`,
+        )
+      ).rows,
+      state: (
+        await fx.pool.query(
+          `SELECT group_key, window_start, accumulators, bytes FROM window_state WHERE pipeline_version_id = $1 ORDER BY window_start, group_key`,
+          [pipelineVersionId],
+        )
+      ).rows,
+    });
+    const a = await rows(ahead.pipelineVersionId, "ahead_windows");
+    expect(a.sink.length).toBeGreaterThan(100);
+    expect(a).toEqual(await rows(plain.pipelineVersionId, "plain_windows"));
   });
 
   it("a read-ahead batch overtaken by another runner is dropped: the first runner is fenced off, nothing is written twice", async () => {
