@@ -226,6 +226,29 @@ describe("promotion requires a clean reconciliation", () => {
     expect(status.rows[0]).toEqual({ status: "pending" });
     expect(await serving()).toBe(blueId);
 
+    // So does a newer one that found differences the request did not accept; the approver learns
+    // the way on (the requester asks again, accepting them) besides aborting.
+    await storeReconciliation(
+      fx.pool,
+      { blue: { pipelineVersionId: blueId }, green: { pipelineVersionId: greenId } },
+      { actorUserId: null, actor: "system:rollout" },
+      {
+        startedAt: new Date(),
+        report: { ...r!.report!, counts: { ...r!.report!.counts, differing: 2 } },
+        error: null,
+      },
+    );
+    const differs = await approveChangeRequest(db, operator, { id: cr.id, pipeline: NAME }).catch(
+      (e: unknown) => e,
+    );
+    expect(differs).toBeInstanceOf(ChangeRequestError);
+    expect((differs as Error).message).toContain("found 2 keys differ");
+    expect((differs as Error).message).toContain(
+      `the requester can cancel change request #${cr.id} and ask again, accepting them`,
+    );
+    expect((blocked as Error).message).not.toContain("ask again, accepting them");
+    expect(await serving()).toBe(blueId);
+
     expect((await reconcileRollout(fx.pool, db, NAME, operator)).reconciliations[0]!.differing).toBe(0);
     const applied = await approveChangeRequest(db, operator, { id: cr.id, pipeline: NAME, note: "clean" });
     expect(applied.status).toBe("applied");
