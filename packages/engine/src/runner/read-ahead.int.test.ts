@@ -2,8 +2,9 @@
 // adversarial stream (duplicates re-sent up to 3,000 messages later — across many batch boundaries,
 // some after their key was evicted from dedup state — malformed rows, late and out-of-order events)
 // a pipeline that reads ahead commits exactly the batches, outcomes, sink rows, dead letters and dedup
-// state of one that does not — a ledger, and windows with their state and results. And a runner whose read-ahead batch is overtaken by another runner drops
-// it: it is fenced off, and nothing is written twice.
+// state of one that does not — a ledger, and windows with their state and results. And a runner whose
+// read-ahead batch is overtaken by another runner drops it: it is fenced off, and nothing is written
+// twice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import { FencedError } from "../errors";

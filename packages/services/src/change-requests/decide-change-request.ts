@@ -79,19 +79,16 @@ export async function approveChangeRequest(
           const gate = await promotionGateOfCandidate(tx, cr.pipeline_version_id, {
             acceptDifferences: acceptDifferences === true,
           });
-          if (gate?.refusal) {
-            // Differences found after the request was made (a live topic's late rows, judged at each
-            // side's own batch boundaries, can differ): the approver cannot accept them for the
-            // requester, but should learn the way on that does not need an abort.
-            const onlyDifferences =
-              gate.reconciliations.length > 0 && gate.reconciliations.every((r) => r.status === "compared");
+          // Differences found after the request was made (a live topic's late rows, judged at each
+          // side's own batch boundaries, can differ): the approver cannot accept them for the
+          // requester, but should learn the way on that does not need an abort.
+          if (gate?.refusal)
             throw new ChangeRequestError(
-              onlyDifferences
+              gate.differencesOnly
                 ? `${gate.refusal}. If the rollout page explains the differences, the requester can cancel change request #${cr.id} and ask again, accepting them`
                 : gate.refusal,
               "conflict",
             );
-          }
         }
         const moved = await countOf(tx, movePending(cr.id, decidedBy(who, "approved", req.note)));
         if (moved !== 1)

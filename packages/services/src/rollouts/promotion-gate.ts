@@ -27,6 +27,8 @@ export type TGateReconciliation = {
 export interface TPromotionGate {
   /** Why the promotion is refused, in words that say what to do; null when it may go ahead. */
   refusal: string | null;
+  /** Refused only for differences completed comparisons found: a request accepting them would pass. */
+  differencesOnly: boolean;
   reconciliations: TGateReconciliation[];
 }
 
@@ -57,12 +59,14 @@ export async function promotionGate(
   if (!blue || !green)
     return {
       refusal: `${rollout.pipeline}: the spec of ${!blue ? "blue" : "green"} no longer validates, so ${versionsLabel} cannot be reconciled: abort the rollout`,
+      differencesOnly: false,
       reconciliations: [],
     };
   const { pairs, skipped } = rolloutOutputs(blue, green);
   if (pairs.length === 0)
     return {
       refusal: `${rollout.pipeline}: ${versionsLabel} write no result both have in Postgres, so nothing shows green is right (${skipped.map((s) => s.reason).join("; ")}); a rollout cannot be promoted without a clean reconciliation`,
+      differencesOnly: false,
       reconciliations: [],
     };
   const rows = await rowsOf(
@@ -89,12 +93,14 @@ export async function promotionGate(
       .$narrowType<{ report: TReconciliationReport | null }>(),
   );
   const problems: string[] = [];
+  let differencesOnly = true;
   const reconciliations: TGateReconciliation[] = [];
   for (const { output } of pairs) {
     const label = output === "" ? "" : `output ${output}: `;
     const r = rows.find((x) => x.output === output);
     if (!r) {
       problems.push(`${label}no reconciliation has been run yet`);
+      differencesOnly = false;
       continue;
     }
     const n = (v: bigint | null) => (v === null ? null : Number(v));
@@ -109,11 +115,15 @@ export async function promotionGate(
       notCompared: (r.report?.notComparable ?? []).map((x) => x.what),
     });
     const problem = whyNotClean(r.status, reconciliations.at(-1)!, r.report, r.error, opts.acceptDifferences);
-    if (problem) problems.push(`${label}reconciliation #${r.id} (${r.finished_at.toISOString()}) ${problem}`);
+    if (problem) {
+      problems.push(`${label}reconciliation #${r.id} (${r.finished_at.toISOString()}) ${problem}`);
+      if (r.status !== "compared") differencesOnly = false;
+    }
   }
-  if (problems.length === 0) return { refusal: null, reconciliations };
+  if (problems.length === 0) return { refusal: null, differencesOnly: false, reconciliations };
   return {
     refusal: `promotion of ${rollout.pipeline} refused: the newest reconciliation of ${versionsLabel} must compare clean — ${problems.join("; ")}. If green is wrong, abort the rollout and start one with a corrected spec; once green has caught up or been fixed, run the reconciliation again (the rollout page, or the workers' next pass) and ask again`,
+    differencesOnly,
     reconciliations,
   };
 }
