@@ -108,8 +108,17 @@ async function dedupStateQuestion(total: number): Promise<string> {
       `SELECT count(*)::int AS n FROM ((SELECT ${cols} FROM ledger_state_r${round} EXCEPT SELECT ${cols} FROM ledger_key_r${round})
         UNION ALL (SELECT ${cols} FROM ledger_key_r${round} EXCEPT SELECT ${cols} FROM ledger_state_r${round})) d`,
     );
-    if (diff.rows[0]!.n !== 0)
-      throw new Error(`round ${round}: the two ledgers differ in ${diff.rows[0]!.n} rows`);
+    if (diff.rows[0]!.n !== 0) {
+      const rows = await pool.query(
+        `(SELECT 'dedup state' AS ledger, ${cols} FROM ledger_state_r${round} EXCEPT SELECT 'dedup state', ${cols} FROM ledger_key_r${round})
+          UNION ALL (SELECT 'key only', ${cols} FROM ledger_key_r${round} EXCEPT SELECT 'key only', ${cols} FROM ledger_state_r${round})
+          ORDER BY event_id LIMIT 20`,
+      );
+      console.table(rows.rows);
+      throw new Error(
+        `round ${round}: the two ledgers differ in ${diff.rows[0]!.n} rows (the first 20 above)`,
+      );
+    }
   }
   const summary = (variant: string) => {
     const r = runs.filter((x) => x.variant === variant);

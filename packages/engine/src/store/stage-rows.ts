@@ -9,6 +9,10 @@
 // every commit (ON COMMIT DELETE ROWS) and before each use (a shape may be staged twice in one
 // transaction: two outputs with the same columns). The sink writer role (sink-writer-role.ts) reads
 // it: sink writes select from it as that role.
+// A stage table does not read back in the order the rows were given: once emptied at a commit, its
+// pages have room that Postgres fills with later rows (the free space map), and a scan reads pages in
+// order. So a write must not depend on the order of the rows it selects (write-sink.ts decides which
+// of a key's rows wins before staging them).
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";

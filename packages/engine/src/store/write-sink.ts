@@ -1,7 +1,9 @@
 // Writes a batch's sink rows in the batch transaction. An append ledger keyed by event id ignores
-// keys already present (a replay cannot insert twice; those rows are counted as duplicates);
-// upsert replaces the row with the same key (the last one in the batch wins). Written as the sink
-// writer role (sink-writer-role.ts).
+// keys already present (a replay cannot insert twice; those rows are counted as duplicates), and of a
+// key repeated inside the batch keeps the first copy, as dedup state would; upsert replaces the row
+// with the same key (the last one in the batch wins). Both are decided here, before the INSERT: the
+// rows reach Postgres through a stage table that does not read back in the order given
+// (stage-rows.ts). Written as the sink writer role (sink-writer-role.ts).
 import type pg from "pg";
 import { postgresTypeFor, quoteIdentifier } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
@@ -29,7 +31,7 @@ export async function writeSinkRows(
   written?: Set<string>,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const batchRows = table.mode === "upsert" && table.key ? lastPerKey(rows, table.key) : rows;
+  const batchRows = table.key ? onePerKey(rows, table.key, table.mode) : rows;
 
   const columns: BulkColumn[] = [
     ...table.columns.map((c) => ({
@@ -58,13 +60,14 @@ export async function writeSinkRows(
       [...params, ...constants.map((c) => metadataValue(c.name, batchRows[0]!, meta))],
     ),
   );
+  // Upserted rows that collapsed onto a later row of their key reached the sink, then were
+  // overwritten in this batch; appended rows that repeated an earlier row's key are duplicates.
+  const overwritten = table.mode === "upsert" ? rows.length - batchRows.length : 0;
   if (written) {
     for (const r of res.rows) written.add(`${r._partition}:${r._offset}`);
-    // Collapsed onto a later row of the same key: reached the sink, then was overwritten in this batch.
-    if (batchRows.length !== rows.length) for (const r of rows) written.add(`${r.partition}:${r.offset}`);
+    if (overwritten > 0) for (const r of rows) written.add(`${r.partition}:${r.offset}`);
   }
-  // Upserted rows that collapsed onto one key in this batch still reached the sink.
-  return (res.rowCount ?? 0) + (rows.length - batchRows.length);
+  return (res.rowCount ?? 0) + overwritten;
 }
 
 const PER_BATCH = new Set(["_topic", "_batch_id", "_pipeline_version"]);
@@ -101,9 +104,24 @@ function metadataValue(name: string, row: SinkRow, meta: SinkWriteMeta): unknown
   }
 }
 
-// ON CONFLICT DO UPDATE cannot touch the same row twice in one statement: keep the last row per key.
-function lastPerKey(rows: SinkRow[], key: string[]): SinkRow[] {
-  const byKey = new Map<string, SinkRow>();
-  for (const row of rows) byKey.set(JSON.stringify(key.map((k) => row.values[k])), row);
-  return [...byKey.values()];
+/**
+ * One row per key: upsert keeps the last (ON CONFLICT DO UPDATE cannot touch a row twice in one
+ * statement), append the first (the copy at the lowest source position, whatever order the stage
+ * table reads back in). Rows keep the batch's order.
+ */
+function onePerKey(rows: SinkRow[], key: string[], mode: SinkTable["mode"]): SinkRow[] {
+  const byKey = new Map<unknown, SinkRow>();
+  // A single text or number key is its own map key; anything else (a date, several columns) as JSON.
+  const keyOf =
+    key.length === 1
+      ? (row: SinkRow) => {
+          const v = row.values[key[0]!];
+          return typeof v === "object" && v !== null ? JSON.stringify(v) : v;
+        }
+      : (row: SinkRow) => JSON.stringify(key.map((k) => row.values[k]));
+  for (const row of rows) {
+    const k = keyOf(row);
+    if (mode === "upsert" || !byKey.has(k)) byKey.set(k, row);
+  }
+  return byKey.size === rows.length ? rows : [...byKey.values()];
 }
