@@ -74,8 +74,8 @@ describe("an append ledger keyed by event id", () => {
   it("keeps the first copy of every key repeated inside a staged batch, and counts the rest as not written", async () => {
     const n = 4 * STAGE_FROM_ROWS;
     const size = sizes(n);
-    // Every 7th row repeats the id of the row 3 to 60 rows before it (different size, so the copies
-    // land on different pages): 570 repeats, spread over the whole batch.
+    // One row in seven repeats the id of the row 3 to 60 rows before it (different size, so the
+    // copies land on different pages), over the whole batch.
     const rows = size.map((s, i) =>
       i % 7 === 6 ? row(i, `evt_${i - 3 - (i % 58)}`, s) : row(i, `evt_${i}`, s),
     );
