@@ -146,7 +146,7 @@ export function PipelineCharts({
           {...common}
           id="state"
           title="State rows and bytes"
-          definition="Dedup keys, open windows and CDC change points after the bucket's last batch (checkpoint state_rows / state_bytes)."
+          definition="Dedup keys, open windows and CDC change points after the bucket's last batch (checkpoint state_rows / state_bytes). A ledger keyed by its dedupe key keeps its ids in its own table, so 0 here."
           unit="count"
           rightUnit="bytes"
           series={[

@@ -2,13 +2,16 @@
 // whose event times advance (the producer's simulated clock: 10 events per simulated second), with
 // watermarkDelay 1m, keys are evicted as the watermark passes them: the state stays near one minute
 // of events while the number of distinct ids keeps growing, every duplicate is still caught, and the
-// size the engine reports is the size of the table.
+// size the engine reports is the size of the table. The ledger upserts (its table would not refuse a
+// repeated event id): dedup state is all that catches duplicates. An append ledger keyed by its dedupe
+// key keeps no dedup state at all — its table refuses every repeat — and still stores each id once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock, type Manifest } from "@sluice/producer";
 import {
   createEngineFixture,
   drainPipeline,
   ledgerSpec,
+  sinkEventIds,
   type EngineFixture,
 } from "../testing/engine-fixture";
 
@@ -45,6 +48,7 @@ describe("dedup state", () => {
       source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 2000 } },
       eventTime: { column: "event_time", watermarkDelay: "1m" },
       dedupe: { key: ["event_id"], within: "watermark" },
+      sink: { postgres: { table: "ledger", mode: "upsert" } },
     });
     const { pipelineVersionId, progress } = await drainPipeline(fx, spec, "dedup-test");
     const distinct = manifest.eventIds!.size;
@@ -92,5 +96,34 @@ describe("dedup state", () => {
       behind: "0",
     });
     expect(Number(s.rows)).toBe(stateRows.at(-1));
+  });
+
+  it("an append ledger keyed by its dedupe key keeps no dedup state: its table refuses every duplicate, each counted", async () => {
+    const spec = ledgerSpec(fx.topic, {
+      name: "dedup-kept-by-sink",
+      source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 2000 } },
+      eventTime: { column: "event_time", watermarkDelay: "1m" },
+      dedupe: { key: ["event_id"], within: "watermark" },
+      sink: { postgres: { table: "ledger_kept" } },
+    });
+    const { pipelineVersionId, progress } = await drainPipeline(fx, spec, "dedup-test");
+    const distinct = manifest.eventIds!.size;
+    expect(progress.length).toBeGreaterThanOrEqual(10);
+    expect(progress.map((p) => p.stateRows)).toEqual(progress.map(() => 0));
+    const keys = await fx.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM dedup_state WHERE pipeline_version_id = $1`,
+      [pipelineVersionId],
+    );
+    expect(keys.rows[0]!.n).toBe(0);
+
+    const sum = (k: "sink" | "duplicate" | "late") => progress.reduce((n, p) => n + p.outcomes[k], 0);
+    expect({ sink: sum("sink"), duplicate: sum("duplicate"), late: sum("late") }).toEqual({
+      sink: distinct,
+      duplicate: manifest.counts.duplicates,
+      late: 0,
+    });
+    const ids = await sinkEventIds(fx.pool, "ledger_kept");
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual([...manifest.eventIds!].sort());
   });
 });

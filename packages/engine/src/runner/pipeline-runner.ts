@@ -7,6 +7,7 @@
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
+import { dedupKeptBySink } from "../batch/dedup";
 import { processBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
@@ -71,6 +72,8 @@ export type BatchResult =
 
 export class PipelineRunner {
   private lastTriggerAt: number | undefined;
+  /** A ledger whose table keeps its dedup keys (batch/dedup.ts): see seenKeys. */
+  private readonly keysInSink: boolean;
   /** The next batch, being read and processed while the current one commits (never rejects). */
   private ahead: Promise<ReadAhead | undefined> | undefined;
 
@@ -81,7 +84,9 @@ export class PipelineRunner {
     private readonly step: ResultStep,
     private readonly source: RecordSource,
     private readonly epoch: number,
-  ) {}
+  ) {
+    this.keysInSink = dedupKeptBySink(compiled.spec) !== undefined;
+  }
 
   /** Prepare the sink tables (or the operators, the join) and checkpoint, and take the lease (fencing off any other runner). */
   static async open(res: EngineResources, opts: RunnerOptions): Promise<PipelineRunner> {
@@ -214,7 +219,7 @@ export class PipelineRunner {
     // Its operator step (windows, CDC, webhook, a join and outputs) waits for its turn: that reads the committed state.
     if (this.opts.readAhead !== false)
       this.ahead = readAhead(
-        this.aheadInput(batch, {
+        this.aheadInput(batch, cp, {
           endOffsets: { ...cp.endOffsets, ...endOffsetsOf(ranges) },
           watermark,
           evictBefore,
@@ -282,7 +287,7 @@ export class PipelineRunner {
       columns: contractColumns(spec),
       watermark: cp.watermark,
       ...(lateBefore !== undefined ? { lateBefore } : {}),
-      lookupSeenKeys: (keys) => lookupSeenKeys(pool, pipelineVersionId, keys),
+      lookupSeenKeys: this.seenKeys(cp),
     });
     return {
       batchId,
@@ -312,18 +317,29 @@ export class PipelineRunner {
     );
   }
 
-  private aheadInput(batch: PreparedBatch, after: AheadInput["after"]): AheadInput {
-    const { pool } = this.res;
-    const { pipelineVersionId } = this.opts;
+  private aheadInput(batch: PreparedBatch, cp: Checkpoint, after: AheadInput["after"]): AheadInput {
     return {
       batchId: batch.batchId + 1,
       after,
       source: this.source,
       compiled: this.compiled,
       pendingKeys: batch.processed.dedupInserts,
-      lookupCommitted: (keys, notBefore) => lookupSeenKeys(pool, pipelineVersionId, keys, notBefore),
+      lookupCommitted: this.seenKeys(cp),
       logger: this.res.logger,
     };
+  }
+
+  /**
+   * Which of a batch's dedup keys dedup state holds (not before `notBefore`, when given). A ledger
+   * whose table keeps its keys looks up only what a predecessor handed it (store/dedup-from-table.ts),
+   * until that is evicted: its state then stays empty — it never adds keys — and the table refuses
+   * repeats on its own, so there is nothing to ask.
+   */
+  private seenKeys(cp: Checkpoint): (keys: string[], notBefore?: Date | null) => Promise<Set<string>> {
+    if (this.keysInSink && cp.stateRows === 0) return async () => new Set();
+    const { pool } = this.res;
+    const { pipelineVersionId } = this.opts;
+    return (keys, notBefore = null) => lookupSeenKeys(pool, pipelineVersionId, keys, notBefore);
   }
 
   /**

@@ -12,11 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { producePayments, simulatedClock } from "@sluice/producer";
 import type { TPipelineSpec } from "@sluice/pipeline-spec";
 import { PipelineRunner } from "../runner/pipeline-runner";
+import { KafkaSource } from "../source/kafka-source";
 import {
   createEngineFixture,
   drainPipeline,
   ledgerSpec,
   pipelineVersionIds,
+  sinkEventIds,
   type EngineFixture,
 } from "../testing/engine-fixture";
 import { runSluice, specDir } from "../testing/sluice-process";
@@ -168,7 +170,8 @@ describe("a new version and its previous version's state", () => {
       ledgerSpec(fx.topic, {
         name: "ledger-undeduped",
         source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 400 } },
-        sink: { postgres: { table: "ledger_undeduped", key: ["event_id"] } },
+        // Upsert: an append table keyed by event id keeps the keys itself and no dedup state (batch/dedup.ts).
+        sink: { postgres: { table: "ledger_undeduped", key: ["event_id"], mode: "upsert" } },
         ...(dedupe ? {} : { dedupe: undefined }),
       });
     const v1 = await registerPipelineVersion(fx.pool, ledger(true));
@@ -184,6 +187,91 @@ describe("a new version and its previous version's state", () => {
     expect(was.keys).toBeGreaterThan(0);
     expect(was.state_rows).toBe(was.keys);
     expect(now).toEqual({ last_batch_id: was.last_batch_id, state_rows: 0, keys: 0 });
+  });
+
+  it("a ledger whose table kept its dedup keys hands them to a version with outputs, which refuses duplicates of its events in a new table", async () => {
+    const table = "ledger_handover";
+    const ledger = ledgerSpec(fx.topic, {
+      name: "ledger-handover",
+      source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 400 } },
+      eventTime: { column: "event_time", watermarkDelay: "5m" },
+      sink: { postgres: { table } },
+    });
+    // The same table as an output, and a new one beside it: outputs share one dedup state, which the
+    // new table depends on entirely.
+    const split = ledgerSpec(fx.topic, {
+      ...ledger,
+      sink: undefined,
+      outputs: {
+        main: { sink: { postgres: { table } } },
+        extra: { sink: { postgres: { table: "ledger_handover_extra" } } },
+      },
+    });
+    const v1 = await registerPipelineVersion(fx.pool, ledger);
+    await runBatches(ledger, v1.pipelineVersionId, 2);
+    const before = await sinkEventIds(fx.pool, table);
+    const v1State = await fx.pool.query<{
+      keys: number;
+      watermark: Date;
+      end_offsets: Record<string, number>;
+    }>(
+      `SELECT (SELECT count(*)::int FROM dedup_state WHERE pipeline_version_id = $1) AS keys, watermark, end_offsets
+         FROM checkpoints WHERE pipeline_version_id = $1`,
+      [v1.pipelineVersionId],
+    );
+    const { keys: v1Keys, watermark, end_offsets: boundary } = v1State.rows[0]!;
+    expect(v1Keys).toBe(0);
+
+    const v2 = await registerPipelineVersion(fx.pool, split);
+    expect(v2.continuedFrom?.pipelineVersionId).toBe(v1.pipelineVersionId);
+    // Handed: exactly the keys the table holds from v1's dedup horizon (its watermark) on, counted in
+    // the state size as the engine counts dedup keys.
+    const expected = await fx.pool.query<{ event_id: string }>(
+      `SELECT event_id FROM "${table}" WHERE event_time >= $1`,
+      [watermark],
+    );
+    const kept = new Set(expected.rows.map((r) => r.event_id));
+    expect(kept.size).toBeGreaterThan(0);
+    expect(kept.size).toBeLessThan(before.length);
+    const handed = await fx.pool.query<{ key: string }>(
+      `SELECT key FROM dedup_state WHERE pipeline_version_id = $1`,
+      [v2.pipelineVersionId],
+    );
+    expect(handed.rows.map((r) => r.key).sort()).toEqual([...kept].sort());
+    const size = await fx.pool.query<{ state_rows: number; state_bytes: number; bytes: number }>(
+      `SELECT state_rows::int, state_bytes::int,
+              (SELECT sum(octet_length(key) + 8)::int FROM dedup_state WHERE pipeline_version_id = $1) AS bytes
+         FROM checkpoints WHERE pipeline_version_id = $1`,
+      [v2.pipelineVersionId],
+    );
+    expect(size.rows[0]).toEqual({
+      state_rows: kept.size,
+      state_bytes: size.rows[0]!.bytes,
+      bytes: size.rows[0]!.bytes,
+    });
+
+    // The stream after v1's checkpoint repeats some of those events: the test means something only then.
+    const source = new KafkaSource({ kafka: fx.kafka, topic: fx.topic, groupPrefix: "handover-check" });
+    const after = await source.read(
+      (await source.partitionOffsets()).map((p) => ({
+        partition: p.partition,
+        from: Number(boundary[String(p.partition)] ?? 0),
+        to: p.high,
+      })),
+    );
+    await source.close();
+    const repeated = after
+      .map((r) => (JSON.parse(r.value?.toString() ?? "{}") as { event_id?: string }).event_id)
+      .filter((id): id is string => id !== undefined && kept.has(id));
+    expect(repeated.length).toBeGreaterThan(0);
+
+    await drainPipeline(fx, split);
+    // The new table holds exactly the events v2 stored in the old one for the first time: no repeat of
+    // an event v1 had stored got in through the table that never saw it.
+    const extra = await sinkEventIds(fx.pool, "ledger_handover_extra");
+    const added = (await sinkEventIds(fx.pool, table)).filter((id) => !before.includes(id));
+    expect(extra.length).toBeGreaterThan(0);
+    expect([...extra].sort()).toEqual([...added].sort());
   });
 
   it("fresh state: a version of its own table, never the previous version's; readers of the table's name see the serving version's", async () => {

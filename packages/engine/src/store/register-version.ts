@@ -32,6 +32,7 @@ import {
   latestVersion,
 } from "./version-compatibility";
 import { claimSinkTables } from "./sink-claims";
+import { handDedupKeysFromTable } from "./dedup-from-table";
 import { checkDimensionPipeline } from "../join/dimension-pipeline";
 import { outputViews } from "@sluice/pipeline-spec";
 import { physicalSinkTable, servingName, type SinkTableMap } from "./physical-sink-table";
@@ -249,6 +250,8 @@ async function continueCheckpoint(
       `INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $2, key, event_time FROM dedup_state WHERE pipeline_version_id = $1`,
       [from, to],
     );
+    // A ledger whose table kept its keys hands them over from the table, when this version needs them.
+    await handDedupKeysFromTable(client, from, to, previousSpec, spec);
   } else {
     // dedupe was removed: its keys stay behind, and out of the state size (bytes as commit-batch counts them).
     await client.query(

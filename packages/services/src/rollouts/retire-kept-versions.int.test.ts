@@ -59,7 +59,9 @@ beforeAll(async () => {
   });
   const blueSpec = ledgerSpec(fx.topic, {
     name: NAME,
-    sink: { postgres: { table: TABLE } },
+    // Upsert, so blue keeps dedup state for its retirement to delete (an append table keyed by event
+    // id keeps the keys itself: engine batch/dedup.ts).
+    sink: { postgres: { table: TABLE, mode: "upsert" } },
     expectations: [],
   });
   blueId = (await drainPipeline(fx, blueSpec)).pipelineVersionId;
@@ -69,7 +71,7 @@ beforeAll(async () => {
   );
   const greenSpec = ledgerSpec(fx.topic, {
     name: NAME,
-    sink: { postgres: { table: TABLE } },
+    sink: { postgres: { table: TABLE, mode: "upsert" } },
     expectations: [{ name: "large_amount", expr: "amount < 1000", action: "warn" }],
   });
   const started = await startRollout(db, kafkaTopicOffsets(fx.kafka), owner, greenSpec, {
