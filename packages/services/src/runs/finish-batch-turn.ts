@@ -94,6 +94,12 @@ export async function finishBatchTurn(
       return { kind: "stale" };
     }
     await tx.pipelineRun.update({ where, data: done });
+    // Two deliveries of this turn's job ran at once (BullMQ took the first for stalled on a loaded
+    // machine, and the claim's fast path let the second run) and the other one's batch is still in
+    // flight on a live worker: settling now would say paused while that batch may yet plan and
+    // commit. Its own finish settles the pause; if it is fenced off or dies, its job's next delivery
+    // settles it at the claim (claim-batch-turn.ts).
+    if (run.desired !== "running" && !mine && run.batchInFlight) return { kind: "stale" };
     if (run.desired !== "running")
       return {
         kind: "settled",

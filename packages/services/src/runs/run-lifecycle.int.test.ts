@@ -171,6 +171,32 @@ describe("batch turns", () => {
     });
   });
 
+  it("two deliveries of one turn ran at once when a pause came: the first to finish leaves it to the batch still in flight", async () => {
+    const pv = await newVersion();
+    const other = { ...worker, id: "host:4:cccc" };
+    await recordWorkerHeartbeat(db, worker, 1);
+    await recordWorkerHeartbeat(db, other, 1);
+    await startPipelineRun(db, { pipelineVersionId: pv, ...alice });
+    const first = { pipelineVersionId: pv, seq: 1, workerId: worker.id };
+    const second = { ...first, workerId: other.id };
+    expect((await claimBatchTurn(db, first)).kind).toBe("run");
+    expect((await claimBatchTurn(db, second)).kind).toBe("run");
+    expect(await pausePipelineRun(db, { pipelineVersionId: pv, ...alice })).toMatchObject({
+      phase: "pausing",
+    });
+
+    expect(await finishBatchTurn(db, first, outcome({ backlog: 500 }))).toEqual({ kind: "stale" });
+    expect(await getPipelineRun(db, pv)).toMatchObject({
+      phase: "pausing",
+      batchInFlight: { workerId: other.id, workerAlive: true },
+    });
+    expect(await finishBatchTurn(db, second, outcome({ backlog: 500 }))).toEqual({
+      kind: "settled",
+      status: "paused",
+    });
+    expect(await getPipelineRun(db, pv)).toMatchObject({ phase: "paused", batchInFlight: null });
+  });
+
   it("an attempt refused because its own process still runs the version leaves the batch in flight", async () => {
     const pv = await newVersion();
     await recordWorkerHeartbeat(db, worker, 1);
