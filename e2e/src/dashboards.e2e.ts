@@ -204,6 +204,19 @@ test.describe("on-call dashboards on the real stack", () => {
       "chart-outcomes",
     ])
       await expect(page.getByTestId(id)).toBeVisible();
+    // This ledger's table is keyed by its dedupe key, so it keeps no dedup state: the state chart says
+    // the batches held none — not that nothing ran, as it did before it told the two apart.
+    const state = await db.query(
+      `SELECT count(*)::int AS batches, coalesce(max((b.progress->>'stateRows')::bigint), 0)::int AS most
+         FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
+        WHERE p.name = $1 AND b.committed_at >= $2 AND b.committed_at < $3`,
+      [pipeline, from, to],
+    );
+    expect(state.rows[0].batches).toBeGreaterThan(0);
+    expect(state.rows[0].most).toBe(0);
+    await expect(page.getByTestId("chart-state").getByTestId("chart-empty")).toHaveText(
+      "No state held: every batch in this range left 0 state rows.",
+    );
     const latency = await plottedOf("chart-latency");
     expect(
       latency.series.p99!.some((v) => v !== null && v >= 0),

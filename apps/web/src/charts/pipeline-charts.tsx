@@ -148,6 +148,12 @@ export function PipelineCharts({
           title="State rows and bytes"
           definition="Dedup keys, open windows and CDC change points after the bucket's last batch (checkpoint state_rows / state_bytes). A ledger keyed by its dedupe key keeps its ids in its own table, so 0 here."
           unit="count"
+          emptyText={
+            notRunning ??
+            (s.points.some((p) => p.batches > 0)
+              ? "No state held: every batch in this range left 0 state rows."
+              : "No batch committed in this range.")
+          }
           rightUnit="bytes"
           series={[
             { key: "rows", label: "rows", color: "#1f6feb" },

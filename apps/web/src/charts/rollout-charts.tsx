@@ -74,9 +74,13 @@ export function RolloutCharts({
         {...common}
         id="rollout-state"
         title="State rows"
-        definition="Dedup keys, open windows and CDC change points each version holds after the bucket's last batch (checkpoint state_rows)."
+        definition="Dedup keys, open windows and CDC change points each version holds after the bucket's last batch (checkpoint state_rows). A ledger keyed by its dedupe key keeps its ids in its own table, so 0 here."
         unit="count"
-        emptyText="Neither version committed a batch in this range."
+        emptyText={
+          [...blue.points, ...green.points].some((p) => p.batches > 0)
+            ? "No state held: every batch of both versions in this range left 0 state rows."
+            : "Neither version committed a batch in this range."
+        }
         rows={pairedRows(blue, green, (p) => perBatch(p, p.stateRows))}
       />
       <TimeSeriesChart
