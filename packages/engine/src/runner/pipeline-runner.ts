@@ -72,7 +72,7 @@ export type BatchResult =
 
 export class PipelineRunner {
   private lastTriggerAt: number | undefined;
-  /** A ledger whose table keeps its dedup keys (batch/dedup.ts): see seenKeys. */
+  /** A ledger whose table keeps its dedup keys (batch/dedup.ts): it commits none and looks up only handed ones (seenKeys). */
   private readonly keysInSink: boolean;
   /** The next batch, being read and processed while the current one commits (never rejects). */
   private ahead: Promise<ReadAhead | undefined> | undefined;
@@ -178,7 +178,8 @@ export class PipelineRunner {
       ...step.commit,
       ranges,
       inputRows: records.length,
-      processed: step.processed,
+      // A ledger whose table keeps its keys commits none to dedup state (its lookups: seenKeys).
+      processed: this.keysInSink ? { ...step.processed, dedupInserts: [] } : step.processed,
       watermark,
       eventTimeMax,
       evictBefore,

@@ -6,7 +6,6 @@
 import type pg from "pg";
 import type { Kafka } from "kafkajs";
 import { isPipelineDimension, type TCompiledSpec } from "@sluice/pipeline-spec";
-import { dedupKeptBySink } from "../batch/dedup";
 import type { ExpectationFailure, ProcessedBatch } from "../batch/process-batch";
 import { DimensionReader } from "../join/dimension-reader";
 import type { DimensionFeed } from "../join/dimension-feed";
@@ -73,7 +72,7 @@ export async function openResultStep(ctx: StepContext, compiled: TCompiledSpec):
     };
     return stagedStep(staging, ctx);
   }
-  return directStep(await openResult(ctx, compiled), dedupKeptBySink(spec) !== undefined);
+  return directStep(await openResult(ctx, compiled));
 }
 
 /** A changelog the pipeline reads itself, or another pipeline's committed SCD2 history. */
@@ -93,8 +92,7 @@ function dimensionFeed(
   return new DimensionReader(source, dim, compiled);
 }
 
-/** `keysInSink`: a ledger whose table keeps its dedup keys (batch/dedup.ts) commits none to dedup state. */
-function directStep(result: Awaited<ReturnType<typeof openResult>>, keysInSink: boolean): ResultStep {
+function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep {
   return {
     lateBefore: () => undefined,
     hasOtherInput: async () => false,
@@ -110,9 +108,8 @@ function directStep(result: Awaited<ReturnType<typeof openResult>>, keysInSink: 
             watermark,
           })
         : undefined;
-      const processed = keysInSink ? { ...input.processed, dedupInserts: [] } : input.processed;
       return {
-        processed: prepared ? applyPrepared(processed, prepared) : processed,
+        processed: prepared ? applyPrepared(input.processed, prepared) : input.processed,
         watermark,
         evictBefore,
         lateBefore: undefined,
