@@ -24,6 +24,7 @@ const VALUE_OPTIONS = new Set([
   "name",
   "from",
   "keep-previous",
+  "group",
 ]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
@@ -55,12 +56,14 @@ export const USAGE = `usage: sluice <command>
                                        check a pipeline spec; prints every error with its path. With
                                        --against-registered, also whether a new version could continue
                                        the registered version's state (DATABASE_URL), and why not
-  sluice run <spec.yaml|json> [--once | --until-caught-up] [--fresh-state]
+  sluice run <spec.yaml|json> [--once | --until-caught-up] [--fresh-state] [--group <g>]
                                        run the pipeline in the foreground against DATABASE_URL and
                                        KAFKA_BROKERS: registers the version if new, resumes from its
                                        checkpoint if not, prints one progress line per batch. A changed
                                        spec continues the previous version's state, or is refused with
-                                       the reasons when it cannot; --fresh-state starts it anew instead
+                                       the reasons when it cannot; --fresh-state starts it anew instead.
+                                       A spec with source.kafka.parallelism N runs one process per
+                                       partition group: --group 0 … N−1, on any machines
   sluice status <pipeline>             the pipeline's versions, run state, checkpoint, recent batches, failures
   sluice start <spec.yaml|pipeline> [reason] [--fresh-state]
                                        run the pipeline on the worker processes (registers the spec

@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
       return runCommand(
         target,
         flags.has("once") ? "once" : flags.has("until-caught-up") ? "until-caught-up" : "continuous",
-        { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as") },
+        { freshState: flags.has(FRESH_STATE_FLAG), as: values.get("as"), group: values.get("group") },
       );
     case "status":
       return statusCommand(target);

@@ -48,6 +48,12 @@ export class RetriableError extends EngineError {
   }
 }
 
+/**
+ * A partition group's batch met dedup keys another group committed after this batch looked them up
+ * (the same event on two partitions): it rolled back and runs again against them (pipeline-runner.ts).
+ */
+export class CrossGroupDuplicateError extends RetriableError {}
+
 /** The engine's own bookkeeping is inconsistent (e.g. outcomes do not add up): never commit. */
 export class InvariantError extends EngineError {
   constructor(message: string) {

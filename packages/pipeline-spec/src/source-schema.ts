@@ -24,7 +24,16 @@ export const ZKafkaSource = z.strictObject({
     .optional(),
 });
 
-export const ZSource = z.strictObject({ kafka: ZKafkaSource });
+/** The pipeline's own source: a Kafka topic, optionally read in partition groups (a join's changelog is one reader). */
+export const ZSource = z.strictObject({
+  kafka: ZKafkaSource.extend({
+    /**
+     * Partition groups: partition p belongs to group p mod N, and each group is planned, read,
+     * processed and committed as its own micro-batch by its own runner, concurrently (default 1).
+     */
+    parallelism: z.number().int().min(1).max(64).optional(),
+  }),
+});
 
 export const ZEventTime = z.strictObject({
   /** A required timestamp field of the contract. */

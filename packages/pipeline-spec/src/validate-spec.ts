@@ -10,6 +10,7 @@ import { expressionProblem } from "./expressions";
 import { joinedContract } from "./output-views";
 import { resolveSinks } from "./resolve-sink";
 import { joinRules } from "./rules-join";
+import { parallelismRules } from "./rules-parallelism";
 import { outputRuleInputs, outputsRules, outputIssuePath } from "./rules-outputs";
 import { runRules, type TRuleInput } from "./rule";
 import { expectationNameRules, rowRules, selectRules } from "./rules-rows";
@@ -26,7 +27,7 @@ export type TValidationResult = { ok: true; spec: TPipelineSpec } | { ok: false;
 const SOURCE_RULES = rowRules;
 /** Rules about the result (after a join: its fields too), run for the pipeline's sink or per output. */
 const RESULT_RULES = [...selectRules, ...aggregateRules, ...cdcRules, ...sinkRules];
-const PIPELINE_RULES = [...outputsRules, ...joinRules];
+const PIPELINE_RULES = [...outputsRules, ...joinRules, ...parallelismRules];
 const KNOWN_KEYS = schemaKeys(ZPipelineSpecShape);
 type TSectionKey = keyof typeof SPEC_SECTIONS;
 const SECTION_KEYS = Object.keys(SPEC_SECTIONS) as TSectionKey[];

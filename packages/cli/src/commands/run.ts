@@ -30,7 +30,7 @@ export type RunMode = "once" | "until-caught-up" | "continuous";
 export async function runCommand(
   file: string,
   mode: RunMode,
-  opts: { freshState?: boolean; as?: string } = {},
+  opts: { freshState?: boolean; as?: string; group?: string | undefined } = {},
 ): Promise<number> {
   const loaded = await loadSpecFile(file);
   if (!loaded.ok) {
@@ -38,6 +38,18 @@ export async function runCommand(
     return 1;
   }
   const { spec } = loaded;
+  const groups = spec.source.kafka.parallelism ?? 1;
+  const group = opts.group === undefined ? undefined : Number(opts.group);
+  if (groups > 1 && (group === undefined || !Number.isInteger(group) || group < 0 || group >= groups)) {
+    console.error(
+      `${spec.name} reads its partitions in ${groups} groups (source.kafka.parallelism: ${groups}): give --group 0 … ${groups - 1}, one process per group (any machines)`,
+    );
+    return 1;
+  }
+  if (groups === 1 && opts.group !== undefined && group !== 0) {
+    console.error(`${spec.name} has no partition groups (source.kafka.parallelism is 1): leave --group out`);
+    return 1;
+  }
   const everyMs = specTiming(spec).triggerEveryMs;
   // trigger: availableNow drains the backlog, then stops.
   const effectiveMode: RunMode = mode === "continuous" && everyMs === undefined ? "until-caught-up" : mode;
@@ -83,6 +95,7 @@ export async function runCommand(
             spec,
             owner: `${hostname()}:${process.pid}`,
             env: pipelineEnv(),
+            ...(groups > 1 ? { group } : {}),
           },
         );
         return { runner: opened, pool: services.pool, reg };

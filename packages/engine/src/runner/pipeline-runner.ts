@@ -4,10 +4,14 @@
 //   → commit (one fenced transaction).
 // Every step that can be interrupted is safe to interrupt: a batch planned but not committed is
 // re-run over the same offsets, and a commit either happens entirely or not at all.
+// With `source.kafka.parallelism: N` the runner runs one partition group of the version (`group`):
+// only that group's partitions, its own lease and striped batch ids (store/group-checkpoint-store.ts),
+// alongside the runners of the other groups.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { dedupKeptBySink } from "../batch/dedup";
+import { ConfigurationError, CrossGroupDuplicateError } from "../errors";
 import { processBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
@@ -32,6 +36,13 @@ import {
   type Checkpoint,
 } from "../store/checkpoint-store";
 import { findPlannedBatch, recordPlan } from "../store/offset-log-store";
+import {
+  acquireGroupLease,
+  loadGroupCheckpoint,
+  recordGroupStartingOffsets,
+} from "../store/group-checkpoint-store";
+import type { GroupLease } from "../store/partition-group";
+import { readsPartitions } from "../source/partition-filter";
 import { commitBatch } from "../store/commit-batch";
 import { claimNames } from "../store/sink-claims";
 import { loadSinkTables } from "../store/serving-views";
@@ -64,6 +75,8 @@ export interface RunnerOptions {
   readAhead?: boolean;
   /** Replace a join's changelog source (tests). */
   dimensionSource?: RecordSource;
+  /** With `source.kafka.parallelism: N` > 1: which partition group (0 … N−1) this runner runs. */
+  group?: number;
 }
 
 /** `drift`: unknown fields rescued / type mismatches quarantined in the committed batch (batch/schema-drift.ts). */
@@ -83,9 +96,19 @@ export class PipelineRunner {
     private readonly compiled: TCompiledSpec,
     private readonly step: ResultStep,
     private readonly source: RecordSource,
-    private readonly epoch: number,
+    /** The runner's epoch, or its partition group's lease. */
+    private readonly lease: number | GroupLease,
   ) {
     this.keysInSink = dedupKeptBySink(compiled.spec) !== undefined;
+  }
+
+  private get epoch(): number {
+    return typeof this.lease === "number" ? this.lease : this.lease.epoch;
+  }
+
+  /** Batch ids step by 1, or by N in a partition group (striped: group g commits g, g+N, …). */
+  private get stride(): number {
+    return typeof this.lease === "number" ? 1 : this.lease.group.of;
   }
 
   /** Prepare the sink tables (or the operators, the join) and checkpoint, and take the lease (fencing off any other runner). */
@@ -105,15 +128,23 @@ export class PipelineRunner {
       compiled,
     );
     await ensureCheckpoint(res.pool, opts.pipelineVersionId);
-    const epoch = await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
-    const source =
+    const group = partitionGroup(spec, opts.group);
+    const lease = group
+      ? await acquireGroupLease(res.pool, opts.pipelineVersionId, group, opts.owner)
+      : await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
+    const source = readsPartitions(
       opts.source ??
-      new KafkaSource({
-        kafka: res.kafka,
-        topic: spec.source.kafka.topic,
-        groupPrefix: opts.pipelineVersionId,
-      });
-    return new PipelineRunner(res, opts, compiled, step, source, epoch);
+        new KafkaSource({
+          kafka: res.kafka,
+          topic: spec.source.kafka.topic,
+          groupPrefix: group ? `${opts.pipelineVersionId}.g${group.no}` : opts.pipelineVersionId,
+        }),
+      {
+        ...(spec.source.kafka.partitions ? { only: spec.source.kafka.partitions } : {}),
+        ...(group ? { group } : {}),
+      },
+    );
+    return new PipelineRunner(res, opts, compiled, step, source, lease);
   }
 
   get leaseEpoch(): number {
@@ -126,8 +157,27 @@ export class PipelineRunner {
     await this.step.close();
   }
 
-  /** Run the next micro-batch. Throws FencedError if another runner took over. */
+  /**
+   * Run the next micro-batch. Throws FencedError if another runner took over. A partition group's
+   * batch that met another group's commit of the same keys (or a deadlock on them) rolled back: it
+   * runs again — the same recorded ranges — against what that group committed.
+   */
   async runBatch(): Promise<BatchResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOneBatch();
+      } catch (err) {
+        if (typeof this.lease === "number" || attempt >= MAX_GROUP_RETRIES || !crossedAnotherGroup(err))
+          throw err;
+        this.res.logger.info(
+          { err: (err as Error).message, attempt },
+          "partition group batch met another group's commit of the same keys; running it again",
+        );
+      }
+    }
+  }
+
+  private async runOneBatch(): Promise<BatchResult> {
     const { pool } = this.res;
     const { pipelineVersionId } = this.opts;
     const { spec } = this.compiled;
@@ -136,7 +186,10 @@ export class PipelineRunner {
 
     // 1–4. checkpoint; then the batch read and processed ahead during the previous commit, or plan
     // (re-using a planned-but-uncommitted range), read and process it now.
-    const cp = await loadCheckpoint(pool, pipelineVersionId);
+    const cp =
+      typeof this.lease === "number"
+        ? await loadCheckpoint(pool, pipelineVersionId)
+        : await loadGroupCheckpoint(pool, pipelineVersionId, this.lease.group);
     // Dead letters someone asked to replay go first, in a batch of their own.
     const batch =
       (await this.prepareReplay(cp)) ?? (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
@@ -184,7 +237,17 @@ export class PipelineRunner {
       eventTimeMax,
       evictBefore,
       ...(batch.deadLetterReplay ? { replay: batch.deadLetterReplay } : {}),
-      progress: (outcomes, state) =>
+      ...(typeof this.lease === "number"
+        ? {}
+        : {
+            group: {
+              lease: this.lease,
+              // Applied onto the version's time as committed by then (other groups' partitions moved it).
+              retime: (stored) =>
+                batch.deadLetterReplay ? unchangedTime(stored) : this.advanceTime(stored, processed, now()),
+            },
+          }),
+      progress: (outcomes, state, committedWatermark) =>
         buildProgress({
           batchId,
           pipelineVersionId,
@@ -200,7 +263,7 @@ export class PipelineRunner {
           },
           wallMs: Date.now() - triggerAt,
           sincePreviousTriggerMs: sincePrevious,
-          watermark,
+          watermark: committedWatermark,
           eventTimeMax: eventTimeMax.eventTime ? new Date(eventTimeMax.eventTime) : null,
           state,
           outcomes,
@@ -249,7 +312,7 @@ export class PipelineRunner {
     const { pipelineVersionId } = this.opts;
     const { spec } = this.compiled;
     let t = Date.now();
-    const batchId = cp.lastBatchId + 1;
+    const batchId = cp.lastBatchId + this.stride;
     const partitions = await this.source.partitionOffsets();
     const replan = await findPlannedBatch(pool, pipelineVersionId, batchId);
     let ranges: OffsetRange[];
@@ -271,7 +334,7 @@ export class PipelineRunner {
       )
         return undefined;
       skipped = plan.skipped;
-      const recorded = await recordPlan(pool, pipelineVersionId, batchId, this.epoch, plan.ranges);
+      const recorded = await recordPlan(pool, pipelineVersionId, batchId, this.lease, plan.ranges);
       if (recorded.replay) return undefined;
       ranges = recorded.ranges;
     }
@@ -305,12 +368,14 @@ export class PipelineRunner {
 
   /** A dead-letter replay batch, when items are pending for this version (runner/prepare-replay.ts). */
   private async prepareReplay(cp: Checkpoint): Promise<PreparedBatch | undefined> {
+    // Partition groups: group 0 alone applies replays, so two groups never apply the same items.
+    if (typeof this.lease !== "number" && this.lease.group.no !== 0) return undefined;
     return prepareReplayBatch(
       {
         pool: this.res.pool,
         pipelineVersionId: this.opts.pipelineVersionId,
         compiled: this.compiled,
-        epoch: this.epoch,
+        lease: this.lease,
         lateBefore: this.step.lateBefore(cp),
         dropAhead: () => this.dropAhead(),
       },
@@ -320,7 +385,8 @@ export class PipelineRunner {
 
   private aheadInput(batch: PreparedBatch, cp: Checkpoint, after: AheadInput["after"]): AheadInput {
     return {
-      batchId: batch.batchId + 1,
+      batchId: batch.batchId + this.stride,
+      previousBatchId: batch.batchId,
       after,
       source: this.source,
       compiled: this.compiled,
@@ -358,7 +424,7 @@ export class PipelineRunner {
       pool,
       this.opts.pipelineVersionId,
       ahead.batch.batchId,
-      this.epoch,
+      this.lease,
       ahead.batch.ranges,
     );
     if (recorded.replay || !sameRanges(recorded.ranges, ahead.batch.ranges)) return undefined;
@@ -396,12 +462,39 @@ export class PipelineRunner {
   ): Promise<Record<string, number>> {
     if (cp.lastBatchId >= 0 || Object.keys(cp.endOffsets).length > 0) return cp.endOffsets;
     const start = startingOffsets(this.compiled.spec.source.kafka.startingOffsets, partitions);
-    return start
-      ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.epoch, start)
-      : cp.endOffsets;
+    if (!start) return cp.endOffsets;
+    return typeof this.lease === "number"
+      ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.lease, start)
+      : recordGroupStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.lease, start);
   }
 
-  private advanceTime(cp: Checkpoint, processed: TimedBatch, now: Date) {
+  private advanceTime(cp: Pick<Checkpoint, "watermark" | "eventTimeMax">, processed: TimedBatch, now: Date) {
     return advanceTime(this.compiled, cp, processed, now);
   }
+}
+
+/** Runs of one batch: a cross-group conflict is rare (a duplicate straddling two groups' batches), so a few suffice. */
+const MAX_GROUP_RETRIES = 5;
+
+/** Another group committed this batch's dedup keys meanwhile, or Postgres broke a lock cycle between the two. */
+function crossedAnotherGroup(err: unknown): boolean {
+  if (err instanceof CrossGroupDuplicateError) return true;
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "40P01";
+}
+
+/** The partition group a runner of this spec runs: none with parallelism 1; required (0 … N−1) above. */
+function partitionGroup(spec: TPipelineSpec, group: number | undefined) {
+  const of = spec.source.kafka.parallelism ?? 1;
+  if (of === 1) {
+    if (group !== undefined && group !== 0)
+      throw new ConfigurationError(
+        `${spec.name} has no partition groups (source.kafka.parallelism is 1): run it without a group`,
+      );
+    return undefined;
+  }
+  if (group === undefined || !Number.isInteger(group) || group < 0 || group >= of)
+    throw new ConfigurationError(
+      `${spec.name} reads its partitions in ${of} groups (source.kafka.parallelism: ${of}): run one runner per group, 0 to ${of - 1} (sluice run --group <g>)`,
+    );
+  return { no: group, of };
 }

@@ -19,12 +19,14 @@ import {
 } from "../store/replay-store";
 import { lookupSeenKeys } from "../store/state-store";
 import type { PreparedBatch } from "./read-ahead";
+import type { GroupLease } from "../store/partition-group";
 
 export interface ReplayContext {
   pool: pg.Pool;
   pipelineVersionId: string;
   compiled: TCompiledSpec;
-  epoch: number;
+  /** The runner's lease: its epoch, or its partition group's lease (replays go to group 0 only). */
+  lease: number | GroupLease;
   /** What the result step judges lateness by (undefined: the watermark minus allowedLateness). */
   lateBefore: Date | null | undefined;
   /** Drops the batch read ahead: the replay batch takes its batch id. */
@@ -40,9 +42,9 @@ export async function prepareReplayBatch(
   const limit = Math.min(MAX_REPLAY_ROWS, ctx.compiled.spec.source.kafka.maxOffsetsPerTrigger);
   const pending = await pendingReplayItems(pool, pipelineVersionId, limit);
   if (!pending) return undefined;
-  const batchId = cp.lastBatchId + 1;
+  const batchId = cp.lastBatchId + (typeof ctx.lease === "number" ? 1 : ctx.lease.group.of);
   const found = await findPlannedBatch(pool, pipelineVersionId, batchId);
-  const planned = found ?? (await recordPlan(pool, pipelineVersionId, batchId, ctx.epoch, [], pending));
+  const planned = found ?? (await recordPlan(pool, pipelineVersionId, batchId, ctx.lease, [], pending));
   if (!planned.replay) return undefined;
   await ctx.dropAhead();
   const plan = Date.now() - t;

@@ -36,6 +36,8 @@ export interface PreparedBatch {
 
 export interface AheadInput {
   batchId: number;
+  /** The batch committing now (batchId − 1, or batchId − N for a partition group's striped ids). */
+  previousBatchId: number;
   /** The checkpoint the commit in flight writes. */
   after: {
     endOffsets: Record<string, number>;
@@ -113,7 +115,7 @@ export async function readAhead(input: AheadInput): Promise<ReadAhead | undefine
     return {
       batch,
       matches: (cp) =>
-        cp.lastBatchId === input.batchId - 1 &&
+        cp.lastBatchId === input.previousBatchId &&
         sameOffsets(cp.endOffsets, after.endOffsets) &&
         (cp.watermark?.getTime() ?? null) === (after.watermark?.getTime() ?? null),
     };

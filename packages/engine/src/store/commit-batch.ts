@@ -1,13 +1,19 @@
 // Exactly-once into Postgres: a batch's sink rows, dedup state changes, dead letters, progress record
 // and checkpoint advance are written in ONE transaction, fenced on the lease epoch and the expected
 // previous batch id. A stale or duplicate runner's commit is rejected and rolls back entirely.
+// A partition group's batch (group-checkpoint-store.ts) is fenced on its group's row first, and takes
+// the version's row — shared with the other groups — only at the end: there its time is merged into
+// the version's as it is by then, and its state size added, so groups commit side by side and wait
+// for each other only for that last update.
 import type pg from "pg";
 import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";
 import { assertBalanced, type OutcomeCounts } from "../batch/outcomes";
-import { FencedError, InvariantError } from "../errors";
+import { CrossGroupDuplicateError, FencedError, InvariantError } from "../errors";
 import type { Checkpoint } from "./checkpoint-store";
 import { endOffsetsOf, type OffsetRange } from "../source/source";
 import { bulkSelect } from "./bulk";
+import { advanceGroupCheckpoint, lockGroupForCommit } from "./group-checkpoint-store";
+import type { GroupLease } from "./partition-group";
 import { bulkRows } from "./stage-rows";
 import type { SinkTable } from "./sink-table";
 import { assertSinkClaims } from "./sink-claims";
@@ -52,8 +58,38 @@ export interface CommitInput {
   evictBefore: Date | null;
   /** Set for a dead-letter replay batch: the items are marked applied in this transaction. */
   replay?: CommitReplay;
-  /** Builds the progress record from the final outcome counts (sink conflicts are known only here). */
-  progress(outcomes: OutcomeCounts, state: { rows: number; bytes: number }): BatchProgress;
+  /** A partition group's batch: fenced on its group, its time merged into the version's at the end. */
+  group?: GroupCommit;
+  /**
+   * Builds the progress record from the final outcome counts (sink conflicts are known only here) and
+   * the watermark committed (a group's: merged with the other groups').
+   */
+  progress(
+    outcomes: OutcomeCounts,
+    state: { rows: number; bytes: number },
+    watermark: Date | null,
+  ): BatchProgress;
+}
+
+export interface GroupCommit {
+  lease: GroupLease;
+  /** This batch's time applied onto the version's as stored now: other groups may have moved it since the batch was processed. */
+  retime(stored: Pick<Checkpoint, "watermark" | "eventTimeMax">): CommittedTime;
+}
+
+interface CommittedTime {
+  watermark: Date | null;
+  eventTimeMax: Checkpoint["eventTimeMax"];
+  evictBefore: Date | null;
+}
+
+interface VersionRow {
+  last_batch_id: string;
+  lease_epoch: string;
+  state_rows: string;
+  state_bytes: string;
+  watermark: Date | null;
+  event_time_max: Checkpoint["eventTimeMax"];
 }
 
 export interface StagedWrites {
@@ -73,25 +109,22 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    const res = await client.query<{
-      last_batch_id: string;
-      lease_epoch: string;
-      state_rows: string;
-      state_bytes: string;
-    }>(
-      `SELECT last_batch_id, lease_epoch, state_rows, state_bytes FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
-      [input.pipelineVersionId],
-    );
-    const cp = res.rows[0];
-    if (!cp || Number(cp.lease_epoch) !== input.epoch) {
-      throw new FencedError(
-        `batch ${input.batchId} not committed: another runner took over pipeline version ${input.pipelineVersionId}`,
-      );
-    }
-    if (Number(cp.last_batch_id) !== input.batchId - 1) {
-      throw new FencedError(
-        `batch ${input.batchId} not committed: the last committed batch is ${cp.last_batch_id}`,
-      );
+    // One runner: the version's row, first. A group: its own row now, the version's at the end.
+    let cp: VersionRow | undefined;
+    if (input.group)
+      await lockGroupForCommit(client, input.pipelineVersionId, input.group.lease, input.batchId);
+    else {
+      cp = await lockVersion(client, input.pipelineVersionId);
+      if (!cp || Number(cp.lease_epoch) !== input.epoch) {
+        throw new FencedError(
+          `batch ${input.batchId} not committed: another runner took over pipeline version ${input.pipelineVersionId}`,
+        );
+      }
+      if (Number(cp.last_batch_id) !== input.batchId - 1) {
+        throw new FencedError(
+          `batch ${input.batchId} not committed: the last committed batch is ${cp.last_batch_id}`,
+        );
+      }
     }
 
     // The tables are still this pipeline's (a claim that changed hands since registration stops here).
@@ -118,9 +151,30 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     }
     assertBalanced(input.inputRows, outcomes);
 
-    const added = await insertDedupState(client, input.pipelineVersionId, input.processed.dedupInserts);
-    const evicted = input.evictBefore
-      ? await evictDedupState(client, input.pipelineVersionId, input.evictBefore)
+    const added = await insertDedupState(
+      client,
+      input.pipelineVersionId,
+      input.processed.dedupInserts,
+      input.group !== undefined,
+    );
+    // A key this batch did not find in dedup state at processing, but that is there now: another group
+    // committed it since (the same event on another partition). The batch runs again, seeing it.
+    if (input.group && added.rows < input.processed.dedupInserts.length)
+      throw new CrossGroupDuplicateError(
+        `batch ${input.batchId}: ${input.processed.dedupInserts.length - added.rows} of its dedup keys were committed by another partition group meanwhile`,
+      );
+    let time: CommittedTime = input;
+    if (input.group) {
+      cp = await lockVersion(client, input.pipelineVersionId);
+      if (!cp || Number(cp.lease_epoch) !== input.group.lease.versionEpoch)
+        throw new FencedError(
+          `batch ${input.batchId} not committed: pipeline version ${input.pipelineVersionId} was reset, changed or superseded since group ${input.group.lease.group.no} took its lease`,
+        );
+      time = input.group.retime({ watermark: cp.watermark, eventTimeMax: cp.event_time_max });
+    }
+    if (!cp) throw new InvariantError(`batch ${input.batchId}: the version's checkpoint was not locked`);
+    const evicted = time.evictBefore
+      ? await evictDedupState(client, input.pipelineVersionId, time.evictBefore)
       : { rows: 0, bytes: 0 };
     const deadLetterIds = await insertDeadLetters(client, input, input.processed.deadLetters);
     if (input.replay)
@@ -140,7 +194,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       rows: Number(cp.state_rows) + added.rows - evicted.rows + operatorState.rows,
       bytes: Number(cp.state_bytes) + added.bytes - evicted.bytes + operatorState.bytes,
     };
-    const progress = input.progress(outcomes, state);
+    const progress = input.progress(outcomes, state, time.watermark);
     await client.query(
       `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,
       [
@@ -155,7 +209,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     const endOffsets = endOffsetsOf(input.ranges);
     const staged = input.staged?.checkpoint();
     await client.query(
-      `UPDATE checkpoints SET last_batch_id = $2, end_offsets = end_offsets || $3::jsonb, watermark = $4, event_time_max = $5,
+      `UPDATE checkpoints SET last_batch_id = greatest(last_batch_id, $2), end_offsets = end_offsets || $3::jsonb, watermark = $4, event_time_max = $5,
               state_rows = $6, state_bytes = $7, outputs = coalesce($8::jsonb, outputs), dimension = coalesce($9::jsonb, dimension),
               updated_at = now()
         WHERE pipeline_version_id = $1`,
@@ -163,14 +217,22 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         input.pipelineVersionId,
         input.batchId,
         JSON.stringify(endOffsets),
-        input.watermark,
-        JSON.stringify(input.eventTimeMax),
+        time.watermark,
+        JSON.stringify(time.eventTimeMax),
         state.rows,
         state.bytes,
         staged ? JSON.stringify(staged.outputs) : null,
         staged ? JSON.stringify(staged.dimension) : null,
       ],
     );
+    if (input.group)
+      await advanceGroupCheckpoint(
+        client,
+        input.pipelineVersionId,
+        input.group.lease.group,
+        input.batchId,
+        endOffsets,
+      );
     await client.query("COMMIT");
     return { outcomes, stateRows: state.rows, stateBytes: state.bytes, progress };
   } catch (err) {
@@ -181,11 +243,24 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
   }
 }
 
+async function lockVersion(
+  client: pg.PoolClient,
+  pipelineVersionId: string,
+): Promise<VersionRow | undefined> {
+  const res = await client.query<VersionRow>(
+    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
+    [pipelineVersionId],
+  );
+  return res.rows[0];
+}
+
 // State size counts the key's bytes plus 8 for its timestamp: the payload Sluice keeps, not disk pages.
 async function insertDedupState(
   client: pg.PoolClient,
   pv: string,
   rows: { key: string; time: Date }[],
+  /** Insert in key order: two groups inserting overlapping keys then wait on each other in one order, never in a cycle. */
+  inKeyOrder: boolean,
 ): Promise<{ rows: number; bytes: number }> {
   if (rows.length === 0) return { rows: 0, bytes: 0 };
   const { sql, params } = await bulkRows(
@@ -197,7 +272,7 @@ async function insertDedupState(
     2,
   );
   const res = await client.query<{ n: string; bytes: string }>(
-    `WITH ins AS (INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $1, * FROM (${sql}) AS u ON CONFLICT DO NOTHING RETURNING key)
+    `WITH ins AS (INSERT INTO dedup_state (pipeline_version_id, key, event_time) SELECT $1, * FROM (${sql}) AS u${inKeyOrder ? " ORDER BY 2" : ""} ON CONFLICT DO NOTHING RETURNING key)
      SELECT count(*) AS n, coalesce(sum(octet_length(key) + 8), 0) AS bytes FROM ins`,
     [pv, ...params],
   );

@@ -5,6 +5,7 @@
 // continued version's log inside its own transaction (register-version.ts).
 import type { OffsetRange } from "../source/source";
 import { FencedError } from "../errors";
+import type { GroupLease } from "./partition-group";
 import type { ReplayPlan } from "./replay-store";
 import type { SqlClient } from "./sql-client";
 import { LINEAGE_SQL } from "./version-lineage";
@@ -32,7 +33,9 @@ export async function findPlannedBatch(
 /**
  * Record a batch's plan before reading (deterministic replay). Fenced: only the current lease holder
  * may plan, and only the batch after the last committed one. If another runner recorded a plan for
- * the same batch first, that plan wins and is returned.
+ * the same batch first, that plan wins and is returned. `lease` is the runner's epoch, or a partition
+ * group's lease (group-checkpoint-store.ts): then the group's row must hold that epoch and batch
+ * `batchId - N`, and the version's row the epoch the group's lease was taken under.
  *
  * FOR SHARE waits for a transaction rewriting the checkpoint (a checkpoint reset bumps the epoch and
  * drops uncommitted plans) and re-checks the epoch after it: without the lock a plan from the old
@@ -42,18 +45,30 @@ export async function recordPlan(
   db: SqlClient,
   pipelineVersionId: string,
   batchId: number,
-  epoch: number,
+  lease: number | GroupLease,
   ranges: OffsetRange[],
   replay?: ReplayPlan,
 ): Promise<RecordedPlan> {
-  await db.query(
-    `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
-     SELECT $1, $2::bigint, $3::jsonb, $5::jsonb FROM checkpoints
-      WHERE pipeline_version_id = $1 AND lease_epoch = $4 AND last_batch_id = $2::bigint - 1
-        FOR SHARE
-     ON CONFLICT DO NOTHING`,
-    [pipelineVersionId, batchId, JSON.stringify(ranges), epoch, replay ? JSON.stringify(replay) : null],
-  );
+  const plan = [pipelineVersionId, batchId, JSON.stringify(ranges), replay ? JSON.stringify(replay) : null];
+  if (typeof lease === "number")
+    await db.query(
+      `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
+       SELECT $1, $2::bigint, $3::jsonb, $4::jsonb FROM checkpoints
+        WHERE pipeline_version_id = $1 AND lease_epoch = $5 AND last_batch_id = $2::bigint - 1
+          FOR SHARE
+       ON CONFLICT DO NOTHING`,
+      [...plan, lease],
+    );
+  else
+    await db.query(
+      `INSERT INTO offset_log (pipeline_version_id, batch_id, ranges, replay)
+       SELECT $1, $2::bigint, $3::jsonb, $4::jsonb FROM group_checkpoints g JOIN checkpoints c ON c.pipeline_version_id = g.pipeline_version_id
+        WHERE g.pipeline_version_id = $1 AND g.group_no = $5 AND g.lease_epoch = $6 AND g.last_batch_id = $2::bigint - $7
+          AND c.lease_epoch = $8
+          FOR SHARE
+       ON CONFLICT DO NOTHING`,
+      [...plan, lease.group.no, lease.epoch, lease.group.of, lease.versionEpoch],
+    );
   const stored = await findPlannedBatch(db, pipelineVersionId, batchId);
   if (!stored)
     throw new FencedError(
@@ -62,16 +77,23 @@ export async function recordPlan(
   return stored;
 }
 
-/** Forget the plans after `afterBatchId` (planned, never committed): a checkpoint reset moved the offsets. */
+/**
+ * Forget the plans after `afterBatchId` (planned, never committed): a checkpoint reset moved the
+ * offsets. With partition groups a group's planned batch may have a lower id than another group's
+ * last commit: any plan after the slowest group's last batch that has no commit goes too.
+ */
 export async function dropUncommittedPlans(
   db: SqlClient,
   pipelineVersionId: string,
   afterBatchId: number,
 ): Promise<void> {
-  await db.query(`DELETE FROM offset_log WHERE pipeline_version_id = $1 AND batch_id > $2`, [
-    pipelineVersionId,
-    afterBatchId,
-  ]);
+  await db.query(
+    `DELETE FROM offset_log o WHERE o.pipeline_version_id = $1
+        AND (o.batch_id > $2
+          OR (o.batch_id > (SELECT min(last_batch_id) FROM group_checkpoints WHERE pipeline_version_id = $1)
+              AND NOT EXISTS (SELECT 1 FROM batch_log b WHERE b.pipeline_version_id = $1 AND b.batch_id = o.batch_id)))`,
+    [pipelineVersionId, afterBatchId],
+  );
 }
 
 /** The batch after the checkpoint, when it was planned and not committed: an earlier run that died in it? */

@@ -58,7 +58,7 @@ export async function runPipelineCommand(
     const run = await lockRun(tx, pipelineVersionId);
     const meta = await tx.pipelineVersion.findUniqueOrThrow({
       where: { id: pipelineVersionId },
-      select: { version: true, supersededById: true },
+      select: { version: true, supersededById: true, spec: true },
     });
     version = meta.version;
     const supersededBy = meta.supersededById
@@ -86,6 +86,13 @@ export async function runPipelineCommand(
     if (supersededBy && effect.desired === "running")
       throw new RunCommandError(
         `cannot ${command} version ${meta.version}: version ${supersededBy.version} took its place (it continued or rebuilt this version's state), so version ${meta.version} can never run again — act on version ${supersededBy.version}`,
+        command,
+        before.phase,
+      );
+    const groups = partitionGroupsOf(meta.spec);
+    if (groups > 1 && effect.desired === "running")
+      throw new RunCommandError(
+        `cannot ${command} version ${meta.version} on the workers: it reads its partitions in ${groups} groups (source.kafka.parallelism: ${groups}), and the workers run one runner per version — run each group with \`sluice run <spec> --group <g>\` (g = 0 … ${groups - 1}), or register the spec without parallelism`,
         command,
         before.phase,
       );
@@ -157,6 +164,12 @@ export async function runPipelineCommand(
     phase: result.phase,
     seq: result.seq,
   };
+}
+
+/** source.kafka.parallelism of a stored spec (1 when absent or unreadable). */
+function partitionGroupsOf(spec: unknown): number {
+  const n = (spec as { source?: { kafka?: { parallelism?: unknown } } } | null)?.source?.kafka?.parallelism;
+  return typeof n === "number" && n > 1 ? n : 1;
 }
 
 export const startPipelineRun = (
