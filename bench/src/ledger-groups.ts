@@ -1,9 +1,11 @@
 // Partition groups on this machine (issue 22): the payments ledger
-// (packages/pipeline-spec/examples/payments-ledger.yaml) drained from one topic by one
-// `sluice run --until-caught-up` process, and by two processes, one per partition group
-// (`source.kafka.parallelism: 2`, `--group 0` and `--group 1`), alternating over several rounds.
+// (packages/pipeline-spec/examples/payments-ledger.yaml) drained from one topic three ways, alternating
+// over several rounds: one `sluice run --until-caught-up` process; two processes at once, one per
+// partition group (`source.kafka.parallelism: 2`, `--group 0` and `--group 1`); and the same two
+// groups one after the other — the groups' own overhead without running side by side, which tells
+// what running them at once costs on this machine's cores apart from what grouping costs.
 // Each run's wall time is from the first process's spawn to the last one's exit; every run's sink is
-// checked to hold exactly the topic's distinct event ids, once each, before its time counts.
+// checked to hold each event id once, and the same ids as the first one-process run, before its time counts.
 //
 //   npx tsx bench/src/ledger-groups.ts                      # 400k messages, 4 partitions, 3 rounds
 //   npx tsx bench/src/ledger-groups.ts --messages 1000000 --rounds 5
@@ -74,32 +76,36 @@ function specFor(name: string, groups: number): TPipelineSpec {
   return checked.spec;
 }
 
-/** One run: `groups` processes at once (none with --group for 1), timed from the first spawn to the last exit. */
+type Mode = "one process" | "two groups at once" | "two groups in turn";
+const MODES: Mode[] = ["one process", "two groups at once", "two groups in turn"];
+
+/** One run: one process, or one per group (at once or in turn), timed from the first spawn to the last exit. */
 async function runLedger(
   name: string,
-  groups: number,
+  mode: Mode,
 ): Promise<{ seconds: number; machineCpu: number | undefined }> {
+  const groups = mode === "one process" ? 1 : 2;
   const spec = specFor(name, groups);
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify(spec, null, 2));
   const childEnv = { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: "warn", SLUICE_ACTOR: BENCH_ACTOR };
   const started = performance.now();
   const machineBefore = await machineBusySeconds();
-  const runs: ProcessRun[] = await Promise.all(
-    Array.from({ length: groups }, (_, g) =>
-      timeProcess(
-        process.execPath,
-        [
-          path.join(REPO_ROOT, "packages/cli/bin/sluice.js"),
-          "run",
-          file,
-          "--until-caught-up",
-          ...(groups > 1 ? ["--group", String(g)] : []),
-        ],
-        { cwd: REPO_ROOT, env: childEnv, log: path.join(dir, `${name}.g${g}.log`) },
-      ),
-    ),
-  );
+  const runGroup = (g: number) =>
+    timeProcess(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, "packages/cli/bin/sluice.js"),
+        "run",
+        file,
+        "--until-caught-up",
+        ...(groups > 1 ? ["--group", String(g)] : []),
+      ],
+      { cwd: REPO_ROOT, env: childEnv, log: path.join(dir, `${name}.g${g}.log`) },
+    );
+  const runs: ProcessRun[] = [];
+  if (mode === "two groups in turn") for (let g = 0; g < groups; g++) runs.push(await runGroup(g));
+  else runs.push(...(await Promise.all(Array.from({ length: groups }, (_, g) => runGroup(g)))));
   const seconds = (performance.now() - started) / 1000;
   const machineAfter = await machineBusySeconds();
   for (const r of runs)
@@ -111,14 +117,37 @@ async function runLedger(
   };
 }
 
-/** The sink holds every distinct id once: the same answer for one process and for two groups. */
-async function checkSink(table: string, expected: number): Promise<void> {
+/** Where a run's time went, from its batches' progress records: how many, how many read ahead, the phases' sums. */
+async function phases(name: string): Promise<string> {
+  const r = await db.pool.query<{ n: string; ahead: string; read: string; process: string; commit: string }>(
+    `SELECT count(*) AS n, count(*) FILTER (WHERE (b.progress->>'preparedAhead')::boolean) AS ahead,
+            sum((b.progress->'durationMs'->>'read')::numeric) AS read, sum((b.progress->'durationMs'->>'process')::numeric) AS process,
+            sum((b.progress->'durationMs'->>'commit')::numeric) AS commit
+       FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
+      WHERE p.name = $1 AND b.input_rows > 0`,
+    [name],
+  );
+  const x = r.rows[0]!;
+  const s = (ms: string) => fmt(Number(ms) / 1000);
+  return `${x.n} batches (${x.ahead} read ahead); read ${s(x.read)} s, process ${s(x.process)} s, commit ${s(x.commit)} s summed`;
+}
+
+/** Each id once, and the same ids as `reference` (the first one-process run's table) when given. */
+async function checkSink(table: string, reference: string | undefined): Promise<number> {
   const r = await db.pool.query<{ rows: string; ids: string }>(
     `SELECT count(*) AS rows, count(DISTINCT event_id) AS ids FROM ${table}`,
   );
-  const { rows, ids } = r.rows[0]!;
-  if (Number(rows) !== expected || Number(ids) !== expected)
-    throw new Error(`${table}: ${rows} rows, ${ids} distinct ids; expected ${expected} of each`);
+  const rows = Number(r.rows[0]!.rows);
+  if (rows !== Number(r.rows[0]!.ids))
+    throw new Error(`${table}: ${rows} rows but ${r.rows[0]!.ids} distinct ids`);
+  if (reference) {
+    const differ = await db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ((SELECT event_id FROM ${table} EXCEPT SELECT event_id FROM ${reference}) UNION ALL (SELECT event_id FROM ${reference} EXCEPT SELECT event_id FROM ${table})) d`,
+    );
+    if (Number(differ.rows[0]!.n) !== 0)
+      throw new Error(`${table}: ${differ.rows[0]!.n} event ids differ from ${reference}'s`);
+  }
+  return rows;
 }
 
 try {
@@ -139,30 +168,35 @@ try {
     manifest: "ids",
     log: () => undefined,
   });
-  const expected = new Set(manifest.eventIds).size;
   console.log(
-    `${opts.messages} messages on ${opts.partitions} partitions (${expected} distinct ids), ${opts.maxOffsets} offsets a batch, ${opts.rounds} rounds; load ${loadavg()[0]!.toFixed(1)}`,
+    `${opts.messages} messages on ${opts.partitions} partitions (${manifest.counts.duplicates} duplicates), ${opts.maxOffsets} offsets a batch, ${opts.rounds} rounds; load ${loadavg()[0]!.toFixed(1)}`,
   );
-  const times: Record<1 | 2, number[]> = { 1: [], 2: [] };
-  const cpu: Record<1 | 2, number[]> = { 1: [], 2: [] };
+  let reference: string | undefined;
+  const times = new Map<Mode, number[]>(MODES.map((m) => [m, []]));
+  const cpu = new Map<Mode, number[]>(MODES.map((m) => [m, []]));
   for (let round = 1; round <= opts.rounds; round++) {
-    // Alternate which goes first, so a machine that warms up or slows down favours neither.
-    for (const groups of round % 2 === 1 ? ([1, 2] as const) : ([2, 1] as const)) {
-      const name = `ledger-p${groups}-r${round}`;
-      const run = await runLedger(name, groups);
-      await checkSink(name.replaceAll("-", "_"), expected);
-      times[groups].push(run.seconds);
-      if (run.machineCpu !== undefined) cpu[groups].push(run.machineCpu);
+    // Rotate which goes first, so a machine that warms up or slows down favours none. The first run
+    // of all is one process: the reference every other sink is compared with.
+    const order = MODES.map((_, i) => MODES[(i + round - 1) % MODES.length]!);
+    for (const mode of order) {
+      const name = `ledger-${MODES.indexOf(mode)}-r${round}`;
+      const run = await runLedger(name, mode);
+      const table = name.replaceAll("-", "_");
+      const rows = await checkSink(table, reference);
+      if (mode === "one process") reference ??= table;
+      times.get(mode)!.push(run.seconds);
+      if (run.machineCpu !== undefined) cpu.get(mode)!.push(run.machineCpu);
+      console.log(`  ${await phases(name)}`);
       console.log(
-        `round ${round}, ${groups === 1 ? "one process" : "two groups"}: ${fmt(run.seconds)} s, machine CPU ${run.machineCpu === undefined ? "?" : fmt(run.machineCpu)} s, load ${loadavg()[0]!.toFixed(1)} — sink exact`,
+        `round ${round}, ${mode}: ${fmt(run.seconds)} s, machine CPU ${run.machineCpu === undefined ? "?" : fmt(run.machineCpu)} s, load ${loadavg()[0]!.toFixed(1)} — ${rows} rows, each id once${reference === table ? "" : ", the same ids"}`,
       );
     }
   }
-  const one = median(times[1]);
-  const two = median(times[2]);
-  console.log(
-    `median: one process ${fmt(one)} s, two groups ${fmt(two)} s → speed-up ${(one / two).toFixed(2)}× (machine CPU ${fmt(median(cpu[1]))} vs ${fmt(median(cpu[2]))} s)`,
-  );
+  const one = median(times.get("one process")!);
+  for (const mode of MODES)
+    console.log(
+      `median ${mode}: ${fmt(median(times.get(mode)!))} s (speed-up ${(one / median(times.get(mode)!)).toFixed(2)}×), machine CPU ${fmt(median(cpu.get(mode)!))} s`,
+    );
 } finally {
   await rm(dir, { recursive: true, force: true });
   await db.close();

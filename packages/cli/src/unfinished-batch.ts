@@ -10,8 +10,9 @@ import { describeRanges } from "@sluice/services";
 export async function describeUnfinishedBatch(
   pool: pg.Pool,
   pipelineVersionId: string,
+  group?: { no: number; of: number },
 ): Promise<string | undefined> {
-  const row = await findUnfinishedPlan(pool, pipelineVersionId);
+  const row = await findUnfinishedPlan(pool, pipelineVersionId, group);
   if (!row) return undefined;
   return (
     `batch ${row.batchId} (${describeRanges(row.ranges)}) was planned at ${row.plannedAt.toISOString()} by an earlier run that did not commit it; ` +

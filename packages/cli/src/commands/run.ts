@@ -105,7 +105,11 @@ export async function runCommand(
     if (!started) return EXIT_NOT_ALLOWED;
     runner = started.runner;
     console.log(describeRegistration(spec.name, started.reg).join("\n"));
-    const unfinished = await describeUnfinishedBatch(started.pool, started.reg.pipelineVersionId);
+    const unfinished = await describeUnfinishedBatch(
+      started.pool,
+      started.reg.pipelineVersionId,
+      groups > 1 && group !== undefined ? { no: group, of: groups } : undefined,
+    );
     // A warning, on stderr: stdout's lines starting "batch N" announce commits.
     if (unfinished) console.error(`${spec.name}: ${unfinished}`);
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.

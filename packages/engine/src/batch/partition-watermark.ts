@@ -41,21 +41,28 @@ export function advancePartitionClocks(
   return next;
 }
 
-/** The event time the watermark follows: min over active partitions, or max over all when all are idle. */
+/**
+ * The event time the watermark follows: min over active partitions, or max over all when all are idle.
+ * `unread`: partitions known to hold records not read yet — another partition group's, whose runner
+ * is behind or down (one runner reads every partition with records in each batch, so it has none).
+ * They are never idle, and one without a clock yet could hold any event time: the watermark waits.
+ */
 export function combinedEventTime(
   clocks: PartitionClocks,
   now: Date,
   idleTimeoutMs: number,
+  unread: ReadonlySet<number> = new Set(),
 ): { eventTime: Date | null; partitions: PartitionEventTime[] } {
   const partitions = Object.entries(clocks)
     .map(([p, c]) => ({
       partition: Number(p),
       eventTimeMax: c.max,
       lastDataAt: c.lastDataAt,
-      idle: now.getTime() - new Date(c.lastDataAt).getTime() > idleTimeoutMs,
+      idle: !unread.has(Number(p)) && now.getTime() - new Date(c.lastDataAt).getTime() > idleTimeoutMs,
     }))
     .sort((a, b) => a.partition - b.partition);
-  if (partitions.length === 0) return { eventTime: null, partitions };
+  if (partitions.length === 0 || [...unread].some((p) => !clocks[String(p)]))
+    return { eventTime: null, partitions };
   const active = partitions.filter((p) => !p.idle);
   const times = (active.length > 0 ? active : partitions).map((p) => new Date(p.eventTimeMax).getTime());
   return { eventTime: new Date(active.length > 0 ? Math.min(...times) : Math.max(...times)), partitions };

@@ -19,6 +19,8 @@ export function advanceTime(
   cp: Pick<Checkpoint, "watermark" | "eventTimeMax">,
   processed: TimedBatch,
   now: Date,
+  /** Partitions with records not read yet, of other partition groups (partition-watermark.ts). */
+  unread?: ReadonlySet<number>,
 ) {
   const later = (a: string | undefined, b: Date | null) => {
     const prev = a ? new Date(a) : null;
@@ -28,7 +30,7 @@ export function advanceTime(
   const maxDedup = later(cp.eventTimeMax.dedupTime, processed.maxDedupTime);
   const { timing } = compiled;
   const partitions = advancePartitionClocks(cp.eventTimeMax.partitions, processed, now);
-  const combined = combinedEventTime(partitions, now, timing.idleTimeoutMs ?? 60_000);
+  const combined = combinedEventTime(partitions, now, timing.idleTimeoutMs ?? 60_000, unread);
   const watermark =
     timing.watermarkDelayMs === undefined
       ? null

@@ -169,6 +169,81 @@ describe("partition groups", () => {
   );
 
   it(
+    "a group that has not read its partitions yet holds the watermark: run one group after the other, none of the second's rows is late",
+    { timeout: 60_000 },
+    async () => {
+      const topic = `${fx.topic}-turns`;
+      await createTopic(topic, 2);
+      const now = Date.now();
+      const recent = await sendLedgerEvents(fx.kafka, topic, {
+        prefix: "new",
+        count: 200,
+        partitions: [0],
+        eventTime: new Date(now),
+      });
+      // Three days older: behind what partition 0 alone would put the watermark at (now − 48h).
+      const older = await sendLedgerEvents(fx.kafka, topic, {
+        prefix: "old",
+        count: 200,
+        partitions: [1],
+        eventTime: new Date(now - 72 * 3600_000),
+      });
+      const spec = ledgerSpec(topic, {
+        name: "groups-in-turn",
+        source: { kafka: { topic, startingOffsets: "earliest", parallelism: 2 } },
+        sink: { postgres: { table: "groups_in_turn" } },
+      });
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+      const watermark = async () =>
+        (
+          await fx.pool.query<{ watermark: Date | null }>(
+            `SELECT watermark FROM checkpoints WHERE pipeline_version_id = $1`,
+            [pipelineVersionId],
+          )
+        ).rows[0]!.watermark;
+      const run = async (group: number) =>
+        drainRunner(
+          await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test", group }),
+        );
+
+      const first = await run(0);
+      expect(first.length).toBeGreaterThan(0);
+      // Partition 1 holds 200 records no batch has read: the watermark waits for them.
+      expect(await watermark()).toBeNull();
+      const second = await run(1);
+      const late = [...first, ...second].reduce((s, p) => s + p.outcomes.late, 0);
+      expect(late).toBe(0);
+      const sink = await fx.pool.query<{ event_id: string }>(`SELECT event_id FROM groups_in_turn`);
+      expect(sink.rows.map((r) => r.event_id).sort()).toEqual([...recent.ids, ...older.ids].sort());
+      expect((await watermark())?.getTime()).toBe(now - 72 * 3600_000 - 48 * 3600_000);
+    },
+  );
+
+  it("source.kafka.partitions: a runner reads only the partitions listed", { timeout: 60_000 }, async () => {
+    const topic = `${fx.topic}-only`;
+    await createTopic(topic, 3);
+    const wanted = [
+      ...(await sendLedgerEvents(fx.kafka, topic, { prefix: "p0", count: 30, partitions: [0] })).ids,
+      ...(await sendLedgerEvents(fx.kafka, topic, { prefix: "p2", count: 30, partitions: [2] })).ids,
+    ];
+    await sendLedgerEvents(fx.kafka, topic, { prefix: "p1", count: 30, partitions: [1] });
+    const spec = ledgerSpec(topic, {
+      name: "only-some",
+      source: { kafka: { topic, startingOffsets: "earliest", partitions: [0, 2] } },
+      sink: { postgres: { table: "only_some" } },
+    });
+    const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+    await drainRunner(await PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: "test" }));
+    const sink = await fx.pool.query<{ event_id: string }>(`SELECT event_id FROM only_some`);
+    expect(sink.rows.map((r) => r.event_id).sort()).toEqual(wanted.sort());
+    const cp = await fx.pool.query<{ end_offsets: Record<string, number> }>(
+      `SELECT end_offsets FROM checkpoints WHERE pipeline_version_id = $1`,
+      [pipelineVersionId],
+    );
+    expect(cp.rows[0]!.end_offsets).toEqual({ "0": 30, "2": 30 });
+  });
+
+  it(
     "three `sluice run --group` processes SIGKILLed together again and again: every event id exactly once, every offset once",
     { timeout: 300_000 },
     async () => {

@@ -42,7 +42,7 @@ import {
   recordGroupStartingOffsets,
 } from "../store/group-checkpoint-store";
 import type { GroupLease } from "../store/partition-group";
-import { readsPartitions } from "../source/partition-filter";
+import { readsPartition, readsPartitions } from "../source/partition-filter";
 import { commitBatch } from "../store/commit-batch";
 import { claimNames } from "../store/sink-claims";
 import { loadSinkTables } from "../store/serving-views";
@@ -98,6 +98,8 @@ export class PipelineRunner {
     private readonly source: RecordSource,
     /** The runner's epoch, or its partition group's lease. */
     private readonly lease: number | GroupLease,
+    /** A partition group: the other groups' partitions and their offsets now. */
+    private readonly otherPartitions?: () => Promise<PartitionOffsets[]>,
   ) {
     this.keysInSink = dedupKeptBySink(compiled.spec) !== undefined;
   }
@@ -132,19 +134,25 @@ export class PipelineRunner {
     const lease = group
       ? await acquireGroupLease(res.pool, opts.pipelineVersionId, group, opts.owner)
       : await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
-    const source = readsPartitions(
+    const topic =
       opts.source ??
-        new KafkaSource({
-          kafka: res.kafka,
-          topic: spec.source.kafka.topic,
-          groupPrefix: group ? `${opts.pipelineVersionId}.g${group.no}` : opts.pipelineVersionId,
-        }),
-      {
-        ...(spec.source.kafka.partitions ? { only: spec.source.kafka.partitions } : {}),
-        ...(group ? { group } : {}),
-      },
-    );
-    return new PipelineRunner(res, opts, compiled, step, source, lease);
+      new KafkaSource({
+        kafka: res.kafka,
+        topic: spec.source.kafka.topic,
+        groupPrefix: group ? `${opts.pipelineVersionId}.g${group.no}` : opts.pipelineVersionId,
+      });
+    const only = spec.source.kafka.partitions ? { only: spec.source.kafka.partitions } : {};
+    const source = readsPartitions(topic, { ...only, ...(group ? { group } : {}) });
+    // A group's commit asks which of the other groups' partitions hold records they have not read.
+    const others = group
+      ? async () => {
+          const theirs = readsPartition(only);
+          return (await topic.partitionOffsets()).filter(
+            (p) => theirs(p.partition) && !readsPartition({ group })(p.partition),
+          );
+        }
+      : undefined;
+    return new PipelineRunner(res, opts, compiled, step, source, lease, others);
   }
 
   get leaseEpoch(): number {
@@ -200,7 +208,12 @@ export class PipelineRunner {
     let t = Date.now();
     // A replay batch moves no time: its rows are old, and the watermark follows the source's partitions,
     // so it keeps the checkpoint's watermark, event-time clocks and dedup horizon exactly.
-    const time = batch.deadLetterReplay ? unchangedTime(cp) : this.advanceTime(cp, processed, now());
+    // A group judges its time as its commit will: other groups' partitions with unread records hold it.
+    const others = this.otherPartitions ? await this.otherPartitions() : [];
+    const unread = this.otherPartitions
+      ? unreadOf(others, (await loadCheckpoint(pool, pipelineVersionId)).endOffsets)
+      : undefined;
+    const time = batch.deadLetterReplay ? unchangedTime(cp) : this.advanceTime(cp, processed, now(), unread);
     const { eventTimeMax, partitionEventTime } = time;
     // Where the rows go — a ledger, one operator, or a join and several outputs: prepared before the
     // transaction, written inside it.
@@ -243,8 +256,12 @@ export class PipelineRunner {
             group: {
               lease: this.lease,
               // Applied onto the version's time as committed by then (other groups' partitions moved it).
+              // A partition of another group with records past the version's offsets holds the
+              // watermark even when no batch read it lately: that group is behind, or down.
               retime: (stored) =>
-                batch.deadLetterReplay ? unchangedTime(stored) : this.advanceTime(stored, processed, now()),
+                batch.deadLetterReplay
+                  ? unchangedTime(stored)
+                  : this.advanceTime(stored, processed, now(), unreadOf(others, stored.endOffsets)),
             },
           }),
       progress: (outcomes, state, committedWatermark) =>
@@ -273,6 +290,7 @@ export class PipelineRunner {
             ? { deadLetterReplay: { replayIds: batch.deadLetterReplay.plan.replayIds, rows: records.length } }
             : {}),
           preparedAhead: batch.preparedAhead,
+          ...(typeof this.lease === "number" ? {} : { group: this.lease.group }),
           now: now(),
           partitionEventTime,
           sortedIngest,
@@ -387,6 +405,7 @@ export class PipelineRunner {
     return {
       batchId: batch.batchId + this.stride,
       previousBatchId: batch.batchId,
+      ...(typeof this.lease === "number" ? {} : { watermarkMayMoveOn: true }),
       after,
       source: this.source,
       compiled: this.compiled,
@@ -447,7 +466,14 @@ export class PipelineRunner {
    */
   private async idleReleasesWatermark(cp: Checkpoint): Promise<boolean> {
     if (this.compiled.timing.watermarkDelayMs === undefined) return false;
-    const { watermark } = this.advanceTime(cp, NO_INPUT, this.res.now ? this.res.now() : new Date());
+    // A group's partitions going idle release nothing while another group's hold unread records.
+    const unread = this.otherPartitions
+      ? unreadOf(
+          await this.otherPartitions(),
+          (await loadCheckpoint(this.res.pool, this.opts.pipelineVersionId)).endOffsets,
+        )
+      : undefined;
+    const { watermark } = this.advanceTime(cp, NO_INPUT, this.res.now ? this.res.now() : new Date(), unread);
     return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
   }
 
@@ -468,9 +494,21 @@ export class PipelineRunner {
       : recordGroupStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.lease, start);
   }
 
-  private advanceTime(cp: Pick<Checkpoint, "watermark" | "eventTimeMax">, processed: TimedBatch, now: Date) {
-    return advanceTime(this.compiled, cp, processed, now);
+  private advanceTime(
+    cp: Pick<Checkpoint, "watermark" | "eventTimeMax">,
+    processed: TimedBatch,
+    now: Date,
+    unread?: ReadonlySet<number>,
+  ) {
+    return advanceTime(this.compiled, cp, processed, now, unread);
   }
+}
+
+/** Partitions holding records past the version's committed offsets (another group's, not read yet). */
+function unreadOf(partitions: PartitionOffsets[], committed: Record<string, number>): Set<number> {
+  return new Set(
+    partitions.filter((p) => p.high > (committed[String(p.partition)] ?? p.low)).map((p) => p.partition),
+  );
 }
 
 /** Runs of one batch: a cross-group conflict is rare (a duplicate straddling two groups' batches), so a few suffice. */

@@ -39,6 +39,8 @@ export interface ProgressInput {
   replayed: boolean;
   deadLetterReplay?: { replayIds: number[]; rows: number };
   preparedAhead?: boolean;
+  /** A partition group's batch: which group of how many. */
+  group?: { no: number; of: number };
   now: Date;
   lateAccepted?: number;
   partitionEventTime?: PartitionEventTime[];
@@ -82,6 +84,7 @@ export function buildProgress(p: ProgressInput): BatchProgress {
     expectations,
     replayed: p.replayed,
     ...(p.deadLetterReplay ? { deadLetterReplay: p.deadLetterReplay } : {}),
+    ...(p.group ? { group: p.group } : {}),
     ...(p.preparedAhead ? { preparedAhead: true } : {}),
     ...(p.lateAccepted ? { lateAccepted: p.lateAccepted } : {}),
     ...(p.partitionEventTime && p.partitionEventTime.length > 0
@@ -104,7 +107,7 @@ export function formatProgressLine(p: BatchProgress): string {
   const o = p.outcomes;
   const dropped = Object.values(o.dropped).reduce((a, b) => a + b, 0);
   return (
-    `batch ${p.batchId}${p.replayed ? " (replayed plan)" : ""}${p.deadLetterReplay ? ` (dead-letter replay #${p.deadLetterReplay.replayIds.join(", #")})` : ""}: ${p.inputRows} rows in ${p.durationMs.total} ms ` +
+    `batch ${p.batchId}${p.group ? ` (group ${p.group.no} of ${p.group.of})` : ""}${p.replayed ? " (replayed plan)" : ""}${p.deadLetterReplay ? ` (dead-letter replay #${p.deadLetterReplay.replayIds.join(", #")})` : ""}: ${p.inputRows} rows in ${p.durationMs.total} ms ` +
     `(${p.processedRowsPerSecond}/s) → sink ${o.sink}, duplicate ${o.duplicate}, dropped ${dropped}, filtered ${o.filtered}, ` +
     `quarantined ${o.quarantined}, dead letter ${o.deadLetter}, late ${o.late}${p.lateAccepted ? ` (+${p.lateAccepted} late accepted)` : ""}` +
     `${o.stale ? `, stale ${o.stale}` : ""} | backlog ${p.backlog} | ` +

@@ -38,6 +38,13 @@ export interface AheadInput {
   batchId: number;
   /** The batch committing now (batchId − 1, or batchId − N for a partition group's striped ids). */
   previousBatchId: number;
+  /**
+   * A partition group's batch: its commit merges its time into the version's, which other groups
+   * move too, so the watermark committed may be newer than `after.watermark`. The batch read ahead
+   * judged lateness by an older watermark then — as a batch processed just before another group's
+   * commit does — and still fits; only a committed watermark older than it does not.
+   */
+  watermarkMayMoveOn?: boolean;
   /** The checkpoint the commit in flight writes. */
   after: {
     endOffsets: Record<string, number>;
@@ -117,7 +124,9 @@ export async function readAhead(input: AheadInput): Promise<ReadAhead | undefine
       matches: (cp) =>
         cp.lastBatchId === input.previousBatchId &&
         sameOffsets(cp.endOffsets, after.endOffsets) &&
-        (cp.watermark?.getTime() ?? null) === (after.watermark?.getTime() ?? null),
+        (input.watermarkMayMoveOn && after.watermark !== null && cp.watermark !== null
+          ? cp.watermark >= after.watermark
+          : (cp.watermark?.getTime() ?? null) === (after.watermark?.getTime() ?? null)),
     };
   } catch (err) {
     // Harmless (the batch is read on its turn, and fails there if something is really wrong): debug only.

@@ -4,13 +4,20 @@
 import { inGroup, type PartitionGroup } from "../store/partition-group";
 import type { RecordSource } from "./source";
 
-export function readsPartitions(
-  source: RecordSource,
-  which: { only?: readonly number[]; group?: PartitionGroup },
-): RecordSource {
-  const { only, group } = which;
-  if (!only && !group) return source;
-  const reads = (p: number) => (!only || only.includes(p)) && (!group || inGroup(p, group));
+export interface PartitionChoice {
+  /** The spec's `source.kafka.partitions`. */
+  only?: readonly number[];
+  group?: PartitionGroup;
+}
+
+export const readsPartition =
+  ({ only, group }: PartitionChoice) =>
+  (p: number): boolean =>
+    (!only || only.includes(p)) && (!group || inGroup(p, group));
+
+export function readsPartitions(source: RecordSource, which: PartitionChoice): RecordSource {
+  if (!which.only && !which.group) return source;
+  const reads = readsPartition(which);
   return {
     partitionOffsets: async () => (await source.partitionOffsets()).filter((p) => reads(p.partition)),
     read: (ranges) => source.read(ranges),

@@ -74,7 +74,7 @@ export interface CommitInput {
 export interface GroupCommit {
   lease: GroupLease;
   /** This batch's time applied onto the version's as stored now: other groups may have moved it since the batch was processed. */
-  retime(stored: Pick<Checkpoint, "watermark" | "eventTimeMax">): CommittedTime;
+  retime(stored: Pick<Checkpoint, "watermark" | "eventTimeMax" | "endOffsets">): CommittedTime;
 }
 
 interface CommittedTime {
@@ -90,6 +90,7 @@ interface VersionRow {
   state_bytes: string;
   watermark: Date | null;
   event_time_max: Checkpoint["eventTimeMax"];
+  end_offsets: Record<string, number>;
 }
 
 export interface StagedWrites {
@@ -170,7 +171,11 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         throw new FencedError(
           `batch ${input.batchId} not committed: pipeline version ${input.pipelineVersionId} was reset, changed or superseded since group ${input.group.lease.group.no} took its lease`,
         );
-      time = input.group.retime({ watermark: cp.watermark, eventTimeMax: cp.event_time_max });
+      time = input.group.retime({
+        watermark: cp.watermark,
+        eventTimeMax: cp.event_time_max,
+        endOffsets: cp.end_offsets,
+      });
     }
     if (!cp) throw new InvariantError(`batch ${input.batchId}: the version's checkpoint was not locked`);
     const evicted = time.evictBefore
@@ -248,7 +253,7 @@ async function lockVersion(
   pipelineVersionId: string,
 ): Promise<VersionRow | undefined> {
   const res = await client.query<VersionRow>(
-    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
+    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max, end_offsets FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
     [pipelineVersionId],
   );
   return res.rows[0];

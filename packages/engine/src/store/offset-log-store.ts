@@ -5,7 +5,7 @@
 // continued version's log inside its own transaction (register-version.ts).
 import type { OffsetRange } from "../source/source";
 import { FencedError } from "../errors";
-import type { GroupLease } from "./partition-group";
+import type { GroupLease, PartitionGroup } from "./partition-group";
 import type { ReplayPlan } from "./replay-store";
 import type { SqlClient } from "./sql-client";
 import { LINEAGE_SQL } from "./version-lineage";
@@ -96,16 +96,24 @@ export async function dropUncommittedPlans(
   );
 }
 
-/** The batch after the checkpoint, when it was planned and not committed: an earlier run that died in it? */
+/**
+ * The batch after the checkpoint — or after a partition group's last batch, for that group — when it
+ * was planned and not committed: an earlier run that died in it?
+ */
 export async function findUnfinishedPlan(
   db: SqlClient,
   pipelineVersionId: string,
+  group?: PartitionGroup,
 ): Promise<{ batchId: number; ranges: OffsetRange[]; plannedAt: Date } | undefined> {
   const res = await db.query<{ batch_id: string; ranges: OffsetRange[]; planned_at: Date }>(
-    `SELECT o.batch_id, o.ranges, o.planned_at FROM checkpoints c
-       JOIN offset_log o ON o.pipeline_version_id = c.pipeline_version_id AND o.batch_id = c.last_batch_id + 1
-      WHERE c.pipeline_version_id = $1`,
-    [pipelineVersionId],
+    group
+      ? `SELECT o.batch_id, o.ranges, o.planned_at FROM group_checkpoints g
+           JOIN offset_log o ON o.pipeline_version_id = g.pipeline_version_id AND o.batch_id = g.last_batch_id + $3::int
+          WHERE g.pipeline_version_id = $1 AND g.group_no = $2::int`
+      : `SELECT o.batch_id, o.ranges, o.planned_at FROM checkpoints c
+           JOIN offset_log o ON o.pipeline_version_id = c.pipeline_version_id AND o.batch_id = c.last_batch_id + 1
+          WHERE c.pipeline_version_id = $1`,
+    group ? [pipelineVersionId, group.no, group.of] : [pipelineVersionId],
   );
   const row = res.rows[0];
   return row ? { batchId: Number(row.batch_id), ranges: row.ranges, plannedAt: row.planned_at } : undefined;

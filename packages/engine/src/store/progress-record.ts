@@ -50,6 +50,8 @@ export const ZBatchProgress = z.object({
   replayed: z.boolean(),
   /** A dead-letter replay batch (no Kafka range; offsets and watermark unchanged): which requests, how many rows. */
   deadLetterReplay: z.object({ replayIds: z.array(z.number().int()), rows: z.number().int() }).optional(),
+  /** A partition group's batch (source.kafka.parallelism): which group of how many; its sources and backlog are the group's. */
+  group: z.object({ no: z.number().int(), of: z.number().int() }).optional(),
   /** Read and processed while the previous batch committed (its read and process time overlapped that commit). */
   preparedAhead: z.boolean().optional(),
   /** Rows behind the watermark but within allowedLateness that still updated their window (counted in sink). */

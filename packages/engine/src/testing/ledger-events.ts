@@ -12,7 +12,7 @@ export interface SentEvents {
 export async function sendLedgerEvents(
   kafka: Kafka,
   topic: string,
-  opts: { prefix: string; count: number; partitions: number[] },
+  opts: { prefix: string; count: number; partitions: number[]; eventTime?: Date },
 ): Promise<SentEvents> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
@@ -34,7 +34,7 @@ export async function sendLedgerEvents(
         amount: "12.50",
         currency: "EUR",
         card_country: "DE",
-        event_time: new Date().toISOString(),
+        event_time: (opts.eventTime ?? new Date()).toISOString(),
       };
       return { partition, key: event.merchant_id, value: JSON.stringify(event) };
     });

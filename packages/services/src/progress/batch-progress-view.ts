@@ -57,6 +57,8 @@ export interface TBatchProgressView {
   /** A dead-letter replay batch (no Kafka range): which replay requests, how many rows. */
   deadLetterReplay: { replayIds: number[]; rows: number } | null;
   preparedAhead: boolean;
+  /** A partition group's batch (source.kafka.parallelism): which group of how many. */
+  group: { no: number; of: number } | null;
   lateAccepted: number;
   /** By partition number: offsets read and event-time clocks merged. */
   partitions: TPartitionProgress[];
@@ -114,6 +116,7 @@ export function batchProgressView(row: TBatchLogRow): TBatchProgressView {
     replayed: p.replayed ?? false,
     deadLetterReplay: p.deadLetterReplay ?? null,
     preparedAhead: p.preparedAhead ?? false,
+    group: p.group ?? null,
     lateAccepted: nonNegative(p.lateAccepted),
     partitions: mergePartitions(p.sources ?? [], p.partitionEventTime ?? []),
     operator: p.operator ?? null,

@@ -29,6 +29,8 @@ export interface TBatchSummary {
   watermark: Date | null;
   preparedAhead: boolean;
   replayed: boolean;
+  /** A partition group's batch: which group of how many (its backlog is the group's partitions'). */
+  group: { no: number; of: number } | null;
   /** A dead-letter replay batch: which replay requests. */
   deadLetterReplay: { replayIds: number[]; rows: number } | null;
   /**
@@ -97,6 +99,7 @@ function summaryOf(b: TBatchProgressView): TBatchSummary {
     watermark: b.watermark,
     preparedAhead: b.preparedAhead,
     replayed: b.replayed,
+    group: b.group,
     deadLetterReplay: b.deadLetterReplay,
     outputs: b.outputs.map((o) => ({
       name: o.name,

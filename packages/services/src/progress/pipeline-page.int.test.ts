@@ -246,7 +246,15 @@ describe("findBatchProgress", () => {
     delete (old.outcomes as Record<string, unknown>).stale;
     await commitBatch(v2!, old as unknown as BatchProgress);
     for (let b = 2; b <= 24; b++)
-      await commitBatch(v2!, progress(v2!, b, { preparedAhead: b % 2 === 0, replayed: b === 7 }));
+      await commitBatch(
+        v2!,
+        progress(v2!, b, {
+          preparedAhead: b % 2 === 0,
+          replayed: b === 7,
+          // A partition group's batch (source.kafka.parallelism) says which group.
+          ...(b === 9 ? { group: { no: 1, of: 2 } } : {}),
+        }),
+      );
     await commitBatch(
       v2!,
       progress(v2!, 25, {
@@ -365,6 +373,7 @@ describe("findBatchProgress", () => {
       watermark: new Date("2025-01-01T01:50:00.000Z"),
       preparedAhead: true,
       replayed: false,
+      group: null,
       deadLetterReplay: null,
       // A ledger: one sink, no join.
       outputs: [],
@@ -377,7 +386,9 @@ describe("findBatchProgress", () => {
     expect(found?.batches.find((b) => b.batchId === 8)).toMatchObject({
       replayed: false,
       preparedAhead: true,
+      group: null,
     });
+    expect(found?.batches.find((b) => b.batchId === 9)?.group).toEqual({ no: 1, of: 2 });
 
     // The early record still reads, with what it has.
     const all = await findBatchProgress(db, { pipeline: "ledger", limit: 100 });

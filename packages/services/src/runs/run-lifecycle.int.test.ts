@@ -34,10 +34,10 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function newVersion(): Promise<string> {
+async function newVersion(spec: object = {}): Promise<string> {
   const p = await db.pipeline.create({ data: { name: `p${++n}`, ownerTeamId: teamId } });
   const v = await db.pipelineVersion.create({
-    data: { pipelineId: p.id, version: 1, spec: {}, specHash: `h${n}` },
+    data: { pipelineId: p.id, version: 1, spec, specHash: `h${n}` },
   });
   return v.id;
 }
@@ -98,6 +98,13 @@ describe("lifecycle commands", () => {
       runPipelineCommand(db, { pipelineVersionId: pv, command: "explode" as never, ...alice }),
     ).rejects.toThrow();
     expect(await db.pipelineRunTransition.count({ where: { pipelineVersionId: pv } })).toBe(0);
+
+    // Partition groups run one `sluice run --group` per group; the workers run one runner a version.
+    const grouped = await newVersion({ source: { kafka: { topic: "payments", parallelism: 3 } } });
+    await expect(startPipelineRun(db, { pipelineVersionId: grouped, ...alice })).rejects.toThrow(
+      /reads its partitions in 3 groups .*sluice run <spec> --group <g>.* \(g = 0 … 2\)/,
+    );
+    expect(await db.pipelineRunTransition.count({ where: { pipelineVersionId: grouped } })).toBe(0);
   });
 });
 

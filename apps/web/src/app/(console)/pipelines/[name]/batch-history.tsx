@@ -116,6 +116,11 @@ export function BatchHistory({
                 <Time value={b.watermark} />
               </td>
               <td>
+                {b.group ? (
+                  <span className="badge" title={`partitions p with p mod ${b.group.of} = ${b.group.no}`}>
+                    group {b.group.no} of {b.group.of}
+                  </span>
+                ) : null}
                 {b.preparedAhead ? <span className="badge">read ahead</span> : null}
                 {b.replayed ? <span className="badge badge--warn">replayed</span> : null}
                 {b.deadLetterReplay ? (
