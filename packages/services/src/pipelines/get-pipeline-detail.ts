@@ -34,6 +34,8 @@ export interface TPipelineDetail {
     /** The version that took this one's place (it can never run again); null for a live version. */
     supersededBy: number | null;
     topic: string | null;
+    /** source.kafka.parallelism: how many partition groups read the topic (1 without groups). */
+    partitionGroups: number;
     /** The spec's event-time column, watermark delay and idle timeout; null without event time. */
     eventTime: { column: string; watermarkDelay: string | null; idleTimeout: string } | null;
   } | null;
@@ -44,7 +46,7 @@ export interface TPipelineDetail {
 /** What the page reads from the stored spec; anything else in it is not needed here. */
 const ZSpecFacts = z.object({
   source: z
-    .object({ kafka: z.object({ topic: z.string() }) })
+    .object({ kafka: z.object({ topic: z.string(), parallelism: z.number().int().min(1).optional() }) })
     .optional()
     .catch(undefined),
   eventTime: z
@@ -104,6 +106,7 @@ export async function getPipelineDetail(
           serving: latest.version === servingVersion,
           supersededBy: supersededBy?.version ?? null,
           topic: spec.source?.kafka.topic ?? null,
+          partitionGroups: spec.source?.kafka.parallelism ?? 1,
           eventTime: spec.eventTime
             ? {
                 column: spec.eventTime.column,

@@ -158,6 +158,7 @@ describe("getPipelineDetail", () => {
         serving: true,
         supersededBy: null,
         topic: "payments",
+        partitionGroups: 1,
         eventTime: { column: "event_time", watermarkDelay: "6h", idleTimeout: "1m" },
       },
       run: null,

@@ -162,7 +162,13 @@ export function PipelineDetail({
           <BatchHistory batches={batches.data.batches} pipeline={p.name} version={version ?? null} />
         </>
       ) : (
-        <NoBatchesYet name={cliTarget(p)} version={p.version.version} run={p.run} topic={p.version.topic} />
+        <NoBatchesYet
+          name={cliTarget(p)}
+          version={p.version.version}
+          run={p.run}
+          topic={p.version.topic}
+          groups={p.version.partitionGroups}
+        />
       )}
       {deadLetters.isPending ? (
         <p className="muted">Loading dead letters…</p>
@@ -236,6 +242,11 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
         <div>
           <dt>Source topic</dt>
           <dd className="mono">{v?.topic ?? "—"}</dd>
+          {v && v.partitionGroups > 1 ? (
+            <dd data-testid="partition-groups">
+              read in {v.partitionGroups} partition groups (partition p by group p mod {v.partitionGroups})
+            </dd>
+          ) : null}
         </div>
         <div>
           <dt>Event time</dt>
@@ -257,7 +268,24 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
         </div>
       </dl>
       {v && p.run ? <RunState name={cliTarget(p)} run={p.run} /> : null}
-      {v && !p.run ? (
+      {v && !p.run && v.partitionGroups > 1 ? (
+        <EmptyState
+          title="Run by its partition groups, not by the workers"
+          next={
+            <>
+              Run each group in the foreground, on any machines against this database and Kafka:{" "}
+              <code>npx sluice run &lt;spec.yaml&gt; --group &lt;g&gt;</code> for g = 0 …{" "}
+              {v.partitionGroups - 1}. Their batches appear below, each marked with its group.
+            </>
+          }
+        >
+          <p>
+            Version {v.version} reads its partitions in {v.partitionGroups} groups{" "}
+            <code>source.kafka.parallelism</code>. The workers run one runner a version and do not run
+            partition groups yet, so starting it on them is refused.
+          </p>
+        </EmptyState>
+      ) : v && !p.run ? (
         <EmptyState
           title="Not started on the workers"
           next={
@@ -364,10 +392,13 @@ function NoBatchesYet({
   version,
   run,
   topic,
+  groups,
 }: {
   name: string;
   version: number;
   run: TPipelineRunSummary | null;
+  /** Partition groups: run by `sluice run --group`, never by the workers. */
+  groups: number;
   topic: string | null;
 }) {
   const running = run?.phase === "running";
@@ -398,6 +429,11 @@ function NoBatchesYet({
                 Start it: <code>npx sluice start {name}</code>.
               </>
             )}
+          </>
+        ) : groups > 1 ? (
+          <>
+            Run each of its {groups} partition groups:{" "}
+            <code>npx sluice run &lt;spec.yaml&gt; --group &lt;g&gt;</code> for g = 0 … {groups - 1}.
           </>
         ) : (
           <>
