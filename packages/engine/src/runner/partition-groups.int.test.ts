@@ -26,6 +26,7 @@ import {
   type SluiceProcess,
 } from "../testing/sluice-process";
 import { registerPipelineVersion } from "../store/register-version";
+import { lockCheckpoint, resetCheckpoint } from "../store/checkpoint-store";
 import { PipelineRunner } from "./pipeline-runner";
 import type { EngineLogger } from "./engine-logger";
 
@@ -216,6 +217,64 @@ describe("partition groups", () => {
       const sink = await fx.pool.query<{ event_id: string }>(`SELECT event_id FROM groups_in_turn`);
       expect(sink.rows.map((r) => r.event_id).sort()).toEqual([...recent.ids, ...older.ids].sort());
       expect((await watermark())?.getTime()).toBe(now - 72 * 3600_000 - 48 * 3600_000);
+    },
+  );
+
+  it(
+    "a checkpoint reset fences every group at once, and each starts again from the reset offsets",
+    { timeout: 60_000 },
+    async () => {
+      const topic = `${fx.topic}-reset`;
+      await createTopic(topic, 2);
+      const sent = (await sendLedgerEvents(fx.kafka, topic, { prefix: "r", count: 200, partitions: [0, 1] }))
+        .ids;
+      const spec = ledgerSpec(topic, {
+        name: "groups-reset",
+        source: { kafka: { topic, startingOffsets: "earliest", parallelism: 2 } },
+        sink: { postgres: { table: "groups_reset" } },
+      });
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+      const open = (group: number, owner: string) =>
+        PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner, group });
+      await drainRunner(await open(0, "first"));
+      await drainRunner(await open(1, "first"));
+      const stale = await open(0, "stale");
+
+      // Re-read partition 0 from offset 50 and partition 1 from its start, keeping state (an approved reset).
+      const client = await fx.pool.connect();
+      try {
+        await client.query("BEGIN");
+        const cp = await lockCheckpoint(client, pipelineVersionId);
+        await resetCheckpoint(client, pipelineVersionId, {
+          afterBatchId: cp.lastBatchId,
+          offsets: { "0": 50, "1": 0 },
+          owner: "change-request:test",
+          clearState: false,
+        });
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+      const more = (await sendLedgerEvents(fx.kafka, topic, { prefix: "after", count: 10, partitions: [0] }))
+        .ids;
+      // A group's lease taken before the reset can no longer plan or commit.
+      await expect(stale.runBatch()).rejects.toThrow(FencedError);
+      await stale.close();
+
+      const again = [
+        ...(await drainRunner(await open(0, "again"))),
+        ...(await drainRunner(await open(1, "again"))),
+      ];
+      // Where each partition was read from again: its first batch after the reset.
+      const starts: Record<string, number> = {};
+      for (const src of again.flatMap((p) => p.sources))
+        starts[src.partition] = Math.min(starts[src.partition] ?? Infinity, src.startOffset);
+      expect(starts).toEqual({ "0": 50, "1": 0 });
+      // Re-read rows are refused by the table (same event ids); only the new ones are stored.
+      const duplicates = again.reduce((s, p) => s + p.outcomes.duplicate, 0);
+      expect(duplicates).toBe(50 + 100);
+      const sink = await fx.pool.query<{ event_id: string }>(`SELECT event_id FROM groups_reset`);
+      expect(sink.rows.map((r) => r.event_id).sort()).toEqual([...sent, ...more].sort());
     },
   );
 
