@@ -49,7 +49,7 @@ export async function acquireGroupLease(
   );
   const row = res.rows[0];
   if (!row) {
-    // Superseded (or no checkpoint): the version-wide lease says which, with its message.
+    // No row updated: the version was superseded (say so, as acquireLease does), or has no checkpoint.
     const superseded = await db.query<{ id: string }>(
       `SELECT id FROM pipeline_versions WHERE id = $1 AND superseded_by_id IS NOT NULL`,
       [pipelineVersionId],
