@@ -1,6 +1,7 @@
 // @sluice/engine: the streaming engine as a library. It receives its resources (pg pool, kafkajs
 // client, logger) and never reads the environment.
 export {
+  partitionGroup,
   PipelineRunner,
   type BatchResult,
   type EngineResources,

@@ -5,11 +5,13 @@
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  ConfigurationError,
   ExpectationFailedError,
   FencedError,
   formatProgressLine,
   isRetriable,
   openRequeuedDeliveries,
+  partitionGroup,
   PipelineRunner,
   registerPipelineVersion,
   type RegisteredVersion,
@@ -38,16 +40,12 @@ export async function runCommand(
     return 1;
   }
   const { spec } = loaded;
-  const groups = spec.source.kafka.parallelism ?? 1;
-  const group = opts.group === undefined ? undefined : Number(opts.group);
-  if (groups > 1 && (group === undefined || !Number.isInteger(group) || group < 0 || group >= groups)) {
-    console.error(
-      `${spec.name} reads its partitions in ${groups} groups (source.kafka.parallelism: ${groups}): give --group 0 … ${groups - 1}, one process per group (any machines)`,
-    );
-    return 1;
-  }
-  if (groups === 1 && opts.group !== undefined && group !== 0) {
-    console.error(`${spec.name} has no partition groups (source.kafka.parallelism is 1): leave --group out`);
+  let group: ReturnType<typeof partitionGroup>;
+  try {
+    group = partitionGroup(spec, opts.group === undefined ? undefined : Number(opts.group));
+  } catch (err) {
+    if (!(err instanceof ConfigurationError)) throw err;
+    console.error(err.message);
     return 1;
   }
   const everyMs = specTiming(spec).triggerEveryMs;
@@ -95,7 +93,7 @@ export async function runCommand(
             spec,
             owner: `${hostname()}:${process.pid}`,
             env: pipelineEnv(),
-            ...(groups > 1 ? { group } : {}),
+            ...(group ? { group: group.no } : {}),
           },
         );
         return { runner: opened, pool: services.pool, reg };
@@ -105,11 +103,7 @@ export async function runCommand(
     if (!started) return EXIT_NOT_ALLOWED;
     runner = started.runner;
     console.log(describeRegistration(spec.name, started.reg).join("\n"));
-    const unfinished = await describeUnfinishedBatch(
-      started.pool,
-      started.reg.pipelineVersionId,
-      groups > 1 && group !== undefined ? { no: group, of: groups } : undefined,
-    );
+    const unfinished = await describeUnfinishedBatch(started.pool, started.reg.pipelineVersionId, group);
     // A warning, on stderr: stdout's lines starting "batch N" announce commits.
     if (unfinished) console.error(`${spec.name}: ${unfinished}`);
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.

@@ -41,7 +41,7 @@ import {
   loadGroupCheckpoint,
   recordGroupStartingOffsets,
 } from "../store/group-checkpoint-store";
-import type { GroupLease } from "../store/partition-group";
+import { batchStride, inGroup, type GroupLease } from "../store/partition-group";
 import { readsPartition, readsPartitions } from "../source/partition-filter";
 import { commitBatch } from "../store/commit-batch";
 import { claimNames } from "../store/sink-claims";
@@ -105,12 +105,12 @@ export class PipelineRunner {
   }
 
   private get epoch(): number {
-    return typeof this.lease === "number" ? this.lease : this.lease.epoch;
+    return this.groupLease?.epoch ?? (this.lease as number);
   }
 
-  /** Batch ids step by 1, or by N in a partition group (striped: group g commits g, g+N, …). */
-  private get stride(): number {
-    return typeof this.lease === "number" ? 1 : this.lease.group.of;
+  /** The partition group's lease; undefined for a runner of the whole version. */
+  private get groupLease(): GroupLease | undefined {
+    return typeof this.lease === "number" ? undefined : this.lease;
   }
 
   /** Prepare the sink tables (or the operators, the join) and checkpoint, and take the lease (fencing off any other runner). */
@@ -148,7 +148,7 @@ export class PipelineRunner {
       ? async () => {
           const theirs = readsPartition(only);
           return (await topic.partitionOffsets()).filter(
-            (p) => theirs(p.partition) && !readsPartition({ group })(p.partition),
+            (p) => theirs(p.partition) && !inGroup(p.partition, group),
           );
         }
       : undefined;
@@ -175,8 +175,7 @@ export class PipelineRunner {
       try {
         return await this.runOneBatch();
       } catch (err) {
-        if (typeof this.lease === "number" || attempt >= MAX_GROUP_RETRIES || !crossedAnotherGroup(err))
-          throw err;
+        if (!this.groupLease || attempt >= MAX_GROUP_RETRIES || !crossedAnotherGroup(err)) throw err;
         this.res.logger.info(
           { err: (err as Error).message, attempt },
           "partition group batch met another group's commit of the same keys; running it again",
@@ -194,10 +193,9 @@ export class PipelineRunner {
 
     // 1–4. checkpoint; then the batch read and processed ahead during the previous commit, or plan
     // (re-using a planned-but-uncommitted range), read and process it now.
-    const cp =
-      typeof this.lease === "number"
-        ? await loadCheckpoint(pool, pipelineVersionId)
-        : await loadGroupCheckpoint(pool, pipelineVersionId, this.lease.group);
+    const group = this.groupLease;
+    const grouped = group ? await loadGroupCheckpoint(pool, pipelineVersionId, group.group) : undefined;
+    const cp = grouped ?? (await loadCheckpoint(pool, pipelineVersionId));
     // Dead letters someone asked to replay go first, in a batch of their own.
     const batch =
       (await this.prepareReplay(cp)) ?? (await this.takeAhead(cp)) ?? (await this.prepareBatch(cp));
@@ -209,11 +207,10 @@ export class PipelineRunner {
     // A replay batch moves no time: its rows are old, and the watermark follows the source's partitions,
     // so it keeps the checkpoint's watermark, event-time clocks and dedup horizon exactly.
     // A group judges its time as its commit will: other groups' partitions with unread records hold it.
-    const others = this.otherPartitions ? await this.otherPartitions() : [];
-    const unread = this.otherPartitions
-      ? unreadOf(others, (await loadCheckpoint(pool, pipelineVersionId)).endOffsets)
-      : undefined;
-    const time = batch.deadLetterReplay ? unchangedTime(cp) : this.advanceTime(cp, processed, now(), unread);
+    const others = grouped ? await this.unreadElsewhere(grouped.versionEndOffsets) : undefined;
+    const time = batch.deadLetterReplay
+      ? unchangedTime(cp)
+      : this.advanceTime(cp, processed, now(), others?.unread);
     const { eventTimeMax, partitionEventTime } = time;
     // Where the rows go — a ledger, one operator, or a join and several outputs: prepared before the
     // transaction, written inside it.
@@ -250,20 +247,20 @@ export class PipelineRunner {
       eventTimeMax,
       evictBefore,
       ...(batch.deadLetterReplay ? { replay: batch.deadLetterReplay } : {}),
-      ...(typeof this.lease === "number"
-        ? {}
-        : {
+      ...(group && others
+        ? {
             group: {
-              lease: this.lease,
+              lease: group,
               // Applied onto the version's time as committed by then (other groups' partitions moved it).
               // A partition of another group with records past the version's offsets holds the
               // watermark even when no batch read it lately: that group is behind, or down.
               retime: (stored) =>
                 batch.deadLetterReplay
                   ? unchangedTime(stored)
-                  : this.advanceTime(stored, processed, now(), unreadOf(others, stored.endOffsets)),
+                  : this.advanceTime(stored, processed, now(), others.unreadPast(stored.endOffsets)),
             },
-          }),
+          }
+        : {}),
       progress: (outcomes, state, committedWatermark) =>
         buildProgress({
           batchId,
@@ -290,7 +287,7 @@ export class PipelineRunner {
             ? { deadLetterReplay: { replayIds: batch.deadLetterReplay.plan.replayIds, rows: records.length } }
             : {}),
           preparedAhead: batch.preparedAhead,
-          ...(typeof this.lease === "number" ? {} : { group: this.lease.group }),
+          ...(group ? { group: group.group } : {}),
           now: now(),
           partitionEventTime,
           sortedIngest,
@@ -330,7 +327,7 @@ export class PipelineRunner {
     const { pipelineVersionId } = this.opts;
     const { spec } = this.compiled;
     let t = Date.now();
-    const batchId = cp.lastBatchId + this.stride;
+    const batchId = cp.lastBatchId + batchStride(this.lease);
     const partitions = await this.source.partitionOffsets();
     const replan = await findPlannedBatch(pool, pipelineVersionId, batchId);
     let ranges: OffsetRange[];
@@ -387,7 +384,7 @@ export class PipelineRunner {
   /** A dead-letter replay batch, when items are pending for this version (runner/prepare-replay.ts). */
   private async prepareReplay(cp: Checkpoint): Promise<PreparedBatch | undefined> {
     // Partition groups: group 0 alone applies replays, so two groups never apply the same items.
-    if (typeof this.lease !== "number" && this.lease.group.no !== 0) return undefined;
+    if (this.groupLease && this.groupLease.group.no !== 0) return undefined;
     return prepareReplayBatch(
       {
         pool: this.res.pool,
@@ -403,9 +400,9 @@ export class PipelineRunner {
 
   private aheadInput(batch: PreparedBatch, cp: Checkpoint, after: AheadInput["after"]): AheadInput {
     return {
-      batchId: batch.batchId + this.stride,
+      batchId: batch.batchId + batchStride(this.lease),
       previousBatchId: batch.batchId,
-      ...(typeof this.lease === "number" ? {} : { watermarkMayMoveOn: true }),
+      ...(this.groupLease ? { watermarkMayMoveOn: true } : {}),
       after,
       source: this.source,
       compiled: this.compiled,
@@ -467,13 +464,17 @@ export class PipelineRunner {
   private async idleReleasesWatermark(cp: Checkpoint): Promise<boolean> {
     if (this.compiled.timing.watermarkDelayMs === undefined) return false;
     // A group's partitions going idle release nothing while another group's hold unread records.
-    const unread = this.otherPartitions
-      ? unreadOf(
-          await this.otherPartitions(),
+    const others = this.otherPartitions
+      ? await this.unreadElsewhere(
           (await loadCheckpoint(this.res.pool, this.opts.pipelineVersionId)).endOffsets,
         )
       : undefined;
-    const { watermark } = this.advanceTime(cp, NO_INPUT, this.res.now ? this.res.now() : new Date(), unread);
+    const { watermark } = this.advanceTime(
+      cp,
+      NO_INPUT,
+      this.res.now ? this.res.now() : new Date(),
+      others?.unread,
+    );
     return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
   }
 
@@ -489,9 +490,24 @@ export class PipelineRunner {
     if (cp.lastBatchId >= 0 || Object.keys(cp.endOffsets).length > 0) return cp.endOffsets;
     const start = startingOffsets(this.compiled.spec.source.kafka.startingOffsets, partitions);
     if (!start) return cp.endOffsets;
-    return typeof this.lease === "number"
-      ? recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.lease, start)
-      : recordGroupStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.lease, start);
+    return this.groupLease
+      ? recordGroupStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.groupLease, start)
+      : recordStartingOffsets(this.res.pool, this.opts.pipelineVersionId, this.epoch, start);
+  }
+
+  /**
+   * Partition groups: the other groups' partitions now, and which hold records past the version's
+   * offsets (`versionEnd`, or offsets given later, at the commit) — unread, they hold the watermark.
+   * Undefined for a runner of the whole version.
+   */
+  private async unreadElsewhere(versionEnd: Record<string, number>) {
+    if (!this.otherPartitions) return undefined;
+    const partitions = await this.otherPartitions();
+    const unreadPast = (committed: Record<string, number>) =>
+      new Set(
+        partitions.filter((p) => p.high > (committed[String(p.partition)] ?? p.low)).map((p) => p.partition),
+      );
+    return { unread: unreadPast(versionEnd), unreadPast };
   }
 
   private advanceTime(
@@ -504,13 +520,6 @@ export class PipelineRunner {
   }
 }
 
-/** Partitions holding records past the version's committed offsets (another group's, not read yet). */
-function unreadOf(partitions: PartitionOffsets[], committed: Record<string, number>): Set<number> {
-  return new Set(
-    partitions.filter((p) => p.high > (committed[String(p.partition)] ?? p.low)).map((p) => p.partition),
-  );
-}
-
 /** Runs of one batch: a cross-group conflict is rare (a duplicate straddling two groups' batches), so a few suffice. */
 const MAX_GROUP_RETRIES = 5;
 
@@ -520,8 +529,11 @@ function crossedAnotherGroup(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "40P01";
 }
 
-/** The partition group a runner of this spec runs: none with parallelism 1; required (0 … N−1) above. */
-function partitionGroup(spec: TPipelineSpec, group: number | undefined) {
+/**
+ * The partition group a runner of this spec runs: none with parallelism 1; required (0 … N−1) above.
+ * A ConfigurationError says what to give (`sluice run` checks it before it registers anything).
+ */
+export function partitionGroup(spec: TPipelineSpec, group: number | undefined) {
   const of = spec.source.kafka.parallelism ?? 1;
   if (of === 1) {
     if (group !== undefined && group !== 0)

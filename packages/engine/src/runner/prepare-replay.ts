@@ -19,7 +19,7 @@ import {
 } from "../store/replay-store";
 import { lookupSeenKeys } from "../store/state-store";
 import type { PreparedBatch } from "./read-ahead";
-import type { GroupLease } from "../store/partition-group";
+import { batchStride, type GroupLease } from "../store/partition-group";
 
 export interface ReplayContext {
   pool: pg.Pool;
@@ -42,7 +42,7 @@ export async function prepareReplayBatch(
   const limit = Math.min(MAX_REPLAY_ROWS, ctx.compiled.spec.source.kafka.maxOffsetsPerTrigger);
   const pending = await pendingReplayItems(pool, pipelineVersionId, limit);
   if (!pending) return undefined;
-  const batchId = cp.lastBatchId + (typeof ctx.lease === "number" ? 1 : ctx.lease.group.of);
+  const batchId = cp.lastBatchId + batchStride(ctx.lease);
   const found = await findPlannedBatch(pool, pipelineVersionId, batchId);
   const planned = found ?? (await recordPlan(pool, pipelineVersionId, batchId, ctx.lease, [], pending));
   if (!planned.replay) return undefined;

@@ -65,13 +65,13 @@ export async function acquireGroupLease(
 
 /**
  * The checkpoint as one group sees it: the version's watermark, clocks and state, with the group's
- * own last batch, end offsets and lease epoch.
+ * own last batch, end offsets and lease epoch; and the version's offsets (every group's).
  */
 export async function loadGroupCheckpoint(
   db: SqlClient,
   pipelineVersionId: string,
   group: PartitionGroup,
-): Promise<StoredCheckpoint> {
+): Promise<StoredCheckpoint & { versionEndOffsets: Record<string, number> }> {
   const cp = await loadCheckpoint(db, pipelineVersionId);
   const res = await db.query<{
     last_batch_id: string;
@@ -88,6 +88,7 @@ export async function loadGroupCheckpoint(
     lastBatchId: Number(g.last_batch_id),
     endOffsets: g.end_offsets,
     leaseEpoch: Number(g.lease_epoch),
+    versionEndOffsets: cp.endOffsets,
   };
 }
 

@@ -17,3 +17,7 @@ export interface GroupLease {
 
 export const inGroup = (partition: number, group: PartitionGroup): boolean =>
   partition % group.of === group.no;
+
+/** Batch ids step by 1 for one runner, by N for a partition group (striped: group g commits g, g+N, …). */
+export const batchStride = (lease: number | GroupLease): number =>
+  typeof lease === "number" ? 1 : lease.group.of;
