@@ -1,7 +1,8 @@
 // Partition groups in the console (issue 22): a ledger with `source.kafka.parallelism: 3` on the stack's
-// 3-partition topic, run as three `sluice run --group g` processes — the workers do not schedule groups
-// yet. The pipeline page's batch history marks each batch with its group, as batch_log records it, and
-// starting the version on the workers is refused with how to run it.
+// 3-partition topic. First one batch per group by three `sluice run --group g --once` processes, then
+// started on the workers, which run the three groups' batch chains at once. The pipeline page's batch
+// history marks each batch with its group as batch_log records it, the run panel shows each group's
+// turn, and a pause settles all groups together.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -24,7 +25,7 @@ function groupedSpec(): string {
 test.describe("partition groups", () => {
   test.skip(!databaseUrl || !topic, "needs the running stack of scripts/e2e.sh");
 
-  test("each batch in the history names its group; the workers refuse the version, saying how to run it", async ({
+  test("the workers run the groups at once; each batch in the history names its group; a pause settles them all", async ({
     browser,
     db,
   }) => {
@@ -51,26 +52,68 @@ test.describe("partition groups", () => {
       [2, { no: 2, of: 3 }, [2]],
     ]);
 
+    // On the workers: each group's chain continues from that group's checkpoint, concurrently.
+    await sluiceAsAdmin("start", NAME, "run the groups on the workers");
+    const perGroup = async () =>
+      (
+        await db.query<{ no: number; batches: number }>(
+          `SELECT (b.progress->'group'->>'no')::int AS no, count(*)::int AS batches
+             FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
+            WHERE p.name = $1 GROUP BY 1 ORDER BY 1`,
+          [NAME],
+        )
+      ).rows;
+    await expect.poll(perGroup, { timeout: 90_000 }).toEqual([
+      { no: 0, batches: expect.any(Number) },
+      { no: 1, batches: expect.any(Number) },
+      { no: 2, batches: expect.any(Number) },
+    ]);
+    await expect
+      .poll(async () => (await perGroup()).every((g) => g.batches >= 3), { timeout: 90_000 })
+      .toBe(true);
+
     const page = await signedIn(browser, "operator@sluice.local", { width: 1440, height: 900 });
     await page.goto(`/pipelines/${NAME}`);
-    // What the version is and how it runs: not on the workers, by one process per group.
     await expect(page.getByTestId("partition-groups")).toContainText("read in 3 partition groups");
-    await expect(page.getByText("Run by its partition groups, not by the workers")).toBeVisible();
+    await expect(page.getByTestId("run-phase")).toHaveText("running");
+    const turns = page.getByTestId("group-turns");
+    for (const g of [0, 1, 2]) await expect(turns.getByTestId(`group-turn-${g}`)).toContainText(`${g} of 3`);
+    // The history's newest batches, each badge as batch_log has it.
+    const recent = await db.query<{ batch_id: string; no: number }>(
+      `SELECT b.batch_id, (b.progress->'group'->>'no')::int AS no
+         FROM batch_log b JOIN pipeline_versions v ON v.id = b.pipeline_version_id JOIN pipelines p ON p.id = v.pipeline_id
+        WHERE p.name = $1 ORDER BY b.batch_id DESC LIMIT 6`,
+      [NAME],
+    );
+    await page.reload();
     const history = page.getByTestId("batch-history");
     for (const r of committed.rows)
       await expect(history.getByTestId(`batch-${r.batch_id}`)).toContainText(`group ${r.group!.no} of 3`);
-    await history.scrollIntoViewIfNeeded();
-    await screenshot(page, "partition-groups-history.png");
+    for (const r of recent.rows.slice(3))
+      await expect(history.getByTestId(`batch-${r.batch_id}`)).toContainText(`group ${r.no} of 3`);
+    await turns.scrollIntoViewIfNeeded();
+    await screenshot(page, "partition-groups-running.png");
 
-    // The workers run one runner a version: starting it there is refused, with the way to run it.
-    await expect(sluiceAsAdmin("start", NAME, "try the workers")).rejects.toThrow(
-      /reads its partitions in 3 groups .*sluice run <spec> --group <g>/,
-    );
-    const run = await db.query<{ status: string }>(
-      `SELECT r.status::text AS status FROM pipeline_runs r JOIN pipeline_versions v ON v.id = r.pipeline_version_id
-         JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
-      [NAME],
-    );
-    expect(run.rows.filter((r) => r.status === "running")).toEqual([]);
+    // A pause acts on every group: it settles once none has a batch in flight, and nothing commits after.
+    await sluiceAsAdmin("pause", NAME, "e2e: pause all groups");
+    await expect
+      .poll(
+        async () =>
+          (
+            await db.query<{ phase: string }>(
+              `SELECT r.status::text AS phase FROM pipeline_runs r JOIN pipeline_versions v ON v.id = r.pipeline_version_id
+                 JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
+              [NAME],
+            )
+          ).rows[0]?.phase,
+        { timeout: 60_000 },
+      )
+      .toBe("paused");
+    await page.reload();
+    await expect(page.getByTestId("run-phase")).toHaveText("paused");
+    for (const g of [0, 1, 2])
+      await expect(page.getByTestId(`group-turn-${g}`)).not.toContainText("batch in flight");
+    await screenshot(page, "partition-groups-paused.png");
+    await sluiceAsAdmin("stop", NAME, "e2e: done");
   });
 });

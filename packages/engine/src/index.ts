@@ -38,6 +38,8 @@ export {
   type Checkpoint,
   type StoredCheckpoint,
 } from "./store/checkpoint-store";
+export { nextGroupBatchId, nextGroupBatchIdSql, readGroupLease } from "./store/group-checkpoint-store";
+export type { PartitionGroup } from "./store/partition-group";
 export {
   findPlannedBatch,
   findUnfinishedPlan,

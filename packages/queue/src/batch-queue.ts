@@ -5,7 +5,7 @@
 import { Queue, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import { retryDelayMs } from "@sluice/retry-policy";
-import type { TBatchScheduler, TScheduledRun } from "@sluice/services";
+import type { TBatchScheduler, TGroupTurnRef, TScheduledRun } from "@sluice/services";
 import { batchRunJobId, JOB_BATCH_RUN, type TBatchRunPayload } from "./job-definitions";
 
 /** Retries are decided by the handler against Postgres (failBatchTurn); BullMQ only spaces them. */
@@ -36,28 +36,36 @@ export class BatchQueue implements TBatchScheduler {
     this.queue = new Queue<TBatchRunPayload>(name, { connection });
   }
 
-  async scheduleTurn(turn: { pipelineVersionId: string; seq: number; delayMs: number }): Promise<void> {
+  async scheduleTurn(turn: {
+    pipelineVersionId: string;
+    seq: number;
+    delayMs: number;
+    group?: TGroupTurnRef;
+  }): Promise<void> {
     const delay = Math.max(0, Math.round(turn.delayMs));
+    const { pipelineVersionId, seq, group } = turn;
     await this.queue.add(
       JOB_BATCH_RUN,
-      { pipelineVersionId: turn.pipelineVersionId, seq: turn.seq, dueAt: Date.now() + delay },
-      { ...JOB_OPTIONS, jobId: batchRunJobId(turn.pipelineVersionId, turn.seq), delay },
+      { pipelineVersionId, seq, dueAt: Date.now() + delay, ...(group ? { group } : {}) },
+      { ...JOB_OPTIONS, jobId: batchRunJobId(pipelineVersionId, seq, group), delay },
     );
   }
 
   /**
-   * Make sure the current turn of a running version has a job that will run. `recheck` re-reads the
-   * turn from Postgres, for when the job already finished (the turn may have moved on meanwhile).
+   * Make sure the current turn of a running version (or of one of its partition groups) has a job
+   * that will run. `recheck` re-reads that turn from Postgres, for when the job already finished (the
+   * turn may have moved on meanwhile).
    */
   async ensureTurn(
     run: TScheduledRun,
     recheck: () => Promise<TScheduledRun | null>,
   ): Promise<TEnsureTurnResult> {
-    const id = batchRunJobId(run.pipelineVersionId, run.seq);
+    const id = batchRunJobId(run.pipelineVersionId, run.seq, run.group);
     const delayMs = run.nextBatchAt ? run.nextBatchAt.getTime() - Date.now() : 0;
+    const turn = { pipelineVersionId: run.pipelineVersionId, seq: run.seq, delayMs, group: run.group };
     const state = await this.queue.getJobState(id);
     if (state === "unknown") {
-      await this.scheduleTurn({ pipelineVersionId: run.pipelineVersionId, seq: run.seq, delayMs });
+      await this.scheduleTurn(turn);
       return "added";
     }
     if (state === "failed") {
@@ -68,9 +76,9 @@ export class BatchQueue implements TBatchScheduler {
     }
     if (state === "completed") {
       const current = await recheck();
-      if (!current || current.seq !== run.seq) return "moved-on";
+      if (!current || current.seq !== run.seq || current.group?.seq !== run.group?.seq) return "moved-on";
       await (await this.queue.getJob(id))?.remove();
-      await this.scheduleTurn({ pipelineVersionId: run.pipelineVersionId, seq: run.seq, delayMs });
+      await this.scheduleTurn(turn);
       return "replaced";
     }
     return "present";

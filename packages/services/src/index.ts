@@ -82,7 +82,8 @@ export {
 } from "./runs/finish-batch-turn";
 export { failBatchTurn, type TBatchError, type TBatchTurnFailure } from "./runs/fail-batch-turn";
 export { stopSupersededRun } from "./runs/stop-superseded-run";
-export { findScheduledRuns, getScheduledRun, type TScheduledRun } from "./runs/find-scheduled-runs";
+export { findScheduledRuns, getScheduledRun } from "./runs/find-scheduled-runs";
+export type { TGroupTurnRef, TScheduledRun } from "./runs/scheduled-turn";
 export { getPipelineRun, type TPipelineRunView } from "./runs/get-pipeline-run";
 export { WORKER_HEARTBEAT_TIMEOUT_MS } from "./runs/run-record";
 export {

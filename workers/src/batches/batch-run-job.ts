@@ -4,6 +4,10 @@
 //   reads, processes and commits in one fenced transaction) → finish the turn (compare-and-set on
 //   schedule_seq) → queue the next turn's job with its delay.
 //
+// A version read in partition groups runs one such chain per group, concurrently (services
+// runs/run-groups.ts): its run turn's job fans out to the groups' first jobs, and each group's job
+// runs that group's runner (`group` in the payload).
+//
 // BullMQ delivers at least once; nothing here relies on it for correctness. A job of an older turn
 // does nothing, a batch re-run after a crash re-uses its recorded plan, and a runner that lost the
 // lease cannot commit.
@@ -15,12 +19,14 @@ import {
   FencedError,
   isRetriable,
   loadCheckpoint,
+  nextGroupBatchId,
   SupersededError,
   type BatchResult,
 } from "@sluice/engine";
 import {
   claimBatchTurn,
   failBatchTurn,
+  findScheduledRuns,
   finishBatchTurn,
   getScheduledRun,
   observeSchemaDrift,
@@ -49,6 +55,7 @@ export interface BatchRunDeps {
 
 export type BatchRunResult =
   | { skipped: "stale" | "settled" | "idle" | "busy" | "superseded" | "failed" }
+  | { fannedOut: number }
   | { batchId: number | null; rows: number; backlog: number; next: string };
 
 const labelsOf = (v: LoadedVersion) => ({ pipeline: v.pipeline, version: String(v.version) });
@@ -58,20 +65,31 @@ export function createBatchRunHandler(
 ): (data: unknown, job: Job) => Promise<BatchRunResult> {
   const { db, runners, queue, metrics, workerId } = deps;
 
+  /** Make sure the version's current turns — its run turn's, or each partition group's — have their jobs. */
   async function ensureCurrentTurn(pipelineVersionId: string): Promise<void> {
-    const run = await getScheduledRun(db, pipelineVersionId);
-    if (run) await queue.ensureTurn(run, () => getScheduledRun(db, pipelineVersionId));
+    for (const run of await findScheduledRuns(db, pipelineVersionId))
+      await queue.ensureTurn(run, () => getScheduledRun(db, pipelineVersionId, run.group?.no));
   }
 
   return async (data) => {
     const payload = ZBatchRunPayload.parse(data);
-    const turn: TBatchTurnRef = { pipelineVersionId: payload.pipelineVersionId, seq: payload.seq, workerId };
-    const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
+    const { group } = payload;
+    const turn: TBatchTurnRef = {
+      pipelineVersionId: payload.pipelineVersionId,
+      seq: payload.seq,
+      workerId,
+      ...(group ? { group } : {}),
+    };
+    const log = deps.logger.child({
+      pipelineVersionId: turn.pipelineVersionId,
+      seq: turn.seq,
+      ...(group ? { group: group.no, groupSeq: group.seq } : {}),
+    });
 
     // Counts this attempt in Postgres before anything of the batch runs (a poison batch fails here).
     const claim = await claimBatchTurn(db, turn, {
       maxUnfinishedAttempts: deps.maxUnfinishedAttempts,
-      inFlightHere: runners.isBusy(turn.pipelineVersionId),
+      inFlightHere: runners.isBusy(turn.pipelineVersionId, group?.no),
     });
     if (claim.kind === "poisoned") {
       log.error(
@@ -79,6 +97,17 @@ export function createBatchRunHandler(
         "pipeline version failed: its batch killed every worker that ran it",
       );
       return { skipped: "failed" };
+    }
+    if (claim.kind === "fan-out") {
+      for (const g of claim.groups)
+        await queue.scheduleTurn({
+          pipelineVersionId: g.pipelineVersionId,
+          seq: g.seq,
+          group: g.group!,
+          delayMs: g.nextBatchAt ? g.nextBatchAt.getTime() - Date.now() : 0,
+        });
+      log.info({ groups: claim.groups.length }, "run turn fanned out to its partition groups");
+      return { fannedOut: claim.groups.length };
     }
     if (claim.kind === "stale") {
       // This job's turn is over (or was never current): make sure the current one has its job.
@@ -96,7 +125,7 @@ export function createBatchRunHandler(
     let lease: Awaited<ReturnType<RunnerPool["acquire"]>> | undefined;
     let result: BatchResult;
     try {
-      lease = await runners.acquire(turn.pipelineVersionId);
+      lease = await runners.acquire(turn.pipelineVersionId, group?.no);
       metrics.recordStartLag(labelsOf(lease.version), (startedAt.getTime() - payload.dueAt) / 1000);
       result = await lease.runner.runBatch();
     } catch (err) {
@@ -123,11 +152,18 @@ export function createBatchRunHandler(
       startedAt,
     });
     if (next.kind === "next")
-      await queue.scheduleTurn({
-        pipelineVersionId: turn.pipelineVersionId,
-        seq: next.seq,
-        delayMs: next.delayMs,
-      });
+      await queue.scheduleTurn(
+        group
+          ? {
+              pipelineVersionId: turn.pipelineVersionId,
+              seq: turn.seq,
+              group: { ...group, seq: next.seq },
+              delayMs: next.delayMs,
+            }
+          : { pipelineVersionId: turn.pipelineVersionId, seq: next.seq, delayMs: next.delayMs },
+      );
+    if (next.kind === "group-drained")
+      log.info("partition group drained (availableNow); the version stops when every group has");
     if (next.kind === "settled" || next.kind === "drained")
       log.info(
         { next: next.kind },
@@ -195,7 +231,11 @@ export function createBatchRunHandler(
     turn: TBatchTurnRef,
     version: LoadedVersion | undefined,
   ): Promise<BatchRunResult> {
-    const log = deps.logger.child({ pipelineVersionId: turn.pipelineVersionId, seq: turn.seq });
+    const log = deps.logger.child({
+      pipelineVersionId: turn.pipelineVersionId,
+      seq: turn.seq,
+      ...(turn.group ? { group: turn.group.no } : {}),
+    });
     const labels = version ? labelsOf(version) : undefined;
     if (err instanceof SupersededError) {
       await stopSupersededRun(db, turn, err.message);
@@ -211,18 +251,19 @@ export function createBatchRunHandler(
         "batch fenced off by another runner; the turn will be retried",
       );
       // This attempt ended alive: it must not count towards the poison-batch limit.
-      await releaseBatchAttempt(db, turn, { inFlightHere: runners.isBusy(turn.pipelineVersionId) }).catch(
-        (e: Error) => log.warn({ err: e.message }, "could not release the batch attempt"),
-      );
+      await releaseBatchAttempt(db, turn, {
+        inFlightHere: runners.isBusy(turn.pipelineVersionId, turn.group?.no),
+      }).catch((e: Error) => log.warn({ err: e.message }, "could not release the batch attempt"));
       throw err;
     }
     const permanent = !isRetriable(err);
     if (labels) metrics.recordFailure(labels, permanent ? "permanent" : "retriable");
     const message = err instanceof Error ? err.message : String(err);
-    const batchId = await loadCheckpoint(deps.pool, turn.pipelineVersionId).then(
-      (cp) => cp.lastBatchId + 1,
-      () => -1,
-    );
+    const batchId = await (
+      turn.group
+        ? nextGroupBatchId(deps.pool, turn.pipelineVersionId, turn.group)
+        : loadCheckpoint(deps.pool, turn.pipelineVersionId).then((cp) => cp.lastBatchId + 1)
+    ).catch(() => -1);
     const outcome = await failBatchTurn(
       db,
       turn,

@@ -10,6 +10,9 @@
 // (one job per scheduling turn), two workers never fight over the lease: re-taking it is sequential.
 // "Latest runner wins" still fences anything that slips through (a stalled job re-run while its first
 // worker is alive): the loser's plan or commit throws FencedError and nothing of it is committed.
+//
+// A version read in partition groups has one entry per group this process ran: each group has its own
+// source, runner and lease (group_checkpoints), so two groups of one version run here at once.
 import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import {
@@ -17,6 +20,7 @@ import {
   KafkaSource,
   openRequeuedDeliveries,
   PipelineRunner,
+  readGroupLease,
   readLeaseEpoch,
   readLeaseOwners,
   type EngineLogger,
@@ -38,6 +42,8 @@ export type OpenReason = "cold" | "lease-moved";
 
 interface Entry {
   version: LoadedVersion;
+  /** The partition group this entry runs; undefined for a version read by one runner. */
+  group: number | undefined;
   source: KafkaSource;
   runner: PipelineRunner | undefined;
   /** Sends the pipeline's re-queued webhook deliveries; null when its sink is not a webhook. */
@@ -46,7 +52,11 @@ interface Entry {
   busy: boolean;
 }
 
-/** Another job of the same version is running in this process (a stalled job delivered twice). */
+/** The pool's key of a version, or of one of its partition groups. */
+const keyOf = (pipelineVersionId: string, group: number | undefined) =>
+  group === undefined ? pipelineVersionId : `${pipelineVersionId}#g${group}`;
+
+/** Another job of the same version (or group) is running in this process (a stalled job delivered twice). */
 export class VersionBusyError extends Error {}
 
 export interface RunnerPoolOptions {
@@ -73,40 +83,57 @@ export class RunnerPool {
     return [...this.entries.values()].map((e) => e.version);
   }
 
-  /** A batch of the version is running in this process now (its runner is leased). */
-  isBusy(pipelineVersionId: string): boolean {
-    return this.entries.get(pipelineVersionId)?.busy ?? false;
+  /** A batch of the version (of its partition group `group`) is running in this process now (its runner is leased). */
+  isBusy(pipelineVersionId: string, group?: number): boolean {
+    return this.entries.get(keyOf(pipelineVersionId, group))?.busy ?? false;
   }
 
   /**
    * A runner holding the current lease of the version, for exactly one batch; call `release` after.
    * Throws VersionBusyError, or what opening the runner throws (SupersededError for a version a newer one replaced).
    */
-  async acquire(pipelineVersionId: string): Promise<{
+  async acquire(
+    pipelineVersionId: string,
+    group?: number,
+  ): Promise<{
     runner: PipelineRunner;
     version: LoadedVersion;
     /** Sends re-queued webhook deliveries under this runner's lease (between batches); undefined without a webhook sink. */
     resendRequeued(): Promise<RequeuedReport | undefined>;
     release(opts?: { discard?: boolean }): Promise<void>;
   }> {
-    let entry = this.entries.get(pipelineVersionId);
+    const key = keyOf(pipelineVersionId, group);
+    let entry = this.entries.get(key);
     if (entry?.busy)
       throw new VersionBusyError(
-        `a batch of pipeline version ${pipelineVersionId} is already running in this worker`,
+        `a batch of pipeline version ${pipelineVersionId}${group === undefined ? "" : ` (partition group ${group})`} is already running in this worker`,
       );
     if (!entry) {
       const version = await loadVersion(this.opts.pool, pipelineVersionId);
       const source = new KafkaSource({
         kafka: this.opts.kafka,
         topic: version.spec.source.kafka.topic,
-        groupPrefix: pipelineVersionId,
+        groupPrefix: group === undefined ? pipelineVersionId : `${pipelineVersionId}.g${group}`,
       });
-      entry = { version, source, runner: undefined, requeued: undefined, lastUsed: Date.now(), busy: false };
-      this.entries.set(pipelineVersionId, entry);
+      entry = {
+        version,
+        group,
+        source,
+        runner: undefined,
+        requeued: undefined,
+        lastUsed: Date.now(),
+        busy: false,
+      };
+      this.entries.set(key, entry);
     }
     entry.busy = true;
     try {
-      const leaseEpoch = await readLeaseEpoch(this.opts.pool, pipelineVersionId);
+      const of = entry.version.spec.source.kafka.parallelism ?? 1;
+      // A group's stored lease is undefined when a reset or schema change since fenced every group.
+      const leaseEpoch =
+        group === undefined
+          ? await readLeaseEpoch(this.opts.pool, pipelineVersionId)
+          : (await readGroupLease(this.opts.pool, pipelineVersionId, { no: group, of }))?.epoch;
       if (!entry.runner || leaseEpoch !== entry.runner.leaseEpoch) {
         const reason: OpenReason = entry.runner ? "lease-moved" : "cold";
         const started = Date.now();
@@ -117,6 +144,7 @@ export class RunnerPool {
             spec: entry.version.spec,
             owner: this.opts.owner,
             source: entry.source,
+            ...(group === undefined ? {} : { group }),
             ...(this.opts.env ? { env: this.opts.env } : {}),
           },
         );
@@ -143,7 +171,7 @@ export class RunnerPool {
         if (discard) {
           // After an error the consumer may be in a bad state: start it afresh next time.
           e.runner = undefined;
-          this.entries.delete(pipelineVersionId);
+          this.entries.delete(key);
           await e.source.close().catch(() => undefined);
         }
       },
@@ -154,14 +182,19 @@ export class RunnerPool {
   async evictIdle(idleMs: number): Promise<LoadedVersion[]> {
     const now = Date.now();
     const idle = [...this.entries.values()].filter((e) => !e.busy && now - e.lastUsed > idleMs);
-    for (const e of idle) this.entries.delete(e.version.pipelineVersionId);
+    for (const e of idle) this.entries.delete(keyOf(e.version.pipelineVersionId, e.group));
     await Promise.all(idle.map((e) => e.source.close().catch(() => undefined)));
     return idle.map((e) => e.version);
   }
 
-  /** Versions whose warm runner lost the lease to another process (for dropping stale gauges). */
+  /**
+   * Versions whose warm runner lost the lease to another process (for dropping stale gauges). Versions
+   * read in partition groups are left out: their groups' leases move between workers by design.
+   */
   async leaseHolders(): Promise<Map<string, boolean>> {
-    const ids = [...this.entries.keys()];
+    const ids = [...this.entries.values()]
+      .filter((e) => e.group === undefined)
+      .map((e) => e.version.pipelineVersionId);
     if (ids.length === 0) return new Map();
     const owners = await readLeaseOwners(this.opts.pool, ids);
     return new Map([...owners].map(([id, owner]) => [id, owner === this.opts.owner]));

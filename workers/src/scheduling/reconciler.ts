@@ -39,12 +39,14 @@ export function startReconciler(opts: {
     for (let i = 0; i < runs.length; i += PARALLEL) {
       await Promise.all(
         runs.slice(i, i + PARALLEL).map(async (run) => {
-          const action = await queue.ensureTurn(run, () => getScheduledRun(db, run.pipelineVersionId));
+          const action = await queue.ensureTurn(run, () =>
+            getScheduledRun(db, run.pipelineVersionId, run.group?.no),
+          );
           counts[action]++;
           if (action === "added" || action === "retried" || action === "replaced") {
             opts.onAction?.(action);
             logger.info(
-              { pipelineVersionId: run.pipelineVersionId, seq: run.seq, action },
+              { pipelineVersionId: run.pipelineVersionId, seq: run.seq, group: run.group?.no, action },
               "reconciler rebuilt a batch job from Postgres",
             );
           }

@@ -15,6 +15,8 @@ export interface FleetPipelineDef {
   topic: string;
   maxOffsetsPerTrigger: number;
   every: string;
+  /** source.kafka.parallelism: read in this many partition groups, one job chain each. */
+  parallelism?: number;
   /** Spec sections replacing the ledger's (e.g. an aggregate for a windowed pipeline). */
   overrides?: Record<string, unknown>;
 }
@@ -36,7 +38,12 @@ export async function startFleet(
     const spec = ledgerSpec(d.topic, {
       name: d.name,
       source: {
-        kafka: { topic: d.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: d.maxOffsetsPerTrigger },
+        kafka: {
+          topic: d.topic,
+          startingOffsets: "earliest",
+          maxOffsetsPerTrigger: d.maxOffsetsPerTrigger,
+          ...(d.parallelism ? { parallelism: d.parallelism } : {}),
+        },
       },
       sink: { postgres: { table } },
       trigger: { every: d.every },
@@ -128,6 +135,7 @@ export async function auditFleet(
       versionIds: [p.pipelineVersionId],
       expectedIds: manifest.eventIds!,
       counts: manifest.counts,
+      ...(p.parallelism ? { groups: p.parallelism } : {}),
     });
     batches += audit.batches.length;
     replayed += audit.batches.filter((b) => b.progress.replayed).length;
@@ -184,7 +192,7 @@ export async function auditBatches(
 /** A producer per topic: an initial backlog, then a steady rate until `stop()`. */
 export async function startProducers(
   kafka: Kafka,
-  topics: { topic: string; seed: number; backlog: number; ratePerSecond: number }[],
+  topics: { topic: string; seed: number; backlog: number; ratePerSecond: number; partitions?: number }[],
 ) {
   const producers = topics.map((t) => ({
     ...t,
@@ -200,7 +208,7 @@ export async function startProducers(
     }),
   }));
   for (const p of producers) {
-    await p.producer.ensureTopic(3);
+    await p.producer.ensureTopic(p.partitions ?? 3);
     await p.producer.produce({ count: p.backlog });
   }
   const abort = new AbortController();

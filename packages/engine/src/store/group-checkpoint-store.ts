@@ -13,6 +13,52 @@ import { loadCheckpoint, type StoredCheckpoint } from "./checkpoint-store";
 import type { GroupLease, PartitionGroup } from "./partition-group";
 import type { SqlClient } from "./sql-client";
 
+/** SQL: group `g` of `of`'s first batch id after the version's `last` batch — the first id ≡ g (mod of) above it. */
+const firstGroupBatchSql = (last: string, g: string, of: string) =>
+  `(${last} + 1 + (((${g} - (${last} + 1)) % ${of}) + ${of}) % ${of})`;
+
+/**
+ * SQL for the id of a group's next batch (its last + N, or its first when it has not run yet);
+ * `versionId` is a parameter placeholder. For the workers' claim, which counts attempts per batch id.
+ */
+export function nextGroupBatchIdSql(versionId: string, group: PartitionGroup): string {
+  const { no, of } = group;
+  return `coalesce((SELECT last_batch_id + ${of} FROM group_checkpoints WHERE pipeline_version_id = ${versionId} AND group_no = ${no}),
+    (SELECT ${firstGroupBatchSql("last_batch_id", String(no), String(of))} FROM checkpoints WHERE pipeline_version_id = ${versionId}), ${no})`;
+}
+
+/** The id of a group's next batch (see nextGroupBatchIdSql). */
+export async function nextGroupBatchId(
+  db: SqlClient,
+  pipelineVersionId: string,
+  group: PartitionGroup,
+): Promise<number> {
+  const res = await db.query<{ next: string | bigint }>(
+    `SELECT ${nextGroupBatchIdSql("$1", group)} AS next`,
+    [pipelineVersionId],
+  );
+  return Number(res.rows[0]!.next);
+}
+
+/** The group's lease as stored now: its epoch, and the version's epoch it was taken under. */
+export async function readGroupLease(
+  db: SqlClient,
+  pipelineVersionId: string,
+  group: PartitionGroup,
+): Promise<{ epoch: number; versionEpoch: number } | undefined> {
+  const res = await db.query<{ lease_epoch: string; version_epoch: string | null; current: string }>(
+    `SELECT g.lease_epoch, g.version_epoch, c.lease_epoch AS current FROM group_checkpoints g
+       JOIN checkpoints c ON c.pipeline_version_id = g.pipeline_version_id
+      WHERE g.pipeline_version_id = $1 AND g.group_no = $2`,
+    [pipelineVersionId, group.no],
+  );
+  const r = res.rows[0];
+  // Taken under an older version epoch (a reset since): no longer the group's lease.
+  return r && r.version_epoch === r.current
+    ? { epoch: Number(r.lease_epoch), versionEpoch: Number(r.version_epoch) }
+    : undefined;
+}
+
 /**
  * Take the group's lease (creating its row on first use). A group whose row was written under an
  * older version epoch — a checkpoint reset or an approved schema change since — takes its offsets
@@ -29,7 +75,7 @@ export async function acquireGroupLease(
   // version's last batch, whichever group runs first; the row stores the id before it.
   await db.query(
     `INSERT INTO group_checkpoints (pipeline_version_id, group_no, last_batch_id)
-     SELECT $1, g, c.last_batch_id + 1 + (((g - (c.last_batch_id + 1)) % $2::int) + $2::int) % $2::int - $2::int
+     SELECT $1, g, ${firstGroupBatchSql("c.last_batch_id", "g", "$2::int")} - $2::int
        FROM checkpoints c, generate_series(0, $2::int - 1) AS g WHERE c.pipeline_version_id = $1
      ON CONFLICT DO NOTHING`,
     [pipelineVersionId, group.of],

@@ -4,6 +4,7 @@
 // sample visible on the run row (and in batch_failures, which `sluice status` shows).
 import { countOf, firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { settlePending, type TBatchTurnRef } from "./claim-batch-turn";
+import { lockGroupTurn, updateTurn } from "./run-groups";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 
 export interface TBatchError {
@@ -34,26 +35,34 @@ export function failBatchTurn(
     const run = await lockRun(tx, turn.pipelineVersionId);
     const { pipelineVersionId } = turn;
     const where = { pipelineVersionId };
-    if (run.status !== "running" || run.seq !== turn.seq) {
-      if (run.batchWorkerId === turn.workerId)
-        await tx.pipelineRun.update({ where, data: { batchStartedAt: null, batchWorkerId: null } });
+    // A partition group's failures are counted on its own row; the version's last error is shown for all.
+    const t =
+      run.seq !== turn.seq
+        ? null
+        : turn.group
+          ? await lockGroupTurn(tx, run, turn.group.no)
+          : { ...run, othersInFlight: null, drained: false };
+    if (run.status !== "running" || !t || (turn.group && t.seq !== turn.group.seq)) {
+      if (t?.batchWorkerId === turn.workerId)
+        await updateTurn(tx, turn, { batchStartedAt: null, batchWorkerId: null });
       return { kind: "stale" };
     }
-    const failures = run.consecutiveFailures + 1;
+    const failures = t.consecutiveFailures + 1;
     const now = new Date();
+    // The attempt ended (with an error the worker caught): it no longer counts as unfinished.
+    await updateTurn(tx, turn, {
+      consecutiveFailures: failures,
+      unfinishedAttempts: 0,
+      batchStartedAt: null,
+      batchWorkerId: null,
+      updatedAt: now,
+    });
     await tx.pipelineRun.update({
       where,
-      // The attempt ended (with an error the worker caught): it no longer counts as unfinished.
-      data: {
-        consecutiveFailures: failures,
-        unfinishedAttempts: 0,
-        lastError: error.message.slice(0, 4000),
-        lastErrorAt: now,
-        batchStartedAt: null,
-        batchWorkerId: null,
-        updatedAt: now,
-      },
+      data: { lastError: error.message.slice(0, 4000), lastErrorAt: now, updatedAt: now },
     });
+    // Another partition group's batch is still in flight: its finish settles a pending pause/stop.
+    if (run.desired !== "running" && t.othersInFlight) return { kind: "stale" };
     // A pause/stop asked for while the batch was failing: honour it rather than retrying.
     if (run.desired !== "running")
       return {

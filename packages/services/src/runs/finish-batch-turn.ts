@@ -1,9 +1,13 @@
 // A worker's last step after a batch committed (or found nothing to read): hand over to the next turn.
 // The turn advances only if this job still holds the current one (compare-and-set on schedule_seq), so
 // a stale or duplicate job can never fork the schedule. A pause/stop asked for during the batch takes
-// effect now — after the commit, never in the middle of a batch.
+// effect now — after the commit, never in the middle of a batch. A partition group's job hands over
+// to its group's next turn (run-groups.ts); a pause settles with the last group in flight, and
+// `availableNow` stops the version once every group has drained.
 import { firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { settlePending } from "./claim-batch-turn";
+import { lockGroupTurn, updateTurn, type TLockedTurn } from "./run-groups";
+import type { TGroupTurnRef } from "./scheduled-turn";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 import type { TBatchTurnRef } from "./claim-batch-turn";
 
@@ -15,7 +19,9 @@ export type TBatchTurnFinish =
   /** `trigger: availableNow` and the backlog is drained: the version is now stopped. */
   | { kind: "drained" }
   /** Someone else moved the turn on (or the version stopped running); nothing to schedule. */
-  | { kind: "stale" };
+  | { kind: "stale" }
+  /** availableNow: this partition group drained its backlog; other groups still run. */
+  | { kind: "group-drained" };
 
 export interface TBatchOutcome {
   committed: boolean;
@@ -42,46 +48,23 @@ export async function finishBatchTurn(
   turn: TBatchTurnRef,
   outcome: TBatchOutcome,
 ): Promise<TBatchTurnFinish> {
-  // Fast path, one statement: still the current turn of a running version that should keep running.
   const next = nextBatchDelay(outcome);
   if (!next.drained) {
-    const lastBatchAt = outcome.committed ? new Date() : null;
-    const advanced = await firstRowOf(
-      db,
-      tables
-        .updateTable("pipeline_runs")
-        .set((eb) => ({
-          schedule_seq: eb("schedule_seq", "+", 1),
-          consecutive_failures: 0,
-          unfinished_attempts: 0,
-          next_batch_at: new Date(Date.now() + next.delayMs),
-          last_batch_at: eb.fn.coalesce(sql<Date | null>`${lastBatchAt}::timestamptz`, "last_batch_at"),
-          updated_at: sql`now()`,
-          batch_started_at: eb
-            .case()
-            .when("batch_worker_id", "=", turn.workerId)
-            .then(eb.lit(null))
-            .else(eb.ref("batch_started_at"))
-            .end(),
-          batch_worker_id: eb
-            .case()
-            .when("batch_worker_id", "=", turn.workerId)
-            .then(eb.lit(null))
-            .else(eb.ref("batch_worker_id"))
-            .end(),
-        }))
-        .where("pipeline_version_id", "=", turn.pipelineVersionId)
-        .where("schedule_seq", "=", turn.seq)
-        .where("status", "=", "running")
-        .where("desired_state", "=", "running")
-        .returning("schedule_seq"),
-    );
-    if (advanced) return { kind: "next", seq: advanced.schedule_seq, delayMs: next.delayMs };
+    const advanced = turn.group
+      ? await advanceGroupFast(db, turn, turn.group, outcome.committed, next.delayMs)
+      : await advanceFast(db, turn, outcome.committed, next.delayMs);
+    if (advanced !== undefined) return { kind: "next", seq: advanced, delayMs: next.delayMs };
   }
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
-    const where = { pipelineVersionId: turn.pipelineVersionId };
-    const mine = run.batchWorkerId === turn.workerId;
+    const group = turn.group;
+    const t: TLockedTurn | null =
+      run.seq !== turn.seq
+        ? null
+        : group
+          ? await lockGroupTurn(tx, run, group.no)
+          : { ...run, othersInFlight: null, drained: false };
+    const mine = t?.batchWorkerId === turn.workerId;
     const done = {
       consecutiveFailures: 0,
       unfinishedAttempts: 0,
@@ -89,25 +72,38 @@ export async function finishBatchTurn(
       ...(outcome.committed ? { lastBatchAt: new Date() } : {}),
       ...(mine ? { batchStartedAt: null, batchWorkerId: null } : {}),
     };
-    if (run.status !== "running" || run.seq !== turn.seq) {
-      if (mine) await tx.pipelineRun.update({ where, data: { batchStartedAt: null, batchWorkerId: null } });
+    if (run.status !== "running" || !t || t.seq !== (group ? group.seq : turn.seq) || t.drained) {
+      if (mine) await updateTurn(tx, turn, { batchStartedAt: null, batchWorkerId: null });
       return { kind: "stale" };
     }
-    await tx.pipelineRun.update({ where, data: done });
+    await updateTurn(tx, turn, done);
     // Two deliveries of this turn's job ran at once (BullMQ took the first for stalled on a loaded
     // machine, and the claim's fast path let the second run) and the other one's batch is still in
     // flight on a live worker: settling now would say paused while that batch may yet plan and
     // commit. Its own finish settles the pause; if it is fenced off or dies, its job's next delivery
-    // settles it at the claim (claim-batch-turn.ts).
-    if (run.desired !== "running" && !mine && run.batchInFlight) return { kind: "stale" };
+    // settles it at the claim (claim-batch-turn.ts). So does another partition group's batch in flight.
+    if (run.desired !== "running" && ((!mine && t.batchInFlight) || t.othersInFlight))
+      return { kind: "stale" };
     if (run.desired !== "running")
       return {
         kind: "settled",
         status: await settlePending(tx, run, turn.workerId, "after the in-flight batch committed"),
       };
     if (next.drained) {
+      if (group) {
+        await tx.pipelineRunGroup.update({
+          where: {
+            pipelineVersionId_groupNo: { pipelineVersionId: turn.pipelineVersionId, groupNo: group.no },
+          },
+          data: { drained: true, nextBatchAt: null },
+        });
+        const running = await tx.pipelineRunGroup.count({
+          where: { pipelineVersionId: turn.pipelineVersionId, runSeq: run.seq, drained: false },
+        });
+        if (running > 0) return { kind: "group-drained" };
+      }
       await tx.pipelineRun.update({
-        where,
+        where: { pipelineVersionId: turn.pipelineVersionId },
         data: { status: "stopped", desiredState: "stopped", nextBatchAt: null },
       });
       await recordTransition(tx, turn.pipelineVersionId, {
@@ -116,14 +112,77 @@ export async function finishBatchTurn(
         to: "stopped",
         desired: "stopped",
         actor: `worker:${turn.workerId}`,
-        reason: "trigger availableNow: the backlog is drained",
+        reason: group
+          ? `trigger availableNow: the backlog of all ${group.of} partition groups is drained`
+          : "trigger availableNow: the backlog is drained",
       });
       return { kind: "drained" };
     }
-    await tx.pipelineRun.update({
-      where,
-      data: { scheduleSeq: turn.seq + 1, nextBatchAt: new Date(Date.now() + next.delayMs) },
-    });
-    return { kind: "next", seq: turn.seq + 1, delayMs: next.delayMs };
+    const seq = (group ? group.seq : turn.seq) + 1;
+    await updateTurn(tx, turn, { scheduleSeq: seq, nextBatchAt: new Date(Date.now() + next.delayMs) });
+    return { kind: "next", seq, delayMs: next.delayMs };
   });
+}
+
+/** The columns that end this worker's batch in flight (a stale delivery's may be another worker's). */
+const releaseMine = (workerId: string) => ({
+  batch_started_at: sql<Date | null>`CASE WHEN batch_worker_id = ${workerId} THEN NULL ELSE batch_started_at END`,
+  batch_worker_id: sql<
+    string | null
+  >`CASE WHEN batch_worker_id = ${workerId} THEN NULL ELSE batch_worker_id END`,
+});
+
+/** Fast path, one statement: still the current turn of a running version that should keep running. */
+async function advanceFast(
+  db: PrismaClient,
+  turn: TBatchTurnRef,
+  committed: boolean,
+  delayMs: number,
+): Promise<number | undefined> {
+  const lastBatchAt = committed ? new Date() : null;
+  const advanced = await firstRowOf(
+    db,
+    tables
+      .updateTable("pipeline_runs")
+      .set((eb) => ({
+        schedule_seq: eb("schedule_seq", "+", 1),
+        consecutive_failures: 0,
+        unfinished_attempts: 0,
+        next_batch_at: new Date(Date.now() + delayMs),
+        last_batch_at: eb.fn.coalesce(sql<Date | null>`${lastBatchAt}::timestamptz`, "last_batch_at"),
+        updated_at: sql`now()`,
+        ...releaseMine(turn.workerId),
+      }))
+      .where("pipeline_version_id", "=", turn.pipelineVersionId)
+      .where("schedule_seq", "=", turn.seq)
+      .where("status", "=", "running")
+      .where("desired_state", "=", "running")
+      .returning("schedule_seq"),
+  );
+  return advanced?.schedule_seq;
+}
+
+/** A group's fast path: its row of the current run turn, the version's run row held FOR SHARE (run-groups.ts). */
+async function advanceGroupFast(
+  db: PrismaClient,
+  turn: TBatchTurnRef,
+  group: TGroupTurnRef,
+  committed: boolean,
+  delayMs: number,
+): Promise<number | undefined> {
+  const rows = await db.$queryRaw<{ schedule_seq: number }[]>`
+    WITH r AS (SELECT pipeline_version_id FROM pipeline_runs
+                WHERE pipeline_version_id = ${turn.pipelineVersionId} AND schedule_seq = ${turn.seq}
+                  AND status = 'running' AND desired_state = 'running' FOR SHARE)
+    UPDATE pipeline_run_groups g
+       SET schedule_seq = g.schedule_seq + 1, consecutive_failures = 0, unfinished_attempts = 0,
+           next_batch_at = ${new Date(Date.now() + delayMs)}::timestamptz,
+           last_batch_at = CASE WHEN ${committed} THEN now() ELSE g.last_batch_at END, updated_at = now(),
+           batch_started_at = CASE WHEN g.batch_worker_id = ${turn.workerId} THEN NULL ELSE g.batch_started_at END,
+           batch_worker_id = CASE WHEN g.batch_worker_id = ${turn.workerId} THEN NULL ELSE g.batch_worker_id END
+      FROM r
+     WHERE g.pipeline_version_id = r.pipeline_version_id AND g.group_no = ${group.no} AND g.run_seq = ${turn.seq}
+       AND g.schedule_seq = ${group.seq} AND NOT g.drained
+    RETURNING g.schedule_seq`;
+  return rows[0]?.schedule_seq;
 }

@@ -98,13 +98,6 @@ describe("lifecycle commands", () => {
       runPipelineCommand(db, { pipelineVersionId: pv, command: "explode" as never, ...alice }),
     ).rejects.toThrow();
     expect(await db.pipelineRunTransition.count({ where: { pipelineVersionId: pv } })).toBe(0);
-
-    // Partition groups run one `sluice run --group` per group; the workers run one runner a version.
-    const grouped = await newVersion({ source: { kafka: { topic: "payments", parallelism: 3 } } });
-    await expect(startPipelineRun(db, { pipelineVersionId: grouped, ...alice })).rejects.toThrow(
-      /reads its partitions in 3 groups .*sluice run <spec> --group <g>.* \(g = 0 … 2\)/,
-    );
-    expect(await db.pipelineRunTransition.count({ where: { pipelineVersionId: grouped } })).toBe(0);
   });
 });
 

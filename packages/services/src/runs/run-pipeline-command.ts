@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { countOf, tables, type PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import type { TGroupTurnRef } from "./scheduled-turn";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 import {
   applyRunCommand,
@@ -28,7 +29,13 @@ export type TRunCommandInput = z.input<typeof ZRunCommandInput>;
 
 /** Queues the batch job of a scheduling turn; implemented by the workers package with BullMQ. */
 export interface TBatchScheduler {
-  scheduleTurn(turn: { pipelineVersionId: string; seq: number; delayMs: number }): Promise<void>;
+  /** `group`: a partition group's turn within the run turn `seq` (run-groups.ts); without it, the run turn's job. */
+  scheduleTurn(turn: {
+    pipelineVersionId: string;
+    seq: number;
+    delayMs: number;
+    group?: TGroupTurnRef;
+  }): Promise<void>;
 }
 
 export interface TRunCommandResult {
@@ -58,7 +65,7 @@ export async function runPipelineCommand(
     const run = await lockRun(tx, pipelineVersionId);
     const meta = await tx.pipelineVersion.findUniqueOrThrow({
       where: { id: pipelineVersionId },
-      select: { version: true, supersededById: true, spec: true },
+      select: { version: true, supersededById: true },
     });
     version = meta.version;
     const supersededBy = meta.supersededById
@@ -86,13 +93,6 @@ export async function runPipelineCommand(
     if (supersededBy && effect.desired === "running")
       throw new RunCommandError(
         `cannot ${command} version ${meta.version}: version ${supersededBy.version} took its place (it continued or rebuilt this version's state), so version ${meta.version} can never run again — act on version ${supersededBy.version}`,
-        command,
-        before.phase,
-      );
-    const groups = partitionGroupsOf(meta.spec);
-    if (groups > 1 && effect.desired === "running")
-      throw new RunCommandError(
-        `cannot ${command} version ${meta.version} on the workers: it reads its partitions in ${groups} groups (source.kafka.parallelism: ${groups}), and the workers run one runner per version — run each group with \`sluice run <spec> --group <g>\` (g = 0 … ${groups - 1}), or register the spec without parallelism`,
         command,
         before.phase,
       );
@@ -164,12 +164,6 @@ export async function runPipelineCommand(
     phase: result.phase,
     seq: result.seq,
   };
-}
-
-/** source.kafka.parallelism of a stored spec (1 when absent or unreadable). */
-function partitionGroupsOf(spec: unknown): number {
-  const n = (spec as { source?: { kafka?: { parallelism?: unknown } } } | null)?.source?.kafka?.parallelism;
-  return typeof n === "number" && n > 1 ? n : 1;
 }
 
 export const startPipelineRun = (

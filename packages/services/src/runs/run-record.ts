@@ -9,6 +9,10 @@ export type TTx = Prisma.TransactionClient;
 /** How long a worker may go without a heartbeat before its in-flight batch is considered abandoned. */
 export const WORKER_HEARTBEAT_TIMEOUT_MS = 30_000;
 
+/** SQL: the worker `w` (an alias) is alive — a fresh heartbeat and no clean shutdown. */
+export const workerAliveSql = (w: string): string =>
+  `(${w}.stopped_at IS NULL AND ${w}.last_heartbeat_at > now() - make_interval(secs => ${WORKER_HEARTBEAT_TIMEOUT_MS / 1000}))`;
+
 export interface TLockedRun {
   pipelineVersionId: string;
   status: TRunStatus;
@@ -20,7 +24,7 @@ export interface TLockedRun {
   /** The batch whose unfinished attempts are counted (claim-batch-turn.ts), and how many there were. */
   attemptBatchId: number | null;
   unfinishedAttempts: number;
-  /** A batch is in flight on a worker that is alive (fresh heartbeat, not shut down). */
+  /** A batch is in flight on a worker that is alive (fresh heartbeat, not shut down) — of any partition group too. */
   batchInFlight: boolean;
 }
 
@@ -49,15 +53,16 @@ export async function lockRun(tx: TTx, pipelineVersionId: string): Promise<TLock
         "r.attempt_batch_id",
         "r.unfinished_attempts",
         eb
-          .and([
-            eb("r.batch_started_at", "is not", null),
-            eb("w.id", "is not", null),
-            eb("w.stopped_at", "is", null),
-            eb(
-              "w.last_heartbeat_at",
-              ">",
-              sql<Date>`now() - make_interval(secs => ${WORKER_HEARTBEAT_TIMEOUT_MS / 1000})`,
-            ),
+          .or([
+            eb.and([
+              eb("r.batch_started_at", "is not", null),
+              eb("w.id", "is not", null),
+              sql<boolean>`${sql.raw(workerAliveSql("w"))}`,
+            ]),
+            // A partition group of the current run turn with a batch in flight (run-groups.ts).
+            sql<boolean>`EXISTS (SELECT 1 FROM pipeline_run_groups g JOIN workers gw ON gw.id = g.batch_worker_id
+              WHERE g.pipeline_version_id = r.pipeline_version_id AND g.run_seq = r.schedule_seq
+                AND g.batch_started_at IS NOT NULL AND ${sql.raw(workerAliveSql("gw"))})`,
           ])
           .$castTo<boolean>()
           .as("alive"),

@@ -162,13 +162,7 @@ export function PipelineDetail({
           <BatchHistory batches={batches.data.batches} pipeline={p.name} version={version ?? null} />
         </>
       ) : (
-        <NoBatchesYet
-          name={cliTarget(p)}
-          version={p.version.version}
-          run={p.run}
-          topic={p.version.topic}
-          groups={p.version.partitionGroups}
-        />
+        <NoBatchesYet name={cliTarget(p)} version={p.version.version} run={p.run} topic={p.version.topic} />
       )}
       {deadLetters.isPending ? (
         <p className="muted">Loading dead letters…</p>
@@ -268,31 +262,16 @@ function Summary({ detail: p }: { detail: TPipelineDetail }) {
         </div>
       </dl>
       {v && p.run ? <RunState name={cliTarget(p)} run={p.run} /> : null}
-      {v && !p.run && v.partitionGroups > 1 ? (
-        <EmptyState
-          title="Run by its partition groups, not by the workers"
-          next={
-            <>
-              Run each group in the foreground, on any machines against this database and Kafka:{" "}
-              <code>npx sluice run &lt;spec.yaml&gt; --group &lt;g&gt;</code> for g = 0 …{" "}
-              {v.partitionGroups - 1}. Their batches appear below, each marked with its group.
-            </>
-          }
-        >
-          <p>
-            Version {v.version} reads its partitions in {v.partitionGroups} groups{" "}
-            <code>source.kafka.parallelism</code>. The workers run one runner a version and do not run
-            partition groups yet, so starting it on them is refused.
-          </p>
-        </EmptyState>
-      ) : v && !p.run ? (
+      {v && !p.run ? (
         <EmptyState
           title="Not started on the workers"
           next={
             <>
               Start it: <code>npx sluice start {cliTarget(p)} &quot;first deploy&quot;</code>. The workers
-              then run it batch by batch, and its progress appears here. To try one batch in the foreground
-              instead: <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
+              then run it batch by batch
+              {v.partitionGroups > 1 ? `, its ${v.partitionGroups} partition groups at once` : ""}, and its
+              progress appears here. To try one batch in the foreground instead:{" "}
+              <code>npx sluice run &lt;spec.yaml&gt; --once</code>.
             </>
           }
         >
@@ -369,6 +348,7 @@ function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
         </p>
       ) : null}
       {hint ? <p className="small">{hint}</p> : null}
+      {run.groups.length > 0 ? <GroupTurns run={run} /> : null}
       {run.transitions.length > 0 ? (
         <details className="small">
           <summary>Recent run changes</summary>
@@ -387,18 +367,66 @@ function RunState({ name, run }: { name: string; run: TPipelineRunSummary }) {
   );
 }
 
+/** A version read in partition groups: each group's chain of batches on the workers. */
+function GroupTurns({ run }: { run: TPipelineRunSummary }) {
+  return (
+    <table className="table table--compact small" data-testid="group-turns">
+      <caption className="muted">
+        Partition groups — each runs its own batches, on whichever worker takes them
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Group</th>
+          <th scope="col">Now</th>
+          <th scope="col">Last batch turn</th>
+          <th scope="col">Failed attempts</th>
+        </tr>
+      </thead>
+      <tbody>
+        {run.groups.map((g) => (
+          <tr key={g.no} data-testid={`group-turn-${g.no}`}>
+            <td>
+              {g.no} of {run.groups.length}
+            </td>
+            <td>
+              {g.inFlight ? (
+                <>
+                  batch in flight since <Time value={g.inFlight.startedAt} /> on{" "}
+                  <span className="mono">{g.inFlight.workerId ?? "?"}</span>
+                  {g.inFlight.workerAlive ? "" : " (worker not heard from: it will be taken over)"}
+                </>
+              ) : g.drained ? (
+                "drained (availableNow)"
+              ) : g.nextBatchAt && run.phase === "running" ? (
+                <>
+                  next batch <Time value={g.nextBatchAt} />
+                </>
+              ) : (
+                <span className="muted">
+                  {run.phase === "running" ? "waiting for its next turn" : run.phase}
+                </span>
+              )}
+            </td>
+            <td>
+              <Time value={g.lastBatchAt} />
+            </td>
+            <td className={g.consecutiveFailures > 0 ? "form__error" : undefined}>{g.consecutiveFailures}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 function NoBatchesYet({
   name,
   version,
   run,
   topic,
-  groups,
 }: {
   name: string;
   version: number;
   run: TPipelineRunSummary | null;
-  /** Partition groups: run by `sluice run --group`, never by the workers. */
-  groups: number;
   topic: string | null;
 }) {
   const running = run?.phase === "running";
@@ -429,11 +457,6 @@ function NoBatchesYet({
                 Start it: <code>npx sluice start {name}</code>.
               </>
             )}
-          </>
-        ) : groups > 1 ? (
-          <>
-            Run each of its {groups} partition groups:{" "}
-            <code>npx sluice run &lt;spec.yaml&gt; --group &lt;g&gt;</code> for g = 0 … {groups - 1}.
           </>
         ) : (
           <>
