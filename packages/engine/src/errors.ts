@@ -54,6 +54,13 @@ export class RetriableError extends EngineError {
  */
 export class CrossGroupDuplicateError extends RetriableError {}
 
+/**
+ * A partition group's batch would update windows that another group's commit made final since this
+ * batch was processed (it moved the watermark past them): it rolled back and runs again, its rows for
+ * those windows now late (window-operator.ts, shared state).
+ */
+export class CrossGroupWindowError extends RetriableError {}
+
 /** The engine's own bookkeeping is inconsistent (e.g. outcomes do not add up): never commit. */
 export class InvariantError extends EngineError {
   constructor(message: string) {

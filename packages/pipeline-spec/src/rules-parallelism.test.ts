@@ -13,7 +13,11 @@ function errorsOf(spec: TLooseSpec): TSpecError[] {
 }
 
 describe("source.kafka.parallelism: partition groups", () => {
-  it("lets a ledger read its partitions in groups, and leaves the field out by default", () => {
+  it("lets a ledger, and windows in update or append mode, read their partitions in groups; leaves the field out by default", () => {
+    expect(errorsOf(withParallelism(settlementsSpec(), 3))).toEqual([]);
+    const append = withParallelism(settlementsSpec(), 2);
+    (append.aggregate as Record<string, unknown>).outputMode = "append";
+    expect(errorsOf(append)).toEqual([]);
     const result = validateSpec(withParallelism(ledgerSpec(), 3));
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     expect(result.spec.source.kafka.parallelism).toBe(3);
@@ -23,11 +27,15 @@ describe("source.kafka.parallelism: partition groups", () => {
 
   it("refuses what two groups cannot yet update side by side, naming the section and how to run it", () => {
     const at = "source.kafka.parallelism";
-    expect(errorsOf(withParallelism(settlementsSpec(), 2))).toEqual([
+    const complete = withParallelism(settlementsSpec(), 2);
+    const aggregate = complete.aggregate as Record<string, unknown>;
+    delete aggregate.window;
+    aggregate.outputMode = "complete";
+    expect(errorsOf(complete)).toEqual([
       {
         path: at,
         message: expect.stringMatching(
-          /parallelism 2 is not supported with an aggregate .*Leave parallelism out/,
+          /parallelism 2 is not supported with outputMode complete .*Leave parallelism out/,
         ),
       },
     ]);

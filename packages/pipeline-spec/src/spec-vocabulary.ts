@@ -25,7 +25,7 @@ const DOCS: Record<string, string> = {
     "Upper bound on offsets read per micro-batch, spread over partitions (default 10000).",
   "source.kafka.partitions": "Read only these partitions (default: all).",
   "source.kafka.parallelism":
-    "Partition groups (default 1): partition p is read and committed by group p mod N, each its own runner (sluice run --group).",
+    "Partition groups (default 1): partition p is read and committed by group p mod N, each its own chain of batches on the workers (or sluice run --group).",
   format: "How records are encoded: json.",
   contract: "The fields a record must have, their types, and what happens to rows that break it.",
   "contract.fields":

@@ -20,6 +20,12 @@ export interface OperatorInput {
   watermark: Date | null;
 }
 
+/** The watermark a commit stores, and the one stored before it (read under the version's row lock). */
+export interface CommittedWatermark {
+  watermark: Date | null;
+  previous: Date | null;
+}
+
 /** What the progress record shows about the operator in this batch. */
 export type OperatorReport = { kind: "window" | "cdc" | "webhook" } & Record<string, number | string>;
 
@@ -28,8 +34,13 @@ export interface PreparedResult {
   stale: number;
   /** Rows whose result failed for good (a webhook delivery out of attempts): dead letters. */
   failed: { row: SinkRow; reason: string }[];
-  /** Writes state and result inside the batch transaction; returns the change in state size. */
-  write(client: pg.PoolClient): Promise<StateDelta>;
+  /**
+   * Writes state and result inside the batch transaction; returns the change in state size.
+   * `committed`: the watermark the commit stores — for a partition group, this batch's time applied
+   * under the version's lock onto what other groups committed — and the one stored before it
+   * (`previous`); partition groups' windows merge their state by them.
+   */
+  write(client: pg.PoolClient, committed?: CommittedWatermark): Promise<StateDelta>;
   report: OperatorReport;
   /** Called once the batch transaction committed (an operator may then trust a cache of its state). */
   onCommitted?(): void;

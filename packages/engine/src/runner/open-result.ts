@@ -37,6 +37,8 @@ export interface ResultContext {
    */
   env?: (name: string) => string | undefined;
   webhook?: WebhookTuning;
+  /** The version is read in partition groups: window state is shared by them and merged in each commit. */
+  partitionGroups?: boolean;
 }
 
 /** `compiled` is a spec with one result: a pipeline with a top-level sink, or one output's view. */
@@ -70,6 +72,7 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
         compiled,
         { kind: "table", table },
         output,
+        { shared: ctx.partitionGroups === true },
       ),
     };
   }

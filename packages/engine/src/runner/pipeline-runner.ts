@@ -11,7 +11,7 @@ import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { dedupKeptBySink } from "../batch/dedup";
-import { ConfigurationError, CrossGroupDuplicateError } from "../errors";
+import { ConfigurationError, CrossGroupDuplicateError, CrossGroupWindowError } from "../errors";
 import { processBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
@@ -117,6 +117,7 @@ export class PipelineRunner {
   static async open(res: EngineResources, opts: RunnerOptions): Promise<PipelineRunner> {
     const { spec } = opts;
     const compiled = compileSpec(spec);
+    const group = partitionGroup(spec, opts.group);
     const step = await openResultStep(
       {
         pool: res.pool,
@@ -126,11 +127,11 @@ export class PipelineRunner {
         ...(opts.env ? { env: opts.env } : {}),
         ...(opts.webhook ? { webhook: opts.webhook } : {}),
         ...(opts.dimensionSource ? { dimensionSource: opts.dimensionSource } : {}),
+        ...(group ? { partitionGroups: true } : {}),
       },
       compiled,
     );
     await ensureCheckpoint(res.pool, opts.pipelineVersionId);
-    const group = partitionGroup(spec, opts.group);
     const lease = group
       ? await acquireGroupLease(res.pool, opts.pipelineVersionId, group, opts.owner)
       : await acquireLease(res.pool, opts.pipelineVersionId, opts.owner);
@@ -525,7 +526,7 @@ const MAX_GROUP_RETRIES = 5;
 
 /** Another group committed this batch's dedup keys meanwhile, or Postgres broke a lock cycle between the two. */
 function crossedAnotherGroup(err: unknown): boolean {
-  if (err instanceof CrossGroupDuplicateError) return true;
+  if (err instanceof CrossGroupDuplicateError || err instanceof CrossGroupWindowError) return true;
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "40P01";
 }
 

@@ -12,7 +12,7 @@ import type { DimensionFeed } from "../join/dimension-feed";
 import { JoinOperator } from "../join/join-operator";
 import { PipelineDimensionFeed } from "../join/pipeline-dimension-feed";
 import { openResult, type ResultContext } from "./open-result";
-import { applyPrepared } from "../operator/result-operator";
+import { applyPrepared, type CommittedWatermark } from "../operator/result-operator";
 import { openOutputs } from "../output/open-outputs";
 import { KafkaSource } from "../source/kafka-source";
 import type { RecordSource } from "../source/source";
@@ -116,7 +116,12 @@ function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep 
         failures: [],
         commit: {
           ...(sink ? { sink } : {}),
-          ...(prepared ? { operatorWrite: (client: pg.PoolClient) => prepared.write(client) } : {}),
+          ...(prepared
+            ? {
+                operatorWrite: (client: pg.PoolClient, committed: CommittedWatermark) =>
+                  prepared.write(client, committed),
+              }
+            : {}),
         },
         progress: () => ({
           lateAccepted: input.processed.lateAccepted,

@@ -4,9 +4,12 @@
 // A partition group's batch (group-checkpoint-store.ts) is fenced on its group's row first, and takes
 // the version's row — shared with the other groups — only at the end: there its time is merged into
 // the version's as it is by then, and its state size added, so groups commit side by side and wait
-// for each other only for that last update.
+// for each other only for that last update. A group's batch with an operator (windows) takes the
+// version's row right after its own: window state is shared by every group and merged by the watermark
+// committed, so those commits run one at a time — their reading and processing still side by side.
 import type pg from "pg";
 import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";
+import type { CommittedWatermark } from "../operator/result-operator";
 import { assertBalanced, type OutcomeCounts } from "../batch/outcomes";
 import { CrossGroupDuplicateError, FencedError, InvariantError } from "../errors";
 import type { Checkpoint } from "./checkpoint-store";
@@ -42,8 +45,14 @@ export interface CommitInput {
   sinkClaims: readonly string[];
   /** The ledger's sink table; absent when an operator writes the result. */
   sink?: SinkTable;
-  /** A stateful operator (windows, CDC, webhook) writes its state and result instead; returns the change in state size. */
-  operatorWrite?: (client: pg.PoolClient) => Promise<{ rows: number; bytes: number }>;
+  /**
+   * A stateful operator (windows, CDC, webhook) writes its state and result instead, by the watermark
+   * this commit stores; returns the change in state size.
+   */
+  operatorWrite?: (
+    client: pg.PoolClient,
+    committed: CommittedWatermark,
+  ) => Promise<{ rows: number; bytes: number }>;
   /**
    * A pipeline with several outputs or a join (runner/staged-result.ts): the join's and every output's
    * writes, in order, instead of `sink` / `operatorWrite`; then what the checkpoint keeps of them.
@@ -110,11 +119,26 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    // One runner: the version's row, first. A group: its own row now, the version's at the end.
+    // One runner: the version's row, first. A group: its own row now, the version's at the end (with
+    // an operator: next), where the batch's time is applied onto what the other groups committed.
     let cp: VersionRow | undefined;
-    if (input.group)
+    let time: CommittedTime = input;
+    const lockVersionForGroup = async (group: GroupCommit) => {
+      cp = await lockVersion(client, input.pipelineVersionId);
+      if (!cp || Number(cp.lease_epoch) !== group.lease.versionEpoch)
+        throw new FencedError(
+          `batch ${input.batchId} not committed: pipeline version ${input.pipelineVersionId} was reset, changed or superseded since group ${group.lease.group.no} took its lease`,
+        );
+      time = group.retime({
+        watermark: cp.watermark,
+        eventTimeMax: cp.event_time_max,
+        endOffsets: cp.end_offsets,
+      });
+    };
+    if (input.group) {
       await lockGroupForCommit(client, input.pipelineVersionId, input.group.lease, input.batchId);
-    else {
+      if (input.operatorWrite) await lockVersionForGroup(input.group);
+    } else {
       cp = await lockVersion(client, input.pipelineVersionId);
       if (!cp || Number(cp.lease_epoch) !== input.epoch) {
         throw new FencedError(
@@ -139,7 +163,11 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         const delta = await write(client);
         operatorState = { rows: operatorState.rows + delta.rows, bytes: operatorState.bytes + delta.bytes };
       }
-    else if (input.operatorWrite) operatorState = await input.operatorWrite(client);
+    else if (input.operatorWrite)
+      operatorState = await input.operatorWrite(client, {
+        watermark: time.watermark,
+        previous: cp?.watermark ?? null,
+      });
     else {
       if (!input.sink)
         throw new InvariantError(
@@ -164,19 +192,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       throw new CrossGroupDuplicateError(
         `batch ${input.batchId}: ${input.processed.dedupInserts.length - added.rows} of its dedup keys were committed by another partition group meanwhile`,
       );
-    let time: CommittedTime = input;
-    if (input.group) {
-      cp = await lockVersion(client, input.pipelineVersionId);
-      if (!cp || Number(cp.lease_epoch) !== input.group.lease.versionEpoch)
-        throw new FencedError(
-          `batch ${input.batchId} not committed: pipeline version ${input.pipelineVersionId} was reset, changed or superseded since group ${input.group.lease.group.no} took its lease`,
-        );
-      time = input.group.retime({
-        watermark: cp.watermark,
-        eventTimeMax: cp.event_time_max,
-        endOffsets: cp.end_offsets,
-      });
-    }
+    if (input.group && !cp) await lockVersionForGroup(input.group);
     if (!cp) throw new InvariantError(`batch ${input.batchId}: the version's checkpoint was not locked`);
     const evicted = time.evictBefore
       ? await evictDedupState(client, input.pipelineVersionId, time.evictBefore)

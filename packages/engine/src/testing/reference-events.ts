@@ -87,8 +87,9 @@ export async function expectBatchesCoverTopic(
   const admin = kafka.admin();
   await admin.connect();
   const high = await admin.fetchTopicOffsets(topic).finally(() => admin.disconnect());
+  // A partition that never had a record is read by no batch.
   expect(Object.fromEntries(next)).toEqual(
-    Object.fromEntries(high.map((h) => [h.partition, Number(h.high)])),
+    Object.fromEntries(high.filter((h) => Number(h.high) > 0).map((h) => [h.partition, Number(h.high)])),
   );
 }
 

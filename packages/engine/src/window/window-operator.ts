@@ -3,9 +3,19 @@
 // window is final once the watermark passes its end plus allowedLateness — then it is written
 // (append), or its last upsert stands (update), and its state is evicted, so state stays bounded.
 // Without a window the result is a keyed running aggregate (update or complete), bounded by its keys.
+//
+// Partition groups (`shared`): several groups' batches update the same windows (a group-by key that
+// is not the Kafka key). A batch then only folds its rows into per-window deltas before the commit;
+// inside it — holding the version's checkpoint row, so such commits run one at a time — it reads the
+// touched windows as committed, merges its deltas into them, and finalizes by the watermark the commit
+// stores (this batch's time applied onto the other groups'). A delta for a window that was already
+// final by the watermark stored before this commit — another group moved it since this batch was
+// processed — is not merged: the batch runs again, those rows late. A window this batch's own advance
+// makes final is merged, then finalized, as with one runner.
 import type pg from "pg";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import { dedupKey } from "../batch/dedup";
+import { CrossGroupWindowError, InvariantError } from "../errors";
 import type { OperatorInput, PreparedResult, ResultOperator, StateDelta } from "../operator/result-operator";
 import type { SinkTable } from "../store/sink-table";
 import { insertResultRows, replaceResultRows, upsertResultRows, type ResultRow } from "../store/write-result";
@@ -14,6 +24,7 @@ import { windowsContaining } from "./window-assign";
 import {
   evictWindows,
   loadWindows,
+  takeFinalWindows,
   loadWindowsEndingBy,
   upsertWindows,
   windowBytes,
@@ -47,6 +58,8 @@ export class WindowOperator implements ResultOperator {
     private readonly output: WindowOutput,
     /** Which output of the pipeline the windows belong to ("" for a pipeline with one sink). */
     private readonly outputName = "",
+    /** `shared`: partition groups update these windows side by side; merged in the commit (above). */
+    private readonly opts: { shared?: boolean } = {},
   ) {
     this.measures = measureSet(compiled.measures, compiled.spec.contract);
   }
@@ -106,6 +119,7 @@ export class WindowOperator implements ResultOperator {
           fold(groupKey, groupValues, b.start, b.end, values, cel);
     }
     const foldMs = Math.round(performance.now() - started);
+    if (this.opts.shared) return this.mergedInCommit(input, touched, foldMs);
 
     // 2. Merge with the committed state of the same windows.
     const state = await this.committedState(input.batchId);
@@ -191,6 +205,91 @@ export class WindowOperator implements ResultOperator {
         if (finalBy) for (const [id, w] of state) if (w.windowEnd <= finalBy) state.delete(id);
         this.cache =
           state.size <= MAX_CACHED_WINDOWS ? { batchId: input.batchId, windows: state } : undefined;
+      },
+    };
+  }
+
+  /**
+   * Partition groups: the batch's deltas, merged in the commit with the windows as committed then, by
+   * the watermark the commit stores (the commit holds the version's row: one such merge at a time).
+   */
+  private mergedInCommit(
+    input: OperatorInput,
+    touched: Map<string, WindowRow>,
+    foldMs: number,
+  ): PreparedResult {
+    const { pipelineVersionId: pv, outputName, measures, output } = this;
+    const mode = this.compiled.spec.aggregate!.outputMode;
+    const { windowSizeMs: size, allowedLatenessMs } = this.compiled.timing;
+    if (output.kind !== "table" || mode === "complete")
+      throw new InvariantError(
+        `windows in partition groups write a table in update or append mode, not ${mode}`,
+      );
+    const deltas = [...touched.values()];
+    const meta = { _batch_id: input.batchId, _pipeline_version: pv };
+    const report = { windowsUpdated: deltas.length, resultRows: 0, windowsEvicted: 0, writeMs: 0 };
+    return {
+      stale: 0,
+      failed: [],
+      write: async (client, committed) => {
+        if (!committed)
+          throw new InvariantError(`batch ${input.batchId}: shared windows need the committed watermark`);
+        const started = performance.now();
+        const finalAt = (w: Date | null) =>
+          size !== undefined && w ? new Date(w.getTime() - allowedLatenessMs) : null;
+        const finalBy = finalAt(committed.watermark);
+        const finalBefore = finalAt(committed.previous);
+        const closed = finalBefore ? deltas.filter((w) => w.windowEnd <= finalBefore) : [];
+        if (closed.length > 0)
+          throw new CrossGroupWindowError(
+            `batch ${input.batchId}: ${closed.length} of the windows it updates were made final by another partition group's commit since it was processed (final up to ${finalBefore!.toISOString()}); it runs again, their rows now late`,
+          );
+        const stored = await loadWindows(client, pv, outputName, deltas);
+        const merged: StoredWindow[] = deltas.map((w) => {
+          const before = stored.get(windowId(w.groupKey, w.windowStart));
+          const next = {
+            ...w,
+            accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators),
+          };
+          return { ...next, bytes: windowBytes(next) };
+        });
+        await upsertWindows(client, pv, outputName, input.batchId, merged);
+        const growth = merged.reduce(
+          (d, w) => {
+            const before = stored.get(windowId(w.groupKey, w.windowStart));
+            return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
+          },
+          { rows: 0, bytes: 0 } as StateDelta,
+        );
+        // Update mode writes every window it changed; append mode each window the moment it is final.
+        let evicted: StateDelta = { rows: 0, bytes: 0 };
+        let result: WindowRow[] = merged;
+        if (mode === "append") {
+          const final = finalBy ? await takeFinalWindows(client, pv, outputName, finalBy) : [];
+          evicted = { rows: final.length, bytes: final.reduce((b, w) => b + w.bytes, 0) };
+          result = final;
+          await insertResultRows(
+            client,
+            output.table,
+            final.map((w) => ({ ...this.resultRow(w), ...meta })),
+          );
+        } else {
+          if (finalBy) evicted = await evictWindows(client, pv, outputName, finalBy);
+          await upsertResultRows(
+            client,
+            output.table,
+            merged.map((w) => ({ ...this.resultRow(w), ...meta })),
+          );
+        }
+        Object.assign(report, {
+          resultRows: result.length,
+          windowsEvicted: evicted.rows,
+          writeMs: Math.round(performance.now() - started),
+        });
+        return { rows: growth.rows - evicted.rows, bytes: growth.bytes - evicted.bytes };
+      },
+      get report() {
+        return { kind: "window" as const, foldMs, prepareMs: foldMs, ...report };
       },
     };
   }

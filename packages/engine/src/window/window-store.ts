@@ -50,7 +50,7 @@ const fromRow = (r: Row): StoredWindow => ({
 const COLUMNS = `group_key, group_values, window_start, window_end, accumulators, bytes`;
 
 export async function loadWindows(
-  db: pg.Pool,
+  db: pg.Pool | pg.PoolClient,
   pv: string,
   output: string,
   keys: { groupKey: string; windowStart: Date }[],
@@ -111,6 +111,22 @@ export async function upsertWindows(
        SET accumulators = EXCLUDED.accumulators, bytes = EXCLUDED.bytes, updated_batch_id = EXCLUDED.updated_batch_id`,
     [pv, output, batchId, ...params],
   );
+}
+
+/** Evicts final windows and returns them, for append mode to write (partition groups: window-operator.ts). */
+export async function takeFinalWindows(
+  client: pg.PoolClient,
+  pv: string,
+  output: string,
+  before: Date,
+): Promise<StoredWindow[]> {
+  const res = await client.query<Row>(
+    `DELETE FROM window_state WHERE pipeline_version_id = $1 AND output = $2 AND window_end <= $3 RETURNING ${COLUMNS}`,
+    [pv, output, before],
+  );
+  return res.rows
+    .map(fromRow)
+    .sort((a, b) => a.windowStart.getTime() - b.windowStart.getTime() || (a.groupKey < b.groupKey ? -1 : 1));
 }
 
 /** Evicts final windows: their end is at or before `before` (watermark − allowedLateness). */

@@ -1,0 +1,320 @@
+// Windows in partition groups (source.kafka.parallelism): the settlements grouped by card country —
+// not the Kafka key (the merchant), so one window is updated from partitions of several groups at
+// once — and each group's commit merges its deltas into the committed windows (window-operator.ts,
+// shared). What must hold is what holds for one runner:
+// - update mode under three `sluice run --group` processes SIGKILLed together again and again: every
+//   window equals the SQL recomputation over the raw events, no row late, every offset read once;
+// - append mode with two groups at once: each final window written once, equal to the recomputation;
+// - a window another group made final between this group's processing and its commit is not updated:
+//   the batch runs again and its row for that window is late.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Admin } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prng, producePayments, simulatedClock } from "@sluice/producer";
+import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
+import { uniqueName } from "@sluice/testing";
+import { PipelineRunner } from "../runner/pipeline-runner";
+import type { EngineLogger } from "../runner/engine-logger";
+import { KafkaSource } from "../source/kafka-source";
+import type { OffsetRange, RecordSource } from "../source/source";
+import { registerPipelineVersion } from "../store/register-version";
+import { createEngineFixture, drainRunner, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
+import { sendLedgerEvents } from "../testing/ledger-events";
+import {
+  expectBatchesCoverTopic,
+  loadReferenceBatches,
+  loadReferenceEvents,
+} from "../testing/reference-events";
+import { EXPECTED_MEASURES, settlementsSpec, SINK_COLUMNS } from "../testing/settlements";
+import {
+  PROGRESS_LINE,
+  runSluice,
+  specDir,
+  spawnSluice,
+  type SluiceProcess,
+} from "../testing/sluice-process";
+
+let fx: EngineFixture;
+let admin: Admin;
+let specs: Awaited<ReturnType<typeof specDir>>;
+
+beforeAll(async () => {
+  fx = await createEngineFixture("wgroups");
+  admin = fx.kafka.admin();
+  await admin.connect();
+  specs = await specDir();
+});
+afterAll(async () => {
+  await admin?.disconnect();
+  await specs?.cleanup();
+  await fx?.close();
+});
+
+/** 6,000 payments on 6 partitions keyed by merchant, 12 merchants over a simulated 30 minutes: duplicates and reordering, nothing late. */
+async function produceSettlements(topic: string, seed: number) {
+  await admin.createTopics({ topics: [{ topic, numPartitions: 6 }], waitForLeaders: true });
+  await producePayments({
+    topic,
+    kafka: fx.kafka,
+    count: 6000,
+    partitions: 6,
+    seed,
+    merchants: 12,
+    clock: simulatedClock({ start: "2025-03-01T10:00:00Z", stepMs: 300 }),
+    duplicateShare: 0.05,
+    outOfOrderShare: 0.1,
+    log: () => undefined,
+  });
+}
+
+/** Grouped by card country, not by the Kafka key (the merchant). */
+const BY_COUNTRY = { groupBy: ["card_country"] };
+const COLUMNS = SINK_COLUMNS.replace("merchant_id", "card_country");
+
+/** The settlements per card country and 5-minute window, recomputed from every distinct raw event. */
+function expectedWindowsSql(events: string, where = "true"): string {
+  return `SELECT * FROM (
+     SELECT payload->>'card_country' AS card_country, to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300) AS window_start,
+            to_timestamp(floor(extract(epoch FROM event_time) / 300) * 300 + 300) AS window_end, ${EXPECTED_MEASURES}
+       FROM (SELECT DISTINCT ON (event_id) * FROM ${events} WHERE type IN ('settlement', 'refund') ORDER BY event_id, partition, "offset") e
+      GROUP BY 1, 2, 3) w
+    WHERE ${where} ORDER BY window_start, card_country`;
+}
+
+const lateRows = async (pipelineVersionId: string) =>
+  Number(
+    (
+      await fx.pool.query<{ late: string }>(
+        `SELECT coalesce(sum((outcomes->>'late')::int), 0) AS late FROM batch_log WHERE pipeline_version_id = $1`,
+        [pipelineVersionId],
+      )
+    ).rows[0]!.late,
+  );
+
+describe("windows in partition groups", () => {
+  it(
+    "update mode, three `sluice run --group` processes SIGKILLed together again and again: every window equals the SQL recomputation",
+    { timeout: 300_000 },
+    async () => {
+      const topic = `${fx.topic}-update`;
+      await produceSettlements(topic, 5151);
+      const spec = settlementsSpec(
+        topic,
+        "wgroups-update",
+        "wgroups_update",
+        { ...BY_COUNTRY, window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" },
+        {
+          source: {
+            kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 60, parallelism: 3 },
+          },
+        },
+      );
+      expect(validateSpec(spec).ok).toBe(true);
+      const file = await specs.write("wgroups-update", spec as unknown as Record<string, unknown>);
+      const env = { databaseUrl: fx.db.url };
+      const rng = Prng.from("windowed-groups-kills");
+      const running = (p: SluiceProcess) => p.child.exitCode === null && p.child.signalCode === null;
+      let kills = 0;
+      let killedWhileOthersRan = 0;
+      for (let round = 0; round < 6; round++) {
+        const procs = [0, 1, 2].map((g) =>
+          spawnSluice(["run", file, "--until-caught-up", "--group", String(g)], env),
+        );
+        await Promise.all(procs.map((p) => p.waitForLines(PROGRESS_LINE, 1)));
+        await sleep(Math.round(rng.next() * 1_500));
+        const alive = procs.filter(running);
+        if (alive.length > 1) killedWhileOthersRan++;
+        for (const p of alive) p.child.kill("SIGKILL");
+        kills += alive.length;
+        await Promise.all(procs.map((p) => p.exited));
+      }
+      const finals = await Promise.all(
+        [0, 1, 2].map((g) => runSluice(["run", file, "--until-caught-up", "--group", String(g)], env)),
+      );
+      for (const f of finals)
+        expect({ code: f.code, stderr: f.stderr.slice(-800) }).toEqual({
+          code: 0,
+          stderr: f.stderr.slice(-800),
+        });
+
+      const { rows } = await fx.pool.query<{ id: string }>(
+        `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'wgroups-update'`,
+      );
+      const pipelineVersionId = rows[0]!.id;
+      await loadReferenceEvents(fx.pool, fx.kafka, topic, "ref_wgroups_update");
+      await loadReferenceBatches(fx.pool, [pipelineVersionId], "ref_wgroups_update_batches");
+      await expectBatchesCoverTopic(fx.pool, fx.kafka, topic, "ref_wgroups_update_batches");
+      const expected = await fx.pool.query(expectedWindowsSql("ref_wgroups_update"));
+      const actual = await fx.pool.query(
+        `SELECT ${COLUMNS} FROM wgroups_update ORDER BY window_start, card_country`,
+      );
+      expect(actual.rows.length).toBeGreaterThan(10);
+      expect(actual.rows).toEqual(expected.rows);
+      expect(await lateRows(pipelineVersionId)).toBe(0);
+      // Windows took rows from partitions of all three groups.
+      const spread = await fx.pool.query<{ groups: number }>(
+        `SELECT max(groups)::int AS groups FROM (
+           SELECT count(DISTINCT partition % 3) AS groups FROM ref_wgroups_update WHERE type IN ('settlement', 'refund')
+            GROUP BY payload->>'card_country', floor(extract(epoch FROM event_time) / 300)) x`,
+      );
+      console.log(
+        `windowed partition groups: ${JSON.stringify({ kills, killedWhileOthersRan, windows: actual.rows.length })}`,
+      );
+      expect(killedWhileOthersRan).toBeGreaterThan(0);
+      expect(spread.rows[0]!.groups).toBe(3);
+    },
+  );
+
+  it(
+    "append mode, two groups at once: each final window is written once and equals the recomputation",
+    { timeout: 120_000 },
+    async () => {
+      const topic = `${fx.topic}-append`;
+      await produceSettlements(topic, 6262);
+      const spec = settlementsSpec(
+        topic,
+        "wgroups-append",
+        "wgroups_append",
+        { ...BY_COUNTRY, window: { tumbling: "5m" }, outputMode: "append", allowedLateness: "1m" },
+        {
+          source: {
+            kafka: { topic, startingOffsets: "earliest", maxOffsetsPerTrigger: 300, parallelism: 2 },
+          },
+        },
+      );
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+      const open = (group: number) =>
+        PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: `append-g${group}`, group });
+      await Promise.all([drainRunner(await open(0)), drainRunner(await open(1))]);
+
+      const watermark = (
+        await fx.pool.query<{ watermark: Date }>(
+          `SELECT watermark FROM checkpoints WHERE pipeline_version_id = $1`,
+          [pipelineVersionId],
+        )
+      ).rows[0]!.watermark;
+      const finalBy = new Date(watermark.getTime() - 60_000).toISOString();
+      await loadReferenceEvents(fx.pool, fx.kafka, topic, "ref_wgroups_append");
+      const expected = await fx.pool.query(
+        expectedWindowsSql("ref_wgroups_append", `window_end <= '${finalBy}'`),
+      );
+      const actual = await fx.pool.query(
+        `SELECT ${COLUMNS} FROM wgroups_append ORDER BY window_start, card_country`,
+      );
+      expect(actual.rows.length).toBeGreaterThan(10);
+      expect(actual.rows).toEqual(expected.rows);
+      expect(await lateRows(pipelineVersionId)).toBe(0);
+    },
+  );
+
+  it(
+    "a window another group made final between this group's processing and its commit: the batch runs again and its row is late",
+    { timeout: 60_000 },
+    async () => {
+      const topic = `${fx.topic}-final`;
+      await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
+      const at = (hhmmss: string) => new Date(`2025-03-01T${hhmmss}Z`);
+      const send = (prefix: string, partition: number, time: string, count = 1) =>
+        sendLedgerEvents(fx.kafka, topic, { prefix, count, partitions: [partition], eventTime: at(time) });
+      // Every event is merchant m0's (the first of each call): one window per minute, two groups.
+      const spec: TPipelineSpec = ledgerSpec(topic, {
+        name: "wgroups-final",
+        source: { kafka: { topic, startingOffsets: "earliest", parallelism: 2 } },
+        eventTime: { column: "event_time", watermarkDelay: "0s", idleTimeout: "1h" },
+        expectations: [],
+        aggregate: {
+          window: { tumbling: "1m" },
+          groupBy: ["merchant_id"],
+          measures: { events: "count()" },
+          outputMode: "update",
+        },
+        sink: { postgres: { table: "wgroups_final" } },
+      });
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+      const retries: string[] = [];
+      const logger: EngineLogger = {
+        info: (o) => {
+          if (typeof o === "object" && o && "attempt" in o) retries.push(JSON.stringify(o));
+        },
+        warn() {},
+        error() {},
+      };
+      const res = { pool: fx.pool, kafka: fx.kafka, logger };
+
+      // Group 0 reads partition 0 up to 10:03, group 1 partition 1 at 10:00:10: the watermark is 10:00:10.
+      await send("a", 0, "10:03:00");
+      await send("b", 1, "10:00:10");
+      const g1 = await PipelineRunner.open(res, { pipelineVersionId, spec, owner: "g1", group: 1 });
+      let holder: import("pg").PoolClient | undefined;
+      let hold = false;
+      // Group 0's reads: once armed, its next read takes its group's checkpoint row before returning,
+      // so the batch is processed and then waits at its commit's first lock.
+      const g0 = await PipelineRunner.open(res, {
+        pipelineVersionId,
+        spec,
+        owner: "g0",
+        group: 0,
+        source: holdingSource(topic, async () => {
+          if (!hold) return;
+          hold = false;
+          holder = await fx.pool.connect();
+          await holder.query("BEGIN");
+          await holder.query(
+            `SELECT 1 FROM group_checkpoints WHERE pipeline_version_id = $1 AND group_no = 0 FOR UPDATE`,
+            [pipelineVersionId],
+          );
+        }),
+      });
+      expect((await g0.runBatch()).kind).toBe("committed");
+      expect((await g1.runBatch()).kind).toBe("committed");
+
+      // 10:00:30 on partition 0 is not late for the watermark 10:00:10 when group 0 processes it…
+      await send("c", 0, "10:00:30");
+      hold = true;
+      const g0Batch = g0.runBatch();
+      await waitUntil(() => holder !== undefined);
+      // …but group 1 commits 10:02 meanwhile: the watermark becomes 10:02 and window 10:00–10:01 final.
+      await send("d", 1, "10:02:00");
+      expect((await g1.runBatch()).kind).toBe("committed");
+      await sleep(200);
+      await holder!.query("COMMIT");
+      holder!.release();
+      const result = await g0Batch;
+      expect(result.kind).toBe("committed");
+      expect(retries.some((r) => r.includes("made final by another partition group"))).toBe(true);
+      if (result.kind === "committed") expect(result.progress.outcomes.late).toBe(1);
+      const late = await fx.pool.query<{ partition: number; payload: { event_id: string } }>(
+        `SELECT partition, payload FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'late'`,
+        [pipelineVersionId],
+      );
+      expect(late.rows.map((r) => [r.partition, r.payload.event_id])).toEqual([[0, "c-00000"]]);
+      // Window 10:00 holds only group 1's row, as written when it became final.
+      const windows = await fx.pool.query<{ window_start: Date; events: number }>(
+        `SELECT window_start, events::int FROM wgroups_final ORDER BY window_start`,
+      );
+      expect(windows.rows.map((r) => [r.window_start.toISOString(), r.events])).toEqual([
+        ["2025-03-01T10:00:00.000Z", 1],
+        ["2025-03-01T10:02:00.000Z", 1],
+        ["2025-03-01T10:03:00.000Z", 1],
+      ]);
+      await g0.close();
+      await g1.close();
+    },
+  );
+});
+
+/** The topic's source for one runner, calling `beforeReturn` after each read has its records. */
+function holdingSource(topic: string, beforeReturn: () => Promise<void>): RecordSource {
+  return new (class extends KafkaSource {
+    override async read(ranges: OffsetRange[]) {
+      const records = await super.read(ranges);
+      await beforeReturn();
+      return records;
+    }
+  })({ kafka: fx.kafka, topic, groupPrefix: uniqueName("hold") });
+}
+
+async function waitUntil(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await sleep(50);
+  expect(ok()).toBe(true);
+}
