@@ -41,11 +41,17 @@ export async function settlementsSpec(o: SluiceOptions, name: string, table: str
   const checked = validateSpec({
     ...example,
     name,
-    source: { kafka: { ...example.source.kafka, topic: o.topic, maxOffsetsPerTrigger: o.maxOffsets } },
+    source: {
+      kafka: {
+        ...example.source.kafka,
+        topic: o.topic,
+        maxOffsetsPerTrigger: o.maxOffsets,
+        ...(o.parallelism > 1 ? { parallelism: o.parallelism } : {}),
+      },
+    },
     // Drain the backlog, then stop, like the peers' bounded runs (no wait for a 2-second trigger).
     trigger: { availableNow: true },
     sink: { postgres: { ...example.sink!.postgres, table } },
-    ...(o.parallelism > 1 ? { parallelism: o.parallelism } : {}),
   });
   if (!checked.ok)
     throw new Error(`the settlements spec for Sluice is refused: ${JSON.stringify(checked.errors)}`);

@@ -55,11 +55,11 @@ export class RetriableError extends EngineError {
 export class CrossGroupDuplicateError extends RetriableError {}
 
 /**
- * A partition group's batch would update windows that another group's commit made final since this
- * batch was processed (it moved the watermark past them): it rolled back and runs again, its rows for
- * those windows now late (window-operator.ts, shared state).
+ * A partition group's batch accepted rows that are late by the watermark another group committed
+ * since this batch was processed (their windows may be final, their dedup keys evicted): it rolled
+ * back and runs again, those rows now late (commit-batch.ts).
  */
-export class CrossGroupWindowError extends RetriableError {}
+export class CrossGroupLateError extends RetriableError {}
 
 /** The engine's own bookkeeping is inconsistent (e.g. outcomes do not add up): never commit. */
 export class InvariantError extends EngineError {

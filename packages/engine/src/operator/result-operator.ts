@@ -20,10 +20,9 @@ export interface OperatorInput {
   watermark: Date | null;
 }
 
-/** The watermark a commit stores, and the one stored before it (read under the version's row lock). */
+/** The watermark a commit stores (for a partition group: decided under the version's row lock). */
 export interface CommittedWatermark {
   watermark: Date | null;
-  previous: Date | null;
 }
 
 /** What the progress record shows about the operator in this batch. */
@@ -37,8 +36,7 @@ export interface PreparedResult {
   /**
    * Writes state and result inside the batch transaction; returns the change in state size.
    * `committed`: the watermark the commit stores — for a partition group, this batch's time applied
-   * under the version's lock onto what other groups committed — and the one stored before it
-   * (`previous`); partition groups' windows merge their state by them.
+   * under the version's lock onto what other groups committed (shared windows finalize by it).
    */
   write(client: pg.PoolClient, committed?: CommittedWatermark): Promise<StateDelta>;
   report: OperatorReport;

@@ -11,8 +11,9 @@ import type { Kafka } from "kafkajs";
 import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { dedupKeptBySink } from "../batch/dedup";
-import { ConfigurationError, CrossGroupDuplicateError, CrossGroupWindowError } from "../errors";
-import { processBatch } from "../batch/process-batch";
+import { ConfigurationError, CrossGroupDuplicateError, CrossGroupLateError } from "../errors";
+import { processBatch, type SinkRow } from "../batch/process-batch";
+import { lateHorizon } from "../batch/watermark";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
 import { advanceTime, NO_INPUT, unchangedTime, type TimedBatch } from "./advance-time";
@@ -255,6 +256,11 @@ export class PipelineRunner {
               // Applied onto the version's time as committed by then (other groups' partitions moved it).
               // A partition of another group with records past the version's offsets holds the
               // watermark even when no batch read it lately: that group is behind, or down.
+              // Rows another group's commit since made late: the commit runs the batch again (not a replay's rows: admitted late).
+              earliestAccepted: batch.deadLetterReplay
+                ? null
+                : earliestEventTime(step.processed.sinkRows, spec),
+              lateBefore: (stored) => lateHorizon(stored, this.compiled.timing.allowedLatenessMs),
               retime: (stored) =>
                 batch.deadLetterReplay
                   ? unchangedTime(stored)
@@ -525,8 +531,20 @@ export class PipelineRunner {
 const MAX_GROUP_RETRIES = 5;
 
 /** Another group committed this batch's dedup keys meanwhile, or Postgres broke a lock cycle between the two. */
+/** The earliest event time among rows (null without an event-time column or rows). */
+function earliestEventTime(rows: SinkRow[], spec: TPipelineSpec): Date | null {
+  const column = spec.eventTime?.column;
+  let earliest: Date | null = null;
+  if (column)
+    for (const r of rows) {
+      const t = r.values[column];
+      if (t instanceof Date && (!earliest || t < earliest)) earliest = t;
+    }
+  return earliest;
+}
+
 function crossedAnotherGroup(err: unknown): boolean {
-  if (err instanceof CrossGroupDuplicateError || err instanceof CrossGroupWindowError) return true;
+  if (err instanceof CrossGroupDuplicateError || err instanceof CrossGroupLateError) return true;
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "40P01";
 }
 

@@ -11,7 +11,7 @@ import type pg from "pg";
 import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";
 import type { CommittedWatermark } from "../operator/result-operator";
 import { assertBalanced, type OutcomeCounts } from "../batch/outcomes";
-import { CrossGroupDuplicateError, FencedError, InvariantError } from "../errors";
+import { CrossGroupDuplicateError, CrossGroupLateError, FencedError, InvariantError } from "../errors";
 import type { Checkpoint } from "./checkpoint-store";
 import { endOffsetsOf, type OffsetRange } from "../source/source";
 import { bulkSelect } from "./bulk";
@@ -82,6 +82,10 @@ export interface CommitInput {
 
 export interface GroupCommit {
   lease: GroupLease;
+  /** The earliest event time among the rows this batch accepted (null: none, or no event time). */
+  earliestAccepted: Date | null;
+  /** Rows before this are late by the watermark `stored` (its allowedLateness applied). */
+  lateBefore(stored: Date | null): Date | null;
   /** This batch's time applied onto the version's as stored now: other groups may have moved it since the batch was processed. */
   retime(stored: Pick<Checkpoint, "watermark" | "eventTimeMax" | "endOffsets">): CommittedTime;
 }
@@ -129,6 +133,13 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         throw new FencedError(
           `batch ${input.batchId} not committed: pipeline version ${input.pipelineVersionId} was reset, changed or superseded since group ${group.lease.group.no} took its lease`,
         );
+      // Rows this batch accepted against the watermark it loaded may be late by the one another group
+      // committed since: their window may be final, their dedup key evicted. Run again, judged by it.
+      const lateBefore = group.lateBefore(cp.watermark);
+      if (lateBefore && group.earliestAccepted && group.earliestAccepted < lateBefore)
+        throw new CrossGroupLateError(
+          `batch ${input.batchId}: rows from ${group.earliestAccepted.toISOString()} are late by the watermark another partition group committed since it was processed (late before ${lateBefore.toISOString()}); it runs again`,
+        );
       time = group.retime({
         watermark: cp.watermark,
         eventTimeMax: cp.event_time_max,
@@ -164,10 +175,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         operatorState = { rows: operatorState.rows + delta.rows, bytes: operatorState.bytes + delta.bytes };
       }
     else if (input.operatorWrite)
-      operatorState = await input.operatorWrite(client, {
-        watermark: time.watermark,
-        previous: cp?.watermark ?? null,
-      });
+      operatorState = await input.operatorWrite(client, { watermark: time.watermark });
     else {
       if (!input.sink)
         throw new InvariantError(

@@ -8,14 +8,13 @@
 // is not the Kafka key). A batch then only folds its rows into per-window deltas before the commit;
 // inside it — holding the version's checkpoint row, so such commits run one at a time — it reads the
 // touched windows as committed, merges its deltas into them, and finalizes by the watermark the commit
-// stores (this batch's time applied onto the other groups'). A delta for a window that was already
-// final by the watermark stored before this commit — another group moved it since this batch was
-// processed — is not merged: the batch runs again, those rows late. A window this batch's own advance
-// makes final is merged, then finalized, as with one runner.
+// stores (this batch's time applied onto the other groups'). A batch whose rows another group's commit
+// made late meanwhile never gets here: the commit runs it again first (commit-batch.ts). A window
+// this batch's own advance makes final is merged, then finalized, as with one runner.
 import type pg from "pg";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import { dedupKey } from "../batch/dedup";
-import { CrossGroupWindowError, InvariantError } from "../errors";
+import { InvariantError } from "../errors";
 import type { OperatorInput, PreparedResult, ResultOperator, StateDelta } from "../operator/result-operator";
 import type { SinkTable } from "../store/sink-table";
 import { insertResultRows, replaceResultRows, upsertResultRows, type ResultRow } from "../store/write-result";
@@ -235,15 +234,10 @@ export class WindowOperator implements ResultOperator {
         if (!committed)
           throw new InvariantError(`batch ${input.batchId}: shared windows need the committed watermark`);
         const started = performance.now();
-        const finalAt = (w: Date | null) =>
-          size !== undefined && w ? new Date(w.getTime() - allowedLatenessMs) : null;
-        const finalBy = finalAt(committed.watermark);
-        const finalBefore = finalAt(committed.previous);
-        const closed = finalBefore ? deltas.filter((w) => w.windowEnd <= finalBefore) : [];
-        if (closed.length > 0)
-          throw new CrossGroupWindowError(
-            `batch ${input.batchId}: ${closed.length} of the windows it updates were made final by another partition group's commit since it was processed (final up to ${finalBefore!.toISOString()}); it runs again, their rows now late`,
-          );
+        const finalBy =
+          size !== undefined && committed.watermark
+            ? new Date(committed.watermark.getTime() - allowedLatenessMs)
+            : null;
         const stored = await loadWindows(client, pv, outputName, deltas);
         const merged: StoredWindow[] = deltas.map((w) => {
           const before = stored.get(windowId(w.groupKey, w.windowStart));

@@ -281,7 +281,7 @@ describe("windows in partition groups", () => {
       holder!.release();
       const result = await g0Batch;
       expect(result.kind).toBe("committed");
-      expect(retries.some((r) => r.includes("made final by another partition group"))).toBe(true);
+      expect(retries.some((r) => r.includes("late by the watermark another partition group committed"))).toBe(true);
       if (result.kind === "committed") expect(result.progress.outcomes.late).toBe(1);
       const late = await fx.pool.query<{ partition: number; payload: { event_id: string } }>(
         `SELECT partition, payload FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'late'`,
