@@ -18,13 +18,8 @@ import {
   type EngineFixture,
 } from "../testing/engine-fixture";
 import { sendLedgerEvents } from "../testing/ledger-events";
-import {
-  PROGRESS_LINE,
-  runSluice,
-  specDir,
-  spawnSluice,
-  type SluiceProcess,
-} from "../testing/sluice-process";
+import { killGroupsRepeatedly } from "../testing/group-kills";
+import { specDir } from "../testing/sluice-process";
 import { registerPipelineVersion } from "../store/register-version";
 import { lockCheckpoint, resetCheckpoint } from "../store/checkpoint-store";
 import { PipelineRunner } from "./pipeline-runner";
@@ -329,34 +324,13 @@ describe("partition groups", () => {
       });
       expect(validateSpec(spec).ok).toBe(true);
       const file = await specs.write("groups-kills", spec as unknown as Record<string, unknown>);
-      const env = { databaseUrl: fx.db.url };
-      const rng = Prng.from("partition-groups-kills");
-      const spawnGroups = () =>
-        [0, 1, 2].map((g) => spawnSluice(["run", file, "--until-caught-up", "--group", String(g)], env));
-      const running = (p: SluiceProcess) => p.child.exitCode === null && p.child.signalCode === null;
-
-      let kills = 0;
-      let killedWhileOthersRan = 0;
-      for (let round = 0; round < 10; round++) {
-        const procs = spawnGroups();
-        // Once each group committed a batch, a random moment later, kill every group still running:
-        // their batches are then in every phase at once, commits included.
-        await Promise.all(procs.map((p) => p.waitForLines(PROGRESS_LINE, 1)));
-        await sleep(Math.round(rng.next() * 1_500));
-        const alive = procs.filter(running);
-        if (alive.length > 1) killedWhileOthersRan++;
-        for (const p of alive) p.child.kill("SIGKILL");
-        kills += alive.length;
-        await Promise.all(procs.map((p) => p.exited));
-      }
-      const finals = await Promise.all(
-        [0, 1, 2].map((g) => runSluice(["run", file, "--until-caught-up", "--group", String(g)], env)),
-      );
-      for (const f of finals)
-        expect({ code: f.code, stderr: f.stderr.slice(-1000) }).toEqual({
-          code: 0,
-          stderr: f.stderr.slice(-1000),
-        });
+      const { kills, killedWhileOthersRan } = await killGroupsRepeatedly({
+        file,
+        env: { databaseUrl: fx.db.url },
+        groups: 3,
+        rounds: 10,
+        rng: Prng.from("partition-groups-kills"),
+      });
 
       const versionIds = await pipelineVersionIds(fx.pool, "groups-kills");
       expect(versionIds).toHaveLength(1);

@@ -125,14 +125,7 @@ export class WindowOperator implements ResultOperator {
     const stored = state
       ? new Map([...touched.keys()].flatMap((id) => (state.has(id) ? [[id, state.get(id)!] as const] : [])))
       : await loadWindows(pool, pv, this.outputName, [...touched.values()]);
-    const merged: StoredWindow[] = [...touched.entries()].map(([id, w]) => {
-      const before = stored.get(id);
-      const next = {
-        ...w,
-        accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators),
-      };
-      return { ...next, bytes: windowBytes(next) };
-    });
+    const merged = this.mergeDeltas([...touched.values()], stored);
 
     // 3. Which windows are final now: end + allowedLateness ≤ the watermark this batch commits.
     const finalBy =
@@ -161,13 +154,7 @@ export class WindowOperator implements ResultOperator {
 
     const output = this.output;
     const outputName = this.outputName;
-    const growth = open.reduce(
-      (d, w) => {
-        const before = stored.get(windowId(w.groupKey, w.windowStart));
-        return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
-      },
-      { rows: 0, bytes: 0 } as StateDelta,
-    );
+    const growth = stateGrowth(open, stored);
     let evicted: StateDelta = { rows: 0, bytes: 0 };
     const prepareMs = Math.round(performance.now() - started);
     let writeMs = 0;
@@ -217,7 +204,7 @@ export class WindowOperator implements ResultOperator {
     touched: Map<string, WindowRow>,
     foldMs: number,
   ): PreparedResult {
-    const { pipelineVersionId: pv, outputName, measures, output } = this;
+    const { pipelineVersionId: pv, outputName, output } = this;
     const mode = this.compiled.spec.aggregate!.outputMode;
     const { windowSizeMs: size, allowedLatenessMs } = this.compiled.timing;
     if (output.kind !== "table" || mode === "complete")
@@ -239,22 +226,9 @@ export class WindowOperator implements ResultOperator {
             ? new Date(committed.watermark.getTime() - allowedLatenessMs)
             : null;
         const stored = await loadWindows(client, pv, outputName, deltas);
-        const merged: StoredWindow[] = deltas.map((w) => {
-          const before = stored.get(windowId(w.groupKey, w.windowStart));
-          const next = {
-            ...w,
-            accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators),
-          };
-          return { ...next, bytes: windowBytes(next) };
-        });
+        const merged = this.mergeDeltas(deltas, stored);
         await upsertWindows(client, pv, outputName, input.batchId, merged);
-        const growth = merged.reduce(
-          (d, w) => {
-            const before = stored.get(windowId(w.groupKey, w.windowStart));
-            return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
-          },
-          { rows: 0, bytes: 0 } as StateDelta,
-        );
+        const growth = stateGrowth(merged, stored);
         // Update mode writes every window it changed; append mode each window the moment it is final.
         let evicted: StateDelta = { rows: 0, bytes: 0 };
         let result: WindowRow[] = merged;
@@ -288,6 +262,19 @@ export class WindowOperator implements ResultOperator {
     };
   }
 
+  /** Each window's delta merged into its committed state (or into an empty one for a new window). */
+  private mergeDeltas(deltas: WindowRow[], stored: Map<string, StoredWindow>): StoredWindow[] {
+    const { measures } = this;
+    return deltas.map((w) => {
+      const before = stored.get(windowId(w.groupKey, w.windowStart));
+      const next = {
+        ...w,
+        accumulators: measures.merge(before ? before.accumulators : measures.empty(), w.accumulators),
+      };
+      return { ...next, bytes: windowBytes(next) };
+    });
+  }
+
   /** The committed state (all windows) when it is cached or small enough to cache; else undefined. */
   private async committedState(batchId: number): Promise<Map<string, StoredWindow> | undefined> {
     if (this.cache?.batchId === batchId - 1) return this.cache.windows;
@@ -315,6 +302,17 @@ export class WindowOperator implements ResultOperator {
     if (aggregate.window) Object.assign(row, { window_start: w.windowStart, window_end: w.windowEnd });
     return { ...row, ...this.measures.results(w.accumulators) };
   }
+}
+
+/** How much state the windows written add over what was stored for them. */
+function stateGrowth(written: StoredWindow[], stored: Map<string, StoredWindow>): StateDelta {
+  return written.reduce(
+    (d, w) => {
+      const before = stored.get(windowId(w.groupKey, w.windowStart));
+      return { rows: d.rows + (before ? 0 : 1), bytes: d.bytes + w.bytes - (before?.bytes ?? 0) };
+    },
+    { rows: 0, bytes: 0 } as StateDelta,
+  );
 }
 
 // Group values are stored as JSON: dates as ISO text (Postgres casts them back on write).

@@ -26,13 +26,8 @@ import {
   loadReferenceEvents,
 } from "../testing/reference-events";
 import { EXPECTED_MEASURES, settlementsSpec, SINK_COLUMNS } from "../testing/settlements";
-import {
-  PROGRESS_LINE,
-  runSluice,
-  specDir,
-  spawnSluice,
-  type SluiceProcess,
-} from "../testing/sluice-process";
+import { killGroupsRepeatedly } from "../testing/group-kills";
+import { specDir } from "../testing/sluice-process";
 
 let fx: EngineFixture;
 let admin: Admin;
@@ -111,31 +106,13 @@ describe("windows in partition groups", () => {
       );
       expect(validateSpec(spec).ok).toBe(true);
       const file = await specs.write("wgroups-update", spec as unknown as Record<string, unknown>);
-      const env = { databaseUrl: fx.db.url };
-      const rng = Prng.from("windowed-groups-kills");
-      const running = (p: SluiceProcess) => p.child.exitCode === null && p.child.signalCode === null;
-      let kills = 0;
-      let killedWhileOthersRan = 0;
-      for (let round = 0; round < 6; round++) {
-        const procs = [0, 1, 2].map((g) =>
-          spawnSluice(["run", file, "--until-caught-up", "--group", String(g)], env),
-        );
-        await Promise.all(procs.map((p) => p.waitForLines(PROGRESS_LINE, 1)));
-        await sleep(Math.round(rng.next() * 1_500));
-        const alive = procs.filter(running);
-        if (alive.length > 1) killedWhileOthersRan++;
-        for (const p of alive) p.child.kill("SIGKILL");
-        kills += alive.length;
-        await Promise.all(procs.map((p) => p.exited));
-      }
-      const finals = await Promise.all(
-        [0, 1, 2].map((g) => runSluice(["run", file, "--until-caught-up", "--group", String(g)], env)),
-      );
-      for (const f of finals)
-        expect({ code: f.code, stderr: f.stderr.slice(-800) }).toEqual({
-          code: 0,
-          stderr: f.stderr.slice(-800),
-        });
+      const { kills, killedWhileOthersRan } = await killGroupsRepeatedly({
+        file,
+        env: { databaseUrl: fx.db.url },
+        groups: 3,
+        rounds: 6,
+        rng: Prng.from("windowed-groups-kills"),
+      });
 
       const { rows } = await fx.pool.query<{ id: string }>(
         `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = 'wgroups-update'`,
@@ -281,7 +258,9 @@ describe("windows in partition groups", () => {
       holder!.release();
       const result = await g0Batch;
       expect(result.kind).toBe("committed");
-      expect(retries.some((r) => r.includes("late by the watermark another partition group committed"))).toBe(true);
+      expect(retries.some((r) => r.includes("late by the watermark another partition group committed"))).toBe(
+        true,
+      );
       if (result.kind === "committed") expect(result.progress.outcomes.late).toBe(1);
       const late = await fx.pool.query<{ partition: number; payload: { event_id: string } }>(
         `SELECT partition, payload FROM dead_letters WHERE pipeline_version_id = $1 AND outcome = 'late'`,
