@@ -6,6 +6,11 @@
 // With cdc.stateEviction: watermark, points no later change can need leave the state once the late
 // horizon passes them (change-points.ts, "State eviction"): a deleted key is forgotten, and a change
 // that would have needed it is late, counted and dead-lettered — never applied.
+//
+// Partition groups (`shared`): a key's changes may arrive on partitions of several groups. A batch
+// then only groups its changes by key before the commit; inside it — holding the version's
+// checkpoint row, so such commits apply one at a time — it reads the keys' applied points as
+// committed and applies its changes to them, so the result is the same in either order.
 import type pg from "pg";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
 import type { SinkRow } from "../batch/process-batch";
@@ -46,6 +51,8 @@ export class CdcOperator implements ResultOperator {
     private readonly topic: string,
     /** Which output of the pipeline applies the changes ("" for a pipeline with one sink). */
     private readonly output = "",
+    /** `shared`: partition groups apply changes side by side; applied in the commit (above). */
+    private readonly opts: { shared?: boolean } = {},
   ) {
     const cdc = compiled.spec.cdc!;
     this.seq = sequenceType(compiled.spec.contract.fields[cdc.sequenceBy]!.type);
@@ -76,7 +83,6 @@ export class CdcOperator implements ResultOperator {
       if (list) list.push(change);
       else byKey.set(key, [change]);
     }
-    const stored = await loadPoints(this.pool, pv, this.output, [...byKey.keys()]);
     const meta = (row: SinkRow): ResultRow => ({
       _rescued: row.rescued,
       _topic: this.topic,
@@ -87,6 +93,65 @@ export class CdcOperator implements ResultOperator {
       _pipeline_version: pv,
     });
 
+    const output = this.output;
+    const shared = this.opts.shared === true;
+    const horizonBy = (watermark: Date | null) =>
+      cdc.stateEviction === "watermark" && this.eventColumn
+        ? lateHorizon(watermark, compiled.timing.allowedLatenessMs)
+        : null;
+    let applied = shared
+      ? undefined
+      : this.applyChanges(
+          byKey,
+          input.rows.length,
+          meta,
+          await loadPoints(this.pool, pv, output, [...byKey.keys()]),
+        );
+    let evicted = 0;
+    return {
+      // Partition groups: known only in the commit, which counts them there.
+      stale: applied?.stale ?? 0,
+      failed: [],
+      // A getter: `evicted` is known once write() has run, inside the transaction.
+      get report() {
+        return { kind: "cdc" as const, ...(applied?.counts ?? { keys: byKey.size }), evicted };
+      },
+      write: async (client, committed): Promise<StateDelta & { stale?: number }> => {
+        if (shared)
+          applied = this.applyChanges(
+            byKey,
+            input.rows.length,
+            meta,
+            await loadPoints(client, pv, output, [...byKey.keys()]),
+          );
+        const { upserts, deletes, inserts, closes, added, replaced } = applied!;
+        if (cdc.scdType === 1) {
+          await deleteResultRows(client, table, deletes);
+          await upsertResultRows(client, table, upserts);
+        } else {
+          await updateResultColumns(client, table, closes, ["valid_to", "is_current"]);
+          await insertResultRows(client, table, inserts);
+        }
+        const delta = await writePoints(client, pv, output, added, replaced);
+        const stale = shared ? { stale: applied!.stale } : {};
+        const horizon = horizonBy(shared ? (committed?.watermark ?? null) : input.watermark);
+        if (!horizon) return { ...delta, ...stale };
+        const gone = await evictPoints(client, pv, output, horizon);
+        evicted = gone.rows;
+        return { rows: delta.rows - gone.rows, bytes: delta.bytes - gone.bytes, ...stale };
+      },
+    };
+  }
+
+  /** The batch's changes applied to the keys' points as stored: what to write, and the counts. */
+  private applyChanges(
+    byKey: Map<string, Change<SinkRow>[]>,
+    rows: number,
+    meta: (row: SinkRow) => ResultRow,
+    stored: Map<string, StoredPoint[]>,
+  ) {
+    const { seq } = this;
+    const cdc = this.compiled.spec.cdc!;
     let stale = 0;
     let violations = 0;
     const added: { entityKey: string; point: StoredPoint }[] = [];
@@ -147,43 +212,16 @@ export class CdcOperator implements ResultOperator {
       }
     }
 
-    const horizon =
-      cdc.stateEviction === "watermark" && this.eventColumn
-        ? lateHorizon(input.watermark, compiled.timing.allowedLatenessMs)
-        : null;
-    let evicted = 0;
-    const output = this.output;
     const counts = {
       keys: byKey.size,
-      applied: input.rows.length - stale,
+      applied: rows - stale,
       stale,
       upserted: upserts.length + inserts.length,
       deleted: deletes.length,
       historyUpdated: closes.length,
       orderViolations: violations,
     };
-    return {
-      stale,
-      failed: [],
-      // A getter: `evicted` is known once write() has run, inside the transaction.
-      get report() {
-        return { kind: "cdc" as const, ...counts, evicted };
-      },
-      async write(client): Promise<StateDelta> {
-        if (cdc.scdType === 1) {
-          await deleteResultRows(client, table, deletes);
-          await upsertResultRows(client, table, upserts);
-        } else {
-          await updateResultColumns(client, table, closes, ["valid_to", "is_current"]);
-          await insertResultRows(client, table, inserts);
-        }
-        const delta = await writePoints(client, pv, output, added, replaced);
-        if (!horizon) return delta;
-        const gone = await evictPoints(client, pv, output, horizon);
-        evicted = gone.rows;
-        return { rows: delta.rows - gone.rows, bytes: delta.bytes - gone.bytes };
-      },
-    };
+    return { stale, counts, added, replaced, upserts, deletes, inserts, closes };
   }
 }
 

@@ -2,7 +2,9 @@
 // whose changes for the same customer are shuffled (older versions arrive after newer ones, some at
 // the very end), repeated, and spread over three partitions by change id, read in small batches. The
 // SCD1 table must equal the feed applied in sequence order, and the SCD2 history must hold every
-// version with valid_from / valid_to / is_current exactly as in-order application would.
+// version with valid_from / valid_to / is_current exactly as in-order application would — also when
+// three partition groups apply the feed side by side (a customer's changes arrive on partitions of
+// every group, each group's commit applying its changes to the points committed by then).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { produceCustomerChanges, type CustomerChange } from "@sluice/producer";
 import { totalOutcomes } from "../batch/outcomes";
@@ -14,7 +16,14 @@ import {
   SCD1_COLUMNS,
   SCD2_COLUMNS,
 } from "../testing/cdc-fixture";
-import { createEngineFixture, drainPipeline, type EngineFixture } from "../testing/engine-fixture";
+import {
+  createEngineFixture,
+  drainPipeline,
+  drainRunner,
+  type EngineFixture,
+} from "../testing/engine-fixture";
+import { PipelineRunner } from "../runner/pipeline-runner";
+import { registerPipelineVersion } from "../store/register-version";
 
 let fx: EngineFixture;
 let feed: CustomerChange[];
@@ -84,5 +93,37 @@ describe("CDC apply-changes", () => {
       `SELECT count(*)::int AS n FROM customer_status_scd2 GROUP BY customer_id HAVING count(*) FILTER (WHERE is_current) > 1`,
     );
     expect(current.rows).toEqual([]);
+  });
+
+  it("in three partition groups at once (a customer's changes on partitions of every group): the same SCD1 table and SCD2 history", async () => {
+    const progress: BatchProgress[] = [];
+    for (const scdType of [1, 2] as const) {
+      const base = customerStatusSpec(fx.topic, {
+        name: `customer-status-groups-${scdType}`,
+        table: `customer_status_groups_${scdType}`,
+        scdType,
+        maxOffsetsPerTrigger: 150,
+      });
+      const spec = { ...base, source: { kafka: { ...base.source.kafka, parallelism: 3 } } };
+      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
+      const runners = await Promise.all(
+        [0, 1, 2].map((group) =>
+          PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: `cdc-g${group}`, group }),
+        ),
+      );
+      progress.push(...(await Promise.all(runners.map((r) => drainRunner(r)))).flat());
+    }
+    const scd1 = await fx.pool.query(
+      `SELECT ${SCD1_COLUMNS} FROM customer_status_groups_1 ORDER BY customer_id`,
+    );
+    expect(scd1.rows).toEqual(expectedScd1(feed));
+    const scd2 = await fx.pool.query(
+      `SELECT ${SCD2_COLUMNS} FROM customer_status_groups_2 ORDER BY customer_id, valid_from`,
+    );
+    expect(scd2.rows).toEqual(expectedScd2(feed));
+    for (const p of progress) expect(totalOutcomes(p.outcomes)).toBe(p.inputRows);
+    // Stale changes are counted where they were found: in the commits, by each group.
+    expect(progress.reduce((s, p) => s + p.outcomes.stale, 0)).toBeGreaterThan(50);
+    expect(new Set(progress.map((p) => p.group?.no))).toEqual(new Set([0, 1, 2]));
   });
 });

@@ -14,7 +14,7 @@ const POINT_BYTES_SQL = "octet_length(entity_key) + octet_length(sequence) + 1";
 const toDate = (ms: number | null) => (ms === null ? null : new Date(ms));
 
 export async function loadPoints(
-  db: pg.Pool,
+  db: pg.Pool | pg.PoolClient,
   pv: string,
   output: string,
   keys: string[],

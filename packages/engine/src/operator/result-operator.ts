@@ -37,8 +37,10 @@ export interface PreparedResult {
    * Writes state and result inside the batch transaction; returns the change in state size.
    * `committed`: the watermark the commit stores — for a partition group, this batch's time applied
    * under the version's lock onto what other groups committed (shared windows finalize by it).
+   * `stale`: changes an operator applying them only in the commit found older than what was applied
+   * (partition groups' CDC): they leave `sink` there instead of in applyPrepared.
    */
-  write(client: pg.PoolClient, committed?: CommittedWatermark): Promise<StateDelta>;
+  write(client: pg.PoolClient, committed?: CommittedWatermark): Promise<StateDelta & { stale?: number }>;
   report: OperatorReport;
   /** Called once the batch transaction committed (an operator may then trust a cache of its state). */
   onCommitted?(): void;

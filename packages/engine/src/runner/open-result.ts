@@ -90,6 +90,7 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
         table,
         spec.source.kafka.topic,
         output,
+        { shared: ctx.partitionGroups === true },
       ),
     };
   }

@@ -52,7 +52,7 @@ export interface CommitInput {
   operatorWrite?: (
     client: pg.PoolClient,
     committed: CommittedWatermark,
-  ) => Promise<{ rows: number; bytes: number }>;
+  ) => Promise<{ rows: number; bytes: number; stale?: number }>;
   /**
    * A pipeline with several outputs or a join (runner/staged-result.ts): the join's and every output's
    * writes, in order, instead of `sink` / `operatorWrite`; then what the checkpoint keeps of them.
@@ -174,9 +174,15 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         const delta = await write(client);
         operatorState = { rows: operatorState.rows + delta.rows, bytes: operatorState.bytes + delta.bytes };
       }
-    else if (input.operatorWrite)
-      operatorState = await input.operatorWrite(client, { watermark: time.watermark });
-    else {
+    else if (input.operatorWrite) {
+      const { stale, ...delta } = await input.operatorWrite(client, { watermark: time.watermark });
+      operatorState = delta;
+      // Changes found stale only now (partition groups' CDC, applied in the commit).
+      if (stale) {
+        outcomes.sink -= stale;
+        outcomes.stale += stale;
+      }
+    } else {
       if (!input.sink)
         throw new InvariantError(
           `batch ${input.batchId}: neither a sink table nor an operator to write the result`,
