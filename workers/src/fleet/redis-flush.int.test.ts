@@ -1,7 +1,8 @@
 // Guarantee: Redis holds no truth. Losing everything in it (FLUSHALL — the same as a restart of a
 // Redis without persistence) loses queued jobs, never data: each worker's reconciler rebuilds the
-// current turn's job of every running version from Postgres within seconds, in-flight batches commit
-// or re-run over their plan, and the sinks stay exact.
+// current turn's job of every running version from Postgres within seconds — of each partition group
+// of a version read in groups —, in-flight batches commit or re-run over their plan, and the sinks
+// stay exact.
 // Runs on a Redis server of its own (the shared one serves other tests at the same time).
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
@@ -43,7 +44,7 @@ describe("Redis flushed mid-run", () => {
       await Promise.all(workers.map((w) => w.waitForLog(isStarted)));
       const fleet = await startFleet(h.fx.pool, h.db, h.queue, [
         { name: "flush-1", topic: h.fx.topic, maxOffsetsPerTrigger: 400, every: "500ms" },
-        { name: "flush-2", topic: h.fx.topic, maxOffsetsPerTrigger: 800, every: "1s" },
+        { name: "flush-2", topic: h.fx.topic, maxOffsetsPerTrigger: 800, every: "1s", parallelism: 3 },
         { name: "flush-3", topic: h.fx.topic, maxOffsetsPerTrigger: 2000, every: "3s" },
       ]);
       const client = new Redis(redis.url);

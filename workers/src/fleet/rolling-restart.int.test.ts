@@ -1,7 +1,7 @@
 // Guarantee: a rolling restart of every worker under load loses nothing and duplicates nothing.
 // SIGTERM lets a worker's in-flight batches commit (and queue their next turn) before it exits 0;
 // its replacement is started first, so there is always a worker to take the jobs. Each worker is
-// restarted twice; the sinks are audited afterwards.
+// restarted twice; the sinks are audited afterwards (one version is read in two partition groups).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFleetHarness, fleetRunSummary, type FleetHarness } from "../testing/fleet-harness";
 import { auditFleet, startFleet, startProducers, waitFleetCaughtUp } from "../testing/pipeline-fleet";
@@ -33,7 +33,7 @@ describe("rolling restart", () => {
       await Promise.all(workers.map((w) => w.waitForLog(isStarted)));
       const fleet = await startFleet(h.fx.pool, h.db, h.queue, [
         { name: "rolling-a1", topic: a, maxOffsetsPerTrigger: 300, every: "500ms" },
-        { name: "rolling-a2", topic: a, maxOffsetsPerTrigger: 1000, every: "1s" },
+        { name: "rolling-a2", topic: a, maxOffsetsPerTrigger: 1000, every: "1s", parallelism: 2 },
         { name: "rolling-b1", topic: b, maxOffsetsPerTrigger: 300, every: "500ms" },
         { name: "rolling-b2", topic: b, maxOffsetsPerTrigger: 1000, every: "1s" },
       ]);
