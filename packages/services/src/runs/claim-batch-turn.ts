@@ -173,7 +173,10 @@ async function claimGroupFast(
 /** The run turn's job of a grouped version: fan out to the groups, or settle a pending pause/stop. */
 async function fanOut(tx: TTx, run: TLockedRun, groups: number, workerId: string): Promise<TBatchTurnClaim> {
   if (run.desired === "running") return { kind: "fan-out", groups: await fanOutGroups(tx, run, groups) };
-  if (run.batchInFlight) return { kind: "busy", workerId: "a partition group's worker" };
+  // A group's batch in flight on a live worker: that group's finish settles the pause or stop.
+  const g0 = run.batchInFlight ? await lockGroupTurn(tx, run, 0) : null;
+  const inFlightOn = g0?.batchInFlight ? g0.batchWorkerId : (g0?.othersInFlight ?? null);
+  if (inFlightOn) return { kind: "busy", workerId: inFlightOn };
   return { kind: "settled", status: await settlePending(tx, run, workerId, "no batch was in flight") };
 }
 

@@ -113,7 +113,12 @@ describe("partition groups on the workers", () => {
       phase: "pausing",
     });
 
-    // Group 2's job finds groups in flight: it runs nothing and settles nothing.
+    // A second delivery of the run turn's job, and group 2's job, find groups in flight: they run
+    // nothing and settle nothing.
+    expect(await claimBatchTurn(db, { pipelineVersionId: pv, seq, workerId: "w:c" })).toEqual({
+      kind: "busy",
+      workerId: "w:a",
+    });
     expect(await claimBatchTurn(db, groupTurn(pv, seq, 2, 0, "w:c"))).toEqual({
       kind: "busy",
       workerId: "w:a",
