@@ -19,10 +19,18 @@ export async function statusCommand(name: string): Promise<number> {
     }
     for (const v of versions.rows) {
       const cp = await findCheckpoint(pool, v.id);
+      // A version read in partition groups: each group holds its own lease (group_checkpoints).
+      const groups = await pool.query<{ group_no: number; lease_owner: string | null; lease_epoch: string }>(
+        `SELECT group_no, lease_owner, lease_epoch FROM group_checkpoints WHERE pipeline_version_id = $1 ORDER BY group_no`,
+        [v.id],
+      );
+      const lease =
+        groups.rowCount && groups.rowCount > 0
+          ? `partition groups' leases ${groups.rows.map((g) => `g${g.group_no} ${g.lease_owner ?? "-"} (epoch ${g.lease_epoch})`).join(", ")}`
+          : `lease ${cp?.leaseOwner ?? "-"} (epoch ${cp?.leaseEpoch ?? 0})`;
       console.log(
         `version ${v.version} [${v.id}]: last batch ${cp?.lastBatchId ?? "-"}, offsets ${JSON.stringify(cp?.endOffsets ?? {})}, ` +
-          `watermark ${cp?.watermark?.toISOString() ?? "-"}, state ${cp?.stateRows ?? 0} rows / ${cp?.stateBytes ?? 0} bytes, ` +
-          `lease ${cp?.leaseOwner ?? "-"} (epoch ${cp?.leaseEpoch ?? 0})`,
+          `watermark ${cp?.watermark?.toISOString() ?? "-"}, state ${cp?.stateRows ?? 0} rows / ${cp?.stateBytes ?? 0} bytes, ${lease}`,
       );
     }
     const latest = newest.id;
@@ -31,24 +39,52 @@ export async function statusCommand(name: string): Promise<number> {
       [latest],
     );
     const r = run.rows[0];
+    // A version read in partition groups: its run turn's own row is not where its batches are.
+    const groupTurns = await pool.query<{
+      group_no: number;
+      batch_worker_id: string | null;
+      batch_started_at: Date | null;
+      next_batch_at: Date | null;
+      drained: boolean;
+      consecutive_failures: number;
+    }>(
+      `SELECT g.group_no, g.batch_worker_id, g.batch_started_at, g.next_batch_at, g.drained, g.consecutive_failures
+         FROM pipeline_run_groups g JOIN pipeline_runs r ON r.pipeline_version_id = g.pipeline_version_id AND r.schedule_seq = g.run_seq
+        WHERE g.pipeline_version_id = $1 AND r.status = 'running' ORDER BY g.group_no`,
+      [latest],
+    );
+    const nextBatchAt: Date | null = groupTurns.rows.length > 0 ? null : r?.next_batch_at;
     console.log(
       r
         ? `run (table pipeline_runs): ${r.status}${r.desired_state !== r.status && r.status === "running" ? ` (${r.desired_state === "paused" ? "pausing" : "stopping"} after the batch in flight)` : ""}` +
-            `${r.batch_worker_id ? `, batch in flight on ${r.batch_worker_id}` : ""}${r.next_batch_at ? `, next batch ${r.next_batch_at.toISOString()}` : ""}` +
+            `${r.batch_worker_id ? `, batch in flight on ${r.batch_worker_id}` : ""}${nextBatchAt ? `, next batch ${nextBatchAt.toISOString()}` : ""}` +
             // More than the attempt in flight: workers died running this batch (docs/workers.md, poison batches).
             `${r.status === "running" && r.unfinished_attempts > 1 ? `, batch ${r.attempt_batch_id} started ${r.unfinished_attempts} times without finishing (workers died running it?)` : ""}` +
             `${r.status === "failed" ? `, failed at batch ${r.failed_batch_id}: ${r.last_error}` : r.consecutive_failures > 0 ? `, ${r.consecutive_failures} failed attempt(s), last: ${r.last_error}` : ""}`
         : "run: not started on the workers (npx sluice start <pipeline>)",
     );
+    for (const g of groupTurns.rows)
+      console.log(
+        `  partition group ${g.group_no} of ${groupTurns.rows.length}: ` +
+          (g.batch_started_at
+            ? `batch in flight on ${g.batch_worker_id} since ${g.batch_started_at.toISOString()}`
+            : g.drained
+              ? "drained (availableNow)"
+              : g.next_batch_at
+                ? `next batch ${g.next_batch_at.toISOString()}`
+                : "idle") +
+          (g.consecutive_failures > 0 ? `, ${g.consecutive_failures} failed attempt(s)` : ""),
+      );
     const batches = await pool.query(
-      `SELECT batch_id, committed_at, input_rows, outcomes, progress->'durationMs'->>'total' AS ms, progress->>'backlog' AS backlog
+      `SELECT batch_id, committed_at, input_rows, outcomes, progress->'durationMs'->>'total' AS ms, progress->>'backlog' AS backlog,
+              progress->'group' AS group
          FROM batch_log WHERE pipeline_version_id = $1 ORDER BY batch_id DESC LIMIT 5`,
       [latest],
     );
     console.log(batches.rowCount ? "recent batches (table batch_log):" : "no committed batches yet");
     for (const b of batches.rows) {
       console.log(
-        `  batch ${b.batch_id} at ${b.committed_at.toISOString()}: ${b.input_rows} rows in ${b.ms} ms, backlog ${b.backlog}, outcomes ${JSON.stringify(b.outcomes)}`,
+        `  batch ${b.batch_id}${b.group ? ` (group ${b.group.no} of ${b.group.of}, backlog of its partitions)` : ""} at ${b.committed_at.toISOString()}: ${b.input_rows} rows in ${b.ms} ms, backlog ${b.backlog}, outcomes ${JSON.stringify(b.outcomes)}`,
       );
     }
     const failure = await pool.query(

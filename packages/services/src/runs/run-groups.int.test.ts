@@ -164,6 +164,12 @@ describe("partition groups on the workers", () => {
     expect(await stopPipelineRun(db, { pipelineVersionId: pv, ...alice })).toMatchObject({
       phase: "stopped",
     });
+    // Stopped at once: no group says it has a batch in flight (the dead worker's) or one due.
+    expect((await getPipelineRun(db, pv))?.groups.map((g) => [g.inFlight, g.nextBatchAt])).toEqual([
+      [null, null],
+      [null, null],
+      [null, null],
+    ]);
     expect(await claimBatchTurn(db, groupTurn(pv, seq, 0, 0, "w:a"))).toEqual({
       kind: "idle",
       status: "stopped",

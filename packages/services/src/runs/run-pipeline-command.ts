@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { countOf, tables, type PrismaClient } from "@sluice/db";
 import { recordAuditEvent, type TAuditWho } from "../audit/record-audit-event";
+import { clearGroupsInFlight } from "./run-groups";
 import type { TGroupTurnRef } from "./scheduled-turn";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 import {
@@ -113,6 +114,8 @@ export async function runPipelineCommand(
         ...(effect.clearFailure ? { lastError: null, lastErrorAt: null, failedBatchId: null } : {}),
       },
     });
+    // Settled at once (no batch in flight): no partition group is due either.
+    if (settled) await clearGroupsInFlight(tx, pipelineVersionId);
     if (effect.clearFailure)
       await countOf(
         tx,
