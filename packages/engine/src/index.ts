@@ -38,7 +38,7 @@ export {
   type Checkpoint,
   type StoredCheckpoint,
 } from "./store/checkpoint-store";
-export { nextGroupBatchId, nextGroupBatchIdSql, readGroupLease } from "./store/group-checkpoint-store";
+export { nextGroupBatchId, nextGroupBatchIdSql, readGroupLeaseEpoch } from "./store/group-checkpoint-store";
 export type { PartitionGroup } from "./store/partition-group";
 export {
   findPlannedBatch,
@@ -47,7 +47,7 @@ export {
   type RecordedPlan,
 } from "./store/offset-log-store";
 export { LINEAGE_SQL } from "./store/version-lineage";
-export { KafkaSource } from "./source/kafka-source";
+export { KafkaSource, runnerGroupPrefix } from "./source/kafka-source";
 export type { OffsetRange, PartitionOffsets, RecordSource, SourceRecord } from "./source/source";
 export { planBatch } from "./plan/plan-batch";
 export {

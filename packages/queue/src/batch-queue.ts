@@ -51,6 +51,17 @@ export class BatchQueue implements TBatchScheduler {
     );
   }
 
+  /** Queue a turn read from Postgres, due when it says (at once when it says nothing). */
+  scheduleRun(run: TScheduledRun): Promise<void> {
+    const delayMs = run.nextBatchAt ? run.nextBatchAt.getTime() - Date.now() : 0;
+    return this.scheduleTurn({
+      pipelineVersionId: run.pipelineVersionId,
+      seq: run.seq,
+      delayMs,
+      group: run.group,
+    });
+  }
+
   /**
    * Make sure the current turn of a running version (or of one of its partition groups) has a job
    * that will run. `recheck` re-reads that turn from Postgres, for when the job already finished (the
@@ -61,11 +72,9 @@ export class BatchQueue implements TBatchScheduler {
     recheck: () => Promise<TScheduledRun | null>,
   ): Promise<TEnsureTurnResult> {
     const id = batchRunJobId(run.pipelineVersionId, run.seq, run.group);
-    const delayMs = run.nextBatchAt ? run.nextBatchAt.getTime() - Date.now() : 0;
-    const turn = { pipelineVersionId: run.pipelineVersionId, seq: run.seq, delayMs, group: run.group };
     const state = await this.queue.getJobState(id);
     if (state === "unknown") {
-      await this.scheduleTurn(turn);
+      await this.scheduleRun(run);
       return "added";
     }
     if (state === "failed") {
@@ -78,7 +87,7 @@ export class BatchQueue implements TBatchScheduler {
       const current = await recheck();
       if (!current || current.seq !== run.seq || current.group?.seq !== run.group?.seq) return "moved-on";
       await (await this.queue.getJob(id))?.remove();
-      await this.scheduleTurn(turn);
+      await this.scheduleRun(run);
       return "replaced";
     }
     return "present";

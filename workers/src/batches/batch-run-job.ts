@@ -65,6 +65,14 @@ export function createBatchRunHandler(
 ): (data: unknown, job: Job) => Promise<BatchRunResult> {
   const { db, runners, queue, metrics, workerId } = deps;
 
+  /** A logger naming the job's turn (and its partition group's). */
+  const turnLogger = (turn: TBatchTurnRef) =>
+    deps.logger.child({
+      pipelineVersionId: turn.pipelineVersionId,
+      seq: turn.seq,
+      ...(turn.group ? { group: turn.group.no, groupSeq: turn.group.seq } : {}),
+    });
+
   /** Make sure the version's current turns — its run turn's, or each partition group's — have their jobs. */
   async function ensureCurrentTurn(pipelineVersionId: string): Promise<void> {
     for (const run of await findScheduledRuns(db, pipelineVersionId))
@@ -80,11 +88,7 @@ export function createBatchRunHandler(
       workerId,
       ...(group ? { group } : {}),
     };
-    const log = deps.logger.child({
-      pipelineVersionId: turn.pipelineVersionId,
-      seq: turn.seq,
-      ...(group ? { group: group.no, groupSeq: group.seq } : {}),
-    });
+    const log = turnLogger(turn);
 
     // Counts this attempt in Postgres before anything of the batch runs (a poison batch fails here).
     const claim = await claimBatchTurn(db, turn, {
@@ -99,13 +103,7 @@ export function createBatchRunHandler(
       return { skipped: "failed" };
     }
     if (claim.kind === "fan-out") {
-      for (const g of claim.groups)
-        await queue.scheduleTurn({
-          pipelineVersionId: g.pipelineVersionId,
-          seq: g.seq,
-          group: g.group!,
-          delayMs: g.nextBatchAt ? g.nextBatchAt.getTime() - Date.now() : 0,
-        });
+      for (const g of claim.groups) await queue.scheduleRun(g);
       log.info({ groups: claim.groups.length }, "run turn fanned out to its partition groups");
       return { fannedOut: claim.groups.length };
     }
@@ -231,11 +229,7 @@ export function createBatchRunHandler(
     turn: TBatchTurnRef,
     version: LoadedVersion | undefined,
   ): Promise<BatchRunResult> {
-    const log = deps.logger.child({
-      pipelineVersionId: turn.pipelineVersionId,
-      seq: turn.seq,
-      ...(turn.group ? { group: turn.group.no } : {}),
-    });
+    const log = turnLogger(turn);
     const labels = version ? labelsOf(version) : undefined;
     if (err instanceof SupersededError) {
       await stopSupersededRun(db, turn, err.message);

@@ -20,8 +20,9 @@ import {
   KafkaSource,
   openRequeuedDeliveries,
   PipelineRunner,
-  readGroupLease,
+  readGroupLeaseEpoch,
   readLeaseEpoch,
+  runnerGroupPrefix,
   readLeaseOwners,
   type EngineLogger,
   type RequeuedDeliveries,
@@ -113,7 +114,7 @@ export class RunnerPool {
       const source = new KafkaSource({
         kafka: this.opts.kafka,
         topic: version.spec.source.kafka.topic,
-        groupPrefix: group === undefined ? pipelineVersionId : `${pipelineVersionId}.g${group}`,
+        groupPrefix: runnerGroupPrefix(pipelineVersionId, group),
       });
       entry = {
         version,
@@ -128,12 +129,10 @@ export class RunnerPool {
     }
     entry.busy = true;
     try {
-      const of = entry.version.spec.source.kafka.parallelism ?? 1;
-      // A group's stored lease is undefined when a reset or schema change since fenced every group.
       const leaseEpoch =
         group === undefined
           ? await readLeaseEpoch(this.opts.pool, pipelineVersionId)
-          : (await readGroupLease(this.opts.pool, pipelineVersionId, { no: group, of }))?.epoch;
+          : await readGroupLeaseEpoch(this.opts.pool, pipelineVersionId, group);
       if (!entry.runner || leaseEpoch !== entry.runner.leaseEpoch) {
         const reason: OpenReason = entry.runner ? "lease-moved" : "cold";
         const started = Date.now();

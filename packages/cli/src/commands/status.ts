@@ -1,7 +1,13 @@
 // `sluice status <pipeline>`: what a person debugging a pipeline asks first.
+import type pg from "pg";
 import { createPrismaClient } from "@sluice/db";
 import { findCheckpoint } from "@sluice/engine";
-import { DEAD_LETTER_OUTCOMES, summarizeDeadLetters } from "@sluice/services";
+import {
+  DEAD_LETTER_OUTCOMES,
+  getPipelineRun,
+  summarizeDeadLetters,
+  type TPipelineRunView,
+} from "@sluice/services";
 import { connect } from "../connect";
 
 export async function statusCommand(name: string): Promise<number> {
@@ -39,21 +45,10 @@ export async function statusCommand(name: string): Promise<number> {
       [latest],
     );
     const r = run.rows[0];
-    // A version read in partition groups: its run turn's own row is not where its batches are.
-    const groupTurns = await pool.query<{
-      group_no: number;
-      batch_worker_id: string | null;
-      batch_started_at: Date | null;
-      next_batch_at: Date | null;
-      drained: boolean;
-      consecutive_failures: number;
-    }>(
-      `SELECT g.group_no, g.batch_worker_id, g.batch_started_at, g.next_batch_at, g.drained, g.consecutive_failures
-         FROM pipeline_run_groups g JOIN pipeline_runs r ON r.pipeline_version_id = g.pipeline_version_id AND r.schedule_seq = g.run_seq
-        WHERE g.pipeline_version_id = $1 AND r.status = 'running' ORDER BY g.group_no`,
-      [latest],
-    );
-    const nextBatchAt: Date | null = groupTurns.rows.length > 0 ? null : r?.next_batch_at;
+    // A version read in partition groups: its run turn's own row is not where its batches are (the
+    // console's run state, services getPipelineRun, has each group's turn).
+    const groupTurns = r?.status === "running" ? await runningGroupTurns(pool, latest) : [];
+    const nextBatchAt: Date | null = groupTurns.length > 0 ? null : r?.next_batch_at;
     console.log(
       r
         ? `run (table pipeline_runs): ${r.status}${r.desired_state !== r.status && r.status === "running" ? ` (${r.desired_state === "paused" ? "pausing" : "stopping"} after the batch in flight)` : ""}` +
@@ -63,17 +58,17 @@ export async function statusCommand(name: string): Promise<number> {
             `${r.status === "failed" ? `, failed at batch ${r.failed_batch_id}: ${r.last_error}` : r.consecutive_failures > 0 ? `, ${r.consecutive_failures} failed attempt(s), last: ${r.last_error}` : ""}`
         : "run: not started on the workers (npx sluice start <pipeline>)",
     );
-    for (const g of groupTurns.rows)
+    for (const g of groupTurns)
       console.log(
-        `  partition group ${g.group_no} of ${groupTurns.rows.length}: ` +
-          (g.batch_started_at
-            ? `batch in flight on ${g.batch_worker_id} since ${g.batch_started_at.toISOString()}`
+        `  partition group ${g.no} of ${groupTurns.length}: ` +
+          (g.inFlight
+            ? `batch in flight on ${g.inFlight.workerId} since ${g.inFlight.startedAt.toISOString()}`
             : g.drained
               ? "drained (availableNow)"
-              : g.next_batch_at
-                ? `next batch ${g.next_batch_at.toISOString()}`
+              : g.nextBatchAt
+                ? `next batch ${g.nextBatchAt.toISOString()}`
                 : "idle") +
-          (g.consecutive_failures > 0 ? `, ${g.consecutive_failures} failed attempt(s)` : ""),
+          (g.consecutiveFailures > 0 ? `, ${g.consecutiveFailures} failed attempt(s)` : ""),
       );
     const batches = await pool.query(
       `SELECT batch_id, committed_at, input_rows, outcomes, progress->'durationMs'->>'total' AS ms, progress->>'backlog' AS backlog,
@@ -119,5 +114,18 @@ export async function statusCommand(name: string): Promise<number> {
     return 0;
   } finally {
     await close();
+  }
+}
+
+/** Each partition group's turn of the version's current run (none for a version without groups). */
+async function runningGroupTurns(
+  pool: pg.Pool,
+  pipelineVersionId: string,
+): Promise<TPipelineRunView["groups"]> {
+  const db = createPrismaClient(pool);
+  try {
+    return (await getPipelineRun(db, pipelineVersionId, { transitions: 0 }))?.groups ?? [];
+  } finally {
+    await db.$disconnect();
   }
 }

@@ -21,7 +21,7 @@ import type { WebhookTuning } from "./open-result";
 import { openResultStep, type ResultStep } from "./result-step";
 import { prepareReplayBatch } from "./prepare-replay";
 import { planBatch, startingOffsets } from "../plan/plan-batch";
-import { KafkaSource } from "../source/kafka-source";
+import { KafkaSource, runnerGroupPrefix } from "../source/kafka-source";
 import {
   endOffsetsOf,
   sameRanges,
@@ -141,7 +141,7 @@ export class PipelineRunner {
       new KafkaSource({
         kafka: res.kafka,
         topic: spec.source.kafka.topic,
-        groupPrefix: group ? `${opts.pipelineVersionId}.g${group.no}` : opts.pipelineVersionId,
+        groupPrefix: runnerGroupPrefix(opts.pipelineVersionId, group?.no),
       });
     const only = spec.source.kafka.partitions ? { only: spec.source.kafka.partitions } : {};
     const source = readsPartitions(topic, { ...only, ...(group ? { group } : {}) });
@@ -180,7 +180,7 @@ export class PipelineRunner {
         if (!this.groupLease || attempt >= MAX_GROUP_RETRIES || !crossedAnotherGroup(err)) throw err;
         this.res.logger.info(
           { err: (err as Error).message, attempt },
-          "partition group batch met another group's commit of the same keys; running it again",
+          "partition group batch met another group's commit (the same keys, or a watermark that makes rows late); running it again",
         );
       }
     }
@@ -530,7 +530,6 @@ export class PipelineRunner {
 /** Runs of one batch: a cross-group conflict is rare (a duplicate straddling two groups' batches), so a few suffice. */
 const MAX_GROUP_RETRIES = 5;
 
-/** Another group committed this batch's dedup keys meanwhile, or Postgres broke a lock cycle between the two. */
 /** The earliest event time among rows (null without an event-time column or rows). */
 function earliestEventTime(rows: SinkRow[], spec: TPipelineSpec): Date | null {
   const column = spec.eventTime?.column;
@@ -543,6 +542,10 @@ function earliestEventTime(rows: SinkRow[], spec: TPipelineSpec): Date | null {
   return earliest;
 }
 
+/**
+ * Another group committed this batch's dedup keys meanwhile, or a watermark that makes some of its rows
+ * late, or Postgres broke a lock cycle between the two.
+ */
 function crossedAnotherGroup(err: unknown): boolean {
   if (err instanceof CrossGroupDuplicateError || err instanceof CrossGroupLateError) return true;
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "40P01";

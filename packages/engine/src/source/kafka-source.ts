@@ -61,6 +61,10 @@ interface PendingRead {
   reject: (err: Error) => void;
 }
 
+/** The consumer group prefix of a version's runner, or of one of its partition groups' runners. */
+export const runnerGroupPrefix = (pipelineVersionId: string, groupNo?: number): string =>
+  groupNo === undefined ? pipelineVersionId : `${pipelineVersionId}.g${groupNo}`;
+
 export class KafkaSource implements RecordSource {
   private readonly kafka: Kafka;
   private readonly topic: string;

@@ -4,8 +4,8 @@
 // A partition group's batch (group-checkpoint-store.ts) is fenced on its group's row first, and takes
 // the version's row — shared with the other groups — only at the end: there its time is merged into
 // the version's as it is by then, and its state size added, so groups commit side by side and wait
-// for each other only for that last update. A group's batch with an operator (windows) takes the
-// version's row right after its own: window state is shared by every group and merged by the watermark
+// for each other only for that last update. A group's batch with an operator (windows, CDC) takes the
+// version's row right after its own: that state is shared by every group and merged by the watermark
 // committed, so those commits run one at a time — their reading and processing still side by side.
 import type pg from "pg";
 import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";

@@ -40,23 +40,23 @@ export async function nextGroupBatchId(
   return Number(res.rows[0]!.next);
 }
 
-/** The group's lease as stored now: its epoch, and the version's epoch it was taken under. */
-export async function readGroupLease(
+/**
+ * The group's lease epoch as stored now (like readLeaseEpoch for one runner); undefined when the lease
+ * was taken under an older version epoch — a reset or schema change since fenced every group.
+ */
+export async function readGroupLeaseEpoch(
   db: SqlClient,
   pipelineVersionId: string,
-  group: PartitionGroup,
-): Promise<{ epoch: number; versionEpoch: number } | undefined> {
-  const res = await db.query<{ lease_epoch: string; version_epoch: string | null; current: string }>(
-    `SELECT g.lease_epoch, g.version_epoch, c.lease_epoch AS current FROM group_checkpoints g
-       JOIN checkpoints c ON c.pipeline_version_id = g.pipeline_version_id
+  groupNo: number,
+): Promise<number | undefined> {
+  const res = await db.query<{ lease_epoch: string }>(
+    `SELECT g.lease_epoch FROM group_checkpoints g
+       JOIN checkpoints c ON c.pipeline_version_id = g.pipeline_version_id AND c.lease_epoch = g.version_epoch
       WHERE g.pipeline_version_id = $1 AND g.group_no = $2`,
-    [pipelineVersionId, group.no],
+    [pipelineVersionId, groupNo],
   );
   const r = res.rows[0];
-  // Taken under an older version epoch (a reset since): no longer the group's lease.
-  return r && r.version_epoch === r.current
-    ? { epoch: Number(r.lease_epoch), versionEpoch: Number(r.version_epoch) }
-    : undefined;
+  return r ? Number(r.lease_epoch) : undefined;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   partitionGroupsOfVersion,
   partitionGroupsSql,
   updateTurn,
+  versionTurn,
   type TLockedTurn,
 } from "./run-groups";
 import { inTransaction, lockRun, recordTransition, type TLockedRun, type TTx } from "./run-record";
@@ -79,7 +80,7 @@ export async function claimBatchTurn(
     } else {
       const groups = await partitionGroupsOfVersion(tx, turn.pipelineVersionId);
       if (groups > 1) return fanOut(tx, run, groups, turn.workerId);
-      t = { ...run, othersInFlight: null, drained: false };
+      t = versionTurn(run);
     }
     if (run.desired !== "running") {
       // Settling now under a batch that is still running would let it commit after the version says

@@ -4,7 +4,7 @@
 // sample visible on the run row (and in batch_failures, which `sluice status` shows).
 import { countOf, firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { settlePending, type TBatchTurnRef } from "./claim-batch-turn";
-import { lockGroupTurn, updateTurn } from "./run-groups";
+import { isCurrentTurn, lockTurn, updateTurn } from "./run-groups";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 
 export interface TBatchError {
@@ -36,13 +36,8 @@ export function failBatchTurn(
     const { pipelineVersionId } = turn;
     const where = { pipelineVersionId };
     // A partition group's failures are counted on its own row; the version's last error is shown for all.
-    const t =
-      run.seq !== turn.seq
-        ? null
-        : turn.group
-          ? await lockGroupTurn(tx, run, turn.group.no)
-          : { ...run, othersInFlight: null, drained: false };
-    if (run.status !== "running" || !t || (turn.group && t.seq !== turn.group.seq)) {
+    const t = await lockTurn(tx, run, turn);
+    if (run.status !== "running" || !t || !isCurrentTurn(t, turn)) {
       if (t?.batchWorkerId === turn.workerId)
         await updateTurn(tx, turn, { batchStartedAt: null, batchWorkerId: null });
       return { kind: "stale" };

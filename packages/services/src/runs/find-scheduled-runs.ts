@@ -3,7 +3,7 @@
 // groups has one turn per group once its run turn has fanned out (run-groups.ts), and until then the
 // run turn itself.
 import { rowsOf, sql, tables, type PrismaClient } from "@sluice/db";
-import { partitionGroupsSql } from "./run-groups";
+import { groupTurn, partitionGroupsSql } from "./run-groups";
 import type { TScheduledRun } from "./scheduled-turn";
 
 export async function findScheduledRuns(
@@ -44,14 +44,12 @@ export async function findScheduledRuns(
       .orderBy("g.group_no"),
   );
   return runs.flatMap((r): TScheduledRun[] => {
-    const run = { pipelineVersionId: r.pipeline_version_id, seq: r.schedule_seq };
     const mine = r.groups > 1 ? groups.filter((g) => g.pipeline_version_id === r.pipeline_version_id) : [];
-    if (mine.length === 0) return [{ ...run, nextBatchAt: r.next_batch_at }];
-    return mine.map((g) => ({
-      ...run,
-      nextBatchAt: g.next_batch_at,
-      group: { no: g.group_no, of: r.groups, seq: g.schedule_seq },
-    }));
+    if (mine.length === 0)
+      return [
+        { pipelineVersionId: r.pipeline_version_id, seq: r.schedule_seq, nextBatchAt: r.next_batch_at },
+      ];
+    return mine.map((g) => groupTurn(r.pipeline_version_id, r.schedule_seq, r.groups, g));
   });
 }
 

@@ -6,7 +6,7 @@
 // `availableNow` stops the version once every group has drained.
 import { firstRowOf, sql, tables, type PrismaClient } from "@sluice/db";
 import { settlePending } from "./claim-batch-turn";
-import { lockGroupTurn, updateTurn, type TLockedTurn } from "./run-groups";
+import { isCurrentTurn, lockTurn, updateTurn } from "./run-groups";
 import type { TGroupTurnRef } from "./scheduled-turn";
 import { inTransaction, lockRun, recordTransition } from "./run-record";
 import type { TBatchTurnRef } from "./claim-batch-turn";
@@ -58,12 +58,7 @@ export async function finishBatchTurn(
   return inTransaction(db, async (tx) => {
     const run = await lockRun(tx, turn.pipelineVersionId);
     const group = turn.group;
-    const t: TLockedTurn | null =
-      run.seq !== turn.seq
-        ? null
-        : group
-          ? await lockGroupTurn(tx, run, group.no)
-          : { ...run, othersInFlight: null, drained: false };
+    const t = await lockTurn(tx, run, turn);
     const mine = t?.batchWorkerId === turn.workerId;
     const done = {
       consecutiveFailures: 0,
@@ -72,7 +67,7 @@ export async function finishBatchTurn(
       ...(outcome.committed ? { lastBatchAt: new Date() } : {}),
       ...(mine ? { batchStartedAt: null, batchWorkerId: null } : {}),
     };
-    if (run.status !== "running" || !t || t.seq !== (group ? group.seq : turn.seq) || t.drained) {
+    if (run.status !== "running" || !t || !isCurrentTurn(t, turn) || t.drained) {
       if (mine) await updateTurn(tx, turn, { batchStartedAt: null, batchWorkerId: null });
       return { kind: "stale" };
     }

@@ -16,23 +16,17 @@ import { rowsOf, tables, type Prisma, type TSqlRunner } from "@sluice/db";
 import type { TGroupTurnRef, TScheduledRun } from "./scheduled-turn";
 import { workerAliveSql, type TLockedRun, type TTx } from "./run-record";
 
-/** source.kafka.parallelism of a stored spec (1 when absent or unreadable). */
-export function partitionGroupsOf(spec: unknown): number {
-  const n = (spec as { source?: { kafka?: { parallelism?: unknown } } } | null)?.source?.kafka?.parallelism;
-  return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
-}
-
 /** SQL: the group count of the version whose spec is the column `spec`. */
 export const partitionGroupsSql = (spec: string): string =>
   `coalesce((${spec}->'source'->'kafka'->>'parallelism')::int, 1)`;
 
 /** The version's group count, from its stored spec. */
 export async function partitionGroupsOfVersion(tx: TTx, pipelineVersionId: string): Promise<number> {
-  const v = await tx.pipelineVersion.findUniqueOrThrow({
-    where: { id: pipelineVersionId },
-    select: { spec: true },
-  });
-  return partitionGroupsOf(v.spec);
+  const rows = await tx.$queryRawUnsafe<{ groups: number }[]>(
+    `SELECT ${partitionGroupsSql("spec")} AS groups FROM pipeline_versions WHERE id = $1`,
+    pipelineVersionId,
+  );
+  return rows[0]?.groups ?? 1;
 }
 
 /** A turn as the claim, the hand-over and the failure path see it: the version's or one group's. */
@@ -42,6 +36,31 @@ export type TLockedTurn = TLockedRun & {
   /** availableNow: the group's backlog is drained and its chain has ended. */
   drained: boolean;
 };
+
+/** The version's own turn, seen as a turn: no other group, never drained. */
+export const versionTurn = (run: TLockedRun): TLockedTurn => ({
+  ...run,
+  othersInFlight: null,
+  drained: false,
+});
+
+/**
+ * The turn a job holds, locked: the version's, or its group's row of the current run turn; null when
+ * the job belongs to another run turn (or the run has not fanned out to its group). Its own turn may
+ * still have moved on (`isCurrentTurn`).
+ */
+export async function lockTurn(
+  tx: TTx,
+  run: TLockedRun,
+  turn: { seq: number; group?: TGroupTurnRef },
+): Promise<TLockedTurn | null> {
+  if (run.seq !== turn.seq) return null;
+  return turn.group ? lockGroupTurn(tx, run, turn.group.no) : versionTurn(run);
+}
+
+/** The locked turn is still the job's: the version's turn, or its group's own turn, has not moved on. */
+export const isCurrentTurn = (t: TLockedTurn, turn: { seq: number; group?: TGroupTurnRef }): boolean =>
+  t.seq === (turn.group ? turn.group.seq : turn.seq);
 
 /**
  * Lock one group's row of the current run turn (after lockRun locked the version's row), seen as a
@@ -109,8 +128,8 @@ export async function fanOutGroups(tx: TTx, run: TLockedRun, of: number): Promis
   return groupTurnsOf(tx, run.pipelineVersionId, run.seq, of);
 }
 
-/** The current turns of a run's groups (not drained), to queue or to check in the queue. */
-export async function groupTurnsOf(
+/** The current turns of a run's groups (not drained), to queue. */
+async function groupTurnsOf(
   db: TSqlRunner,
   pipelineVersionId: string,
   runSeq: number,
@@ -126,13 +145,21 @@ export async function groupTurnsOf(
       .where("drained", "=", false)
       .orderBy("group_no"),
   );
-  return rows.map((r) => ({
-    pipelineVersionId,
-    seq: runSeq,
-    nextBatchAt: r.next_batch_at,
-    group: { no: r.group_no, of, seq: r.schedule_seq },
-  }));
+  return rows.map((r) => groupTurn(pipelineVersionId, runSeq, of, r));
 }
+
+/** A group's row of a run turn as the turn to queue. */
+export const groupTurn = (
+  pipelineVersionId: string,
+  runSeq: number,
+  of: number,
+  r: { group_no: number; schedule_seq: number; next_batch_at: Date | null },
+): TScheduledRun => ({
+  pipelineVersionId,
+  seq: runSeq,
+  nextBatchAt: r.next_batch_at,
+  group: { no: r.group_no, of, seq: r.schedule_seq },
+});
 
 /** The turn fields a version's run row and a group's row share. */
 export type TTurnFields = Pick<
