@@ -13,8 +13,12 @@ function errorsOf(spec: TLooseSpec): TSpecError[] {
 }
 
 describe("source.kafka.parallelism: partition groups", () => {
-  it("lets a ledger, CDC, and windows in update or append mode read their partitions in groups; leaves the field out by default", () => {
+  it("lets a ledger, CDC, windows in update or append mode and several such outputs, and rows delivered to a webhook, read their partitions in groups; leaves the field out by default", () => {
     expect(errorsOf(withParallelism(settlementsSpec(), 3))).toEqual([]);
+    expect(errorsOf(withParallelism(splitSpec(), 3))).toEqual([]);
+    const rows = withParallelism(ledgerSpec(), 3);
+    rows.sink = { webhook: { urlFromEnv: "HOOK_URL", idempotencyKey: ["event_id"] } };
+    expect(errorsOf(rows)).toEqual([]);
     expect(errorsOf(withParallelism(cdcSpec(), 3))).toEqual([]);
     const append = withParallelism(settlementsSpec(), 2);
     (append.aggregate as Record<string, unknown>).outputMode = "append";
@@ -43,14 +47,36 @@ describe("source.kafka.parallelism: partition groups", () => {
     expect(errorsOf(withParallelism(joinedSpec(), 2))).toEqual([
       { path: at, message: expect.stringMatching(/with a join/) },
     ]);
-    expect(errorsOf(withParallelism(splitSpec(), 2))).toEqual([
-      { path: at, message: expect.stringMatching(/with several outputs/) },
-    ]);
-    const webhook = withParallelism(ledgerSpec(), 2);
-    webhook.sink = {
-      webhook: { urlFromEnv: "HOOK_URL", idempotencyKey: ["event_id"] },
+    const split = withParallelism(splitSpec(), 2);
+    const outputs = split.outputs as Record<string, Record<string, unknown>>;
+    outputs.alerts = {
+      aggregate: {
+        groupBy: ["merchant_id"],
+        window: { tumbling: "5m" },
+        measures: { events: "count()" },
+        outputMode: "append",
+      },
+      sink: { webhook: { urlFromEnv: "HOOK_URL", idempotencyKey: ["merchant_id", "window_start"] } },
     };
-    expect(errorsOf(webhook)).toEqual([{ path: at, message: expect.stringMatching(/with a webhook sink/) }]);
+    const finance = outputs.finance!.aggregate as Record<string, unknown>;
+    delete finance.window;
+    delete finance.allowedLateness;
+    finance.outputMode = "complete";
+    expect(errorsOf(split)).toEqual([
+      { path: at, message: expect.stringMatching(/with outputMode complete in output finance/) },
+      {
+        path: at,
+        message: expect.stringMatching(/with an aggregate delivered to a webhook in output alerts/),
+      },
+    ]);
+    const windows = withParallelism(settlementsSpec(), 2);
+    (windows.aggregate as Record<string, unknown>).outputMode = "append";
+    windows.sink = {
+      webhook: { urlFromEnv: "HOOK_URL", idempotencyKey: ["merchant_id", "window_start"] },
+    };
+    expect(errorsOf(windows)).toEqual([
+      { path: at, message: expect.stringMatching(/with an aggregate delivered to a webhook \(/) },
+    ]);
     // One group is today's single runner: allowed with anything.
     expect(errorsOf(withParallelism(settlementsSpec(), 1))).toEqual([]);
   });

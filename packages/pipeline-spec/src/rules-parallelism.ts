@@ -3,9 +3,11 @@
 // (its table's key and dedup state refuse a second insert across groups); so do windows and keyed
 // aggregates in update or append mode, and CDC (each commit merges its deltas into the committed
 // windows, or applies its changes to the keys' committed points: engine window-operator.ts,
-// cdc-operator.ts). `complete` mode rewrites the whole result from all state each batch; a webhook, a
-// join and several outputs keep state that two groups' batches would update from one snapshot each
-// (docs/partition-groups.md designs how they merge; not built yet): refused, naming why.
+// cdc-operator.ts) — as a pipeline's one result or as several outputs, each by its own watermark; and
+// rows delivered to a webhook (one ledger row per key, whichever group meets it). `complete` mode
+// rewrites the whole result from all state each batch; windows delivered to a webhook are sent before
+// the commit, so two groups would each send their own value of a shared window; a join keeps one
+// changelog reader and dimension watermark per version (docs/partition-groups.md): refused, naming why.
 import { issue, type TSpecIssue } from "./errors";
 import { defineRule } from "./rule";
 
@@ -14,24 +16,29 @@ const AT = ["source", "kafka", "parallelism"];
 const refuse = (n: number, what: string): TSpecIssue =>
   issue(
     AT,
-    `parallelism ${n} is not supported with ${what} yet: partition groups run ledgers, cdc and aggregates in update or append mode into a postgres table (no join or outputs). Leave parallelism out to run it in one group`,
+    `parallelism ${n} is not supported with ${what} yet: partition groups run ledgers, cdc and aggregates in update or append mode into postgres tables (no join, no windows delivered to a webhook). Leave parallelism out to run it in one group`,
   );
+
+const complete = (where = "") =>
+  `outputMode complete${where} (every batch rewrites the whole result from all state)`;
+const windowsToWebhook = (where = "") =>
+  `an aggregate delivered to a webhook${where} (each window is sent before the commit: two groups would send their own values of a shared window)`;
 
 export const parallelismRules = [
   defineRule(["source", "aggregate", "join", "outputs"], (spec) => {
     const n = spec.source.kafka.parallelism ?? 1;
     if (n === 1) return [];
     const found: TSpecIssue[] = [];
-    if (spec.aggregate?.outputMode === "complete")
-      found.push(refuse(n, "outputMode complete (every batch rewrites the whole result from all state)"));
+    if (spec.aggregate?.outputMode === "complete") found.push(refuse(n, complete()));
     if (spec.join) found.push(refuse(n, "a join (one changelog reader and dimension watermark per version)"));
-    if (spec.outputs) found.push(refuse(n, "several outputs (each output's windows and watermark)"));
+    for (const [name, o] of Object.entries(spec.outputs ?? {})) {
+      if (o.aggregate?.outputMode === "complete") found.push(refuse(n, complete(` in output ${name}`)));
+      if (o.aggregate && o.sink.webhook) found.push(refuse(n, windowsToWebhook(` in output ${name}`)));
+    }
     return found;
   }),
-  defineRule(["source", "sink"], (spec) => {
+  defineRule(["source", "aggregate", "sink"], (spec) => {
     const n = spec.source.kafka.parallelism ?? 1;
-    return n > 1 && spec.sink.webhook
-      ? [refuse(n, "a webhook sink (its deliveries are sent before the commit, one sender per version)")]
-      : [];
+    return n > 1 && spec.aggregate && spec.sink.webhook ? [refuse(n, windowsToWebhook())] : [];
   }),
 ];

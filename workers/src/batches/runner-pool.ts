@@ -151,7 +151,12 @@ export class RunnerPool {
       }
       entry.requeued ??=
         (await openRequeuedDeliveries(
-          { pool: this.opts.pool, pipelineVersionId, ...(this.opts.env ? { env: this.opts.env } : {}) },
+          {
+            pool: this.opts.pool,
+            pipelineVersionId,
+            ...(this.opts.env ? { env: this.opts.env } : {}),
+            ...(group === undefined ? {} : { group }),
+          },
           entry.version.spec,
         )) ?? null;
     } catch (err) {

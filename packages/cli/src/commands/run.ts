@@ -108,7 +108,12 @@ export async function runCommand(
     if (unfinished) console.error(`${spec.name}: ${unfinished}`);
     // Webhook deliveries an operator re-queued (sluice webhooks retry) go out between batches, as on the workers.
     const requeued = await openRequeuedDeliveries(
-      { pool: started.pool, pipelineVersionId: started.reg.pipelineVersionId, env: pipelineEnv() },
+      {
+        pool: started.pool,
+        pipelineVersionId: started.reg.pipelineVersionId,
+        env: pipelineEnv(),
+        ...(group ? { group: group.no } : {}),
+      },
       spec,
     );
 

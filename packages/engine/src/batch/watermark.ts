@@ -16,3 +16,17 @@ export function nextWatermark(
 export function lateHorizon(watermark: Date | null, allowedLatenessMs: number): Date | null {
   return watermark && allowedLatenessMs > 0 ? new Date(watermark.getTime() - allowedLatenessMs) : watermark;
 }
+
+/** The earliest event time among rows (null: none, or no event-time column). */
+export function earliestEventTime(
+  rows: readonly { values: Record<string, unknown> }[],
+  column: string | undefined,
+): Date | null {
+  let earliest: Date | null = null;
+  if (column)
+    for (const r of rows) {
+      const t = r.values[column];
+      if (t instanceof Date && (!earliest || t < earliest)) earliest = t;
+    }
+  return earliest;
+}

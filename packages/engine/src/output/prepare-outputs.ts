@@ -4,7 +4,8 @@
 // its state and result (commit-batch.ts), so all outputs commit a batch together or not at all.
 import type pg from "pg";
 import type { DeadLetterRow, ExpectationFailure, SinkRow } from "../batch/process-batch";
-import type { OperatorReport, StateDelta } from "../operator/result-operator";
+import { earliestEventTime } from "../batch/watermark";
+import type { CommittedWatermark, OperatorReport, StateDelta } from "../operator/result-operator";
 import { writeSinkRows, type SinkWriteMeta } from "../store/write-sink";
 import type { OpenedOutput } from "./open-outputs";
 import { screenOutput, type OutputOutcomes } from "./screen-output";
@@ -19,8 +20,13 @@ export interface PreparedOutput {
   deadLetters: DeadLetterRow[];
   /** This output's watermark after the batch. */
   watermark: Date | null;
-  /** Writes its state and result inside the batch transaction; an append table's key conflicts become duplicates. */
-  write(client: pg.PoolClient): Promise<StateDelta>;
+  /** The earliest event time among the rows it accepted (null: none, or no event time). */
+  earliestAccepted: Date | null;
+  /**
+   * Writes its state and result inside the batch transaction; an append table's key conflicts become
+   * duplicates. `committed`: its watermark as the commit decided it (a partition group's).
+   */
+  write(client: pg.PoolClient, committed?: CommittedWatermark): Promise<StateDelta>;
   readonly report: OperatorReport | undefined;
   onCommitted?(): void;
 }
@@ -51,7 +57,16 @@ export async function prepareOutputs(
   for (const [i, output] of outputs.entries()) {
     const { rows, outcomes, warnings, lateAccepted } = screened[i]!;
     const watermark = input.after.get(output.name) ?? null;
-    const base = { name: output.name, outcomes, warnings, lateAccepted, failures: [], watermark };
+    const earliestAccepted = earliestEventTime(rows, output.compiled.spec.eventTime?.column);
+    const base = {
+      name: output.name,
+      outcomes,
+      warnings,
+      lateAccepted,
+      failures: [],
+      watermark,
+      earliestAccepted,
+    };
     const { operator, sink } = output.result;
     if (operator) {
       const result = await operator.prepare({ batchId: input.batchId, epoch: input.epoch, rows, watermark });
@@ -61,7 +76,7 @@ export async function prepareOutputs(
       prepared.push({
         ...base,
         deadLetters: result.failed.map(({ row, reason }) => failedDelivery(row, reason)),
-        write: (client) => result.write(client),
+        write: (client, committed) => result.write(client, committed),
         get report() {
           return result.report;
         },

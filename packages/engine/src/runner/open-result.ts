@@ -37,8 +37,11 @@ export interface ResultContext {
    */
   env?: (name: string) => string | undefined;
   webhook?: WebhookTuning;
-  /** The version is read in partition groups: window state is shared by them and merged in each commit. */
-  partitionGroups?: boolean;
+  /**
+   * The partition group this runner runs (the version is read in groups): window and CDC state is
+   * shared by the groups and merged in each commit; the webhook ledger fences on this group's lease.
+   */
+  group?: number;
 }
 
 /** `compiled` is a spec with one result: a pipeline with a top-level sink, or one output's view. */
@@ -72,7 +75,7 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
         compiled,
         { kind: "table", table },
         output,
-        { shared: ctx.partitionGroups === true },
+        { shared: ctx.group !== undefined },
       ),
     };
   }
@@ -90,7 +93,7 @@ export async function openResult(ctx: ResultContext, compiled: TCompiledSpec): P
         table,
         spec.source.kafka.topic,
         output,
-        { shared: ctx.partitionGroups === true },
+        { shared: ctx.group !== undefined },
       ),
     };
   }
@@ -148,7 +151,7 @@ export async function openWebhook(
     maxAttempts: hook.maxAttempts,
     ...ctx.webhook,
   });
-  return new WebhookOperator(compiled, pipelineId, ctx.pipelineVersionId, delivery);
+  return new WebhookOperator(compiled, pipelineId, ctx.pipelineVersionId, delivery, ctx.group);
 }
 
 const countsOf = (r: {

@@ -12,8 +12,7 @@ import type pg from "pg";
 import { compileSpec, contractColumns, type TCompiledSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { dedupKeptBySink } from "../batch/dedup";
 import { ConfigurationError, CrossGroupDuplicateError, CrossGroupLateError } from "../errors";
-import { processBatch, type SinkRow } from "../batch/process-batch";
-import { lateHorizon } from "../batch/watermark";
+import { processBatch } from "../batch/process-batch";
 import type { SchemaDrift } from "../batch/schema-drift";
 import { readAhead, type AheadInput, type PreparedBatch, type ReadAhead } from "./read-ahead";
 import { advanceTime, NO_INPUT, unchangedTime, type TimedBatch } from "./advance-time";
@@ -128,7 +127,7 @@ export class PipelineRunner {
         ...(opts.env ? { env: opts.env } : {}),
         ...(opts.webhook ? { webhook: opts.webhook } : {}),
         ...(opts.dimensionSource ? { dimensionSource: opts.dimensionSource } : {}),
-        ...(group ? { partitionGroups: true } : {}),
+        ...(group ? { group: group.no } : {}),
       },
       compiled,
     );
@@ -257,14 +256,13 @@ export class PipelineRunner {
               // A partition of another group with records past the version's offsets holds the
               // watermark even when no batch read it lately: that group is behind, or down.
               // Rows another group's commit since made late: the commit runs the batch again (not a replay's rows: admitted late).
-              earliestAccepted: batch.deadLetterReplay
-                ? null
-                : earliestEventTime(step.processed.sinkRows, spec),
-              lateBefore: (stored) => lateHorizon(stored, this.compiled.timing.allowedLatenessMs),
-              retime: (stored) =>
-                batch.deadLetterReplay
+              lateBy: (stored) => (batch.deadLetterReplay ? undefined : step.lateBy(stored)),
+              retime: (stored) => {
+                const t = batch.deadLetterReplay
                   ? unchangedTime(stored)
-                  : this.advanceTime(stored, processed, now(), others.unreadPast(stored.endOffsets)),
+                  : this.advanceTime(stored, processed, now(), others.unreadPast(stored.endOffsets));
+                return { eventTimeMax: t.eventTimeMax, ...step.retime(stored, t) };
+              },
             },
           }
         : {}),
@@ -531,17 +529,6 @@ export class PipelineRunner {
 const MAX_GROUP_RETRIES = 5;
 
 /** The earliest event time among rows (null without an event-time column or rows). */
-function earliestEventTime(rows: SinkRow[], spec: TPipelineSpec): Date | null {
-  const column = spec.eventTime?.column;
-  let earliest: Date | null = null;
-  if (column)
-    for (const r of rows) {
-      const t = r.values[column];
-      if (t instanceof Date && (!earliest || t < earliest)) earliest = t;
-    }
-  return earliest;
-}
-
 /**
  * Another group committed this batch's dedup keys meanwhile, or a watermark that makes some of its rows
  * late, or Postgres broke a lock cycle between the two.

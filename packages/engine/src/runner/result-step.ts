@@ -17,7 +17,9 @@ import { openOutputs } from "../output/open-outputs";
 import { KafkaSource } from "../source/kafka-source";
 import type { RecordSource } from "../source/source";
 import type { Checkpoint } from "../store/checkpoint-store";
-import type { CommitInput } from "../store/commit-batch";
+import type { CommitInput, CommittedTime, LateRows, StoredTime } from "../store/commit-batch";
+import { earliestEventTime, lateHorizon } from "../batch/watermark";
+import { outputWatermarksOf } from "../output/output-time";
 import type { ProgressInput } from "./progress";
 import { prepareStaged, stagedLateBefore, type Staging } from "./staged-result";
 
@@ -41,6 +43,16 @@ export interface PreparedStep {
   /** An output's `fail` expectation: the batch must not commit. */
   failures: ExpectationFailure[];
   commit: Pick<CommitInput, "sink" | "operatorWrite" | "staged">;
+  /**
+   * Partition groups, in the commit under the version's lock: the rows this batch accepted that are
+   * late by the watermark(s) `stored` now — another group's commit moved them since it was processed.
+   */
+  lateBy(stored: StoredTime): LateRows | undefined;
+  /**
+   * Partition groups, likewise: the watermarks this batch commits — the source's time after it
+   * (`time`, re-derived by the runner from the stored clocks) applied onto what is `stored`.
+   */
+  retime(stored: StoredTime, time: StepInput["time"]): Omit<CommittedTime, "eventTimeMax">;
   /** The step's part of the progress record (complete once the commit's writes ran). */
   progress(): Pick<ProgressInput, "operator" | "outputs" | "join" | "lateAccepted">;
   onCommitted(): void;
@@ -72,7 +84,7 @@ export async function openResultStep(ctx: StepContext, compiled: TCompiledSpec):
     };
     return stagedStep(staging, ctx);
   }
-  return directStep(await openResult(ctx, compiled));
+  return directStep(await openResult(ctx, compiled), compiled);
 }
 
 /** A changelog the pipeline reads itself, or another pipeline's committed SCD2 history. */
@@ -92,7 +104,7 @@ function dimensionFeed(
   return new DimensionReader(source, dim, compiled);
 }
 
-function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep {
+function directStep(result: Awaited<ReturnType<typeof openResult>>, compiled: TCompiledSpec): ResultStep {
   return {
     lateBefore: () => undefined,
     hasOtherInput: async () => false,
@@ -123,6 +135,12 @@ function directStep(result: Awaited<ReturnType<typeof openResult>>): ResultStep 
               }
             : {}),
         },
+        lateBy: (stored) => {
+          const earliest = earliestEventTime(input.processed.sinkRows, compiled.spec.eventTime?.column);
+          const lateBefore = lateHorizon(stored.watermark, compiled.timing.allowedLatenessMs);
+          return earliest && lateBefore && earliest < lateBefore ? { earliest, lateBefore } : undefined;
+        },
+        retime: (_stored, time) => ({ watermark: time.watermark, evictBefore: time.evictBefore }),
         progress: () => ({
           lateAccepted: input.processed.lateAccepted,
           ...(prepared ? { operator: prepared.report } : {}),
@@ -158,6 +176,12 @@ function stagedStep(staging: Staging, ctx: StepContext): ResultStep {
         lateBefore: r.lateBefore,
         failures: r.failures,
         commit: { staged: r.staged },
+        lateBy: (stored) => r.lateBy(stored.outputs),
+        // A replay batch moves no time: every output keeps the watermark stored.
+        retime: (stored, time) =>
+          input.replay
+            ? { watermark: stored.watermark, evictBefore: null, outputs: outputWatermarksOf(stored.outputs) }
+            : r.retime(stored, time),
         progress: () => r.progress(),
         onCommitted: () => r.onCommitted(),
       };

@@ -15,7 +15,8 @@ import {
 } from "../output/output-time";
 import { prepareOutputs, type PreparedOutput } from "../output/prepare-outputs";
 import type { OutputProgress } from "../output/output-progress";
-import type { StagedWrites } from "../store/commit-batch";
+import type { CommittedOutputs, LateRows, StagedWrites } from "../store/commit-batch";
+import { lateHorizon } from "../batch/watermark";
 import type { Checkpoint } from "../store/checkpoint-store";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
 
@@ -58,6 +59,16 @@ export interface StagedResult {
   /** A `fail` expectation of an output: the batch must not commit. */
   failures: ExpectationFailure[];
   staged: StagedWrites;
+  /**
+   * Partition groups: the rows an output accepted that are late by that output's watermark as
+   * `stored` now (another group moved it since this batch was processed).
+   */
+  lateBy(stored: OutputCheckpoints): LateRows | undefined;
+  /** Partition groups: every watermark this batch commits, from the source time applied onto what the groups committed (`stored`). */
+  retime(
+    stored: { watermark: Date | null; outputs: OutputCheckpoints },
+    source: { eventTime: Date | null; maxDedup: Date | null },
+  ): { watermark: Date | null; evictBefore: Date | null; outputs: CommittedOutputs };
   /** Complete once the writes have run (an append table's conflicts, state sizes). */
   progress(): { outputs: OutputProgress[]; join?: JoinReport };
   onCommitted(): void;
@@ -117,21 +128,33 @@ export async function prepareStaged(staging: Staging, input: StagedInput): Promi
     ...(join
       ? [(client: Parameters<StagedWrites["writes"][number]>[0]) => join.write(client, evictJoinBefore)]
       : []),
-    ...prepared.outputs.map((o) => async (client: Parameters<StagedWrites["writes"][number]>[0]) => {
-      const delta = await o.write(client);
-      deltas.set(o.name, delta);
-      return delta;
-    }),
+    ...prepared.outputs.map(
+      (o) =>
+        async (...[client, committed]: Parameters<StagedWrites["writes"][number]>) => {
+          const delta = await o.write(
+            client,
+            committed ? { watermark: committed.get(o.name) ?? null } : undefined,
+          );
+          deltas.set(o.name, delta);
+          return delta;
+        },
+    ),
   ];
-  const outputCheckpoints = (): OutputCheckpoints =>
+  // Each output's watermark (as committed) and state size added onto what is stored: set by the commit.
+  let settled: OutputCheckpoints | undefined;
+  const outputCheckpoints = (
+    stored: OutputCheckpoints,
+    committed: CommittedOutputs | undefined,
+  ): OutputCheckpoints =>
     Object.fromEntries(
       prepared.outputs.map((o) => {
-        const prev = cp.outputs[o.name];
+        const prev = stored[o.name];
         const d = deltas.get(o.name) ?? { rows: 0, bytes: 0 };
+        const watermark = committed ? (committed.get(o.name) ?? null) : o.watermark;
         return [
           o.name,
           {
-            watermark: o.watermark?.toISOString() ?? null,
+            watermark: watermark?.toISOString() ?? null,
             stateRows: (prev?.stateRows ?? 0) + d.rows,
             stateBytes: (prev?.stateBytes ?? 0) + d.bytes,
           },
@@ -146,13 +169,33 @@ export async function prepareStaged(staging: Staging, input: StagedInput): Promi
     failures: prepared.failures,
     staged: {
       writes,
-      checkpoint: () => ({
-        outputs: outputCheckpoints(),
-        dimension: join ? join.checkpoint() : cp.dimension,
-      }),
+      checkpoint: (stored, committed) => {
+        settled = outputCheckpoints(stored, committed);
+        return { outputs: settled, dimension: join ? join.checkpoint() : cp.dimension };
+      },
+    },
+    lateBy: (stored) => {
+      const watermarks = outputWatermarksOf(stored);
+      for (const [i, o] of prepared.outputs.entries()) {
+        const before = lateHorizon(watermarks.get(o.name) ?? null, timings[i]!.latenessMs);
+        if (before && o.earliestAccepted && o.earliestAccepted < before)
+          return { earliest: o.earliestAccepted, lateBefore: before, output: o.name };
+      }
+      return undefined;
+    },
+    retime: (stored, source) => {
+      const t = timeAfterBatch({
+        compiled: staging.compiled,
+        timings,
+        previous: { watermark: stored.watermark, outputs: outputWatermarksOf(stored.outputs) },
+        eventTime: source.eventTime,
+        heldMinMs: join?.heldMinMs ?? null,
+        maxDedupTime: source.maxDedup,
+      });
+      return { watermark: t.watermark, evictBefore: t.evictBefore, outputs: t.outputs };
     },
     progress: () => {
-      const state = outputCheckpoints();
+      const state = settled ?? outputCheckpoints(cp.outputs, undefined);
       return {
         outputs: prepared.outputs.map((o) => progressOf(o, staging, state)),
         ...(join ? { join: join.report } : {}),
@@ -174,7 +217,7 @@ function progressOf(o: PreparedOutput, staging: Staging, state: OutputCheckpoint
   return {
     name: o.name,
     sink: sink.postgres?.table ?? "webhook",
-    watermark: o.watermark?.toISOString() ?? null,
+    watermark: state[o.name]!.watermark,
     outcomes: o.outcomes,
     lateAccepted: o.lateAccepted,
     expectations,

@@ -4,9 +4,10 @@
 // A partition group's batch (group-checkpoint-store.ts) is fenced on its group's row first, and takes
 // the version's row — shared with the other groups — only at the end: there its time is merged into
 // the version's as it is by then, and its state size added, so groups commit side by side and wait
-// for each other only for that last update. A group's batch with an operator (windows, CDC) takes the
-// version's row right after its own: that state is shared by every group and merged by the watermark
-// committed, so those commits run one at a time — their reading and processing still side by side.
+// for each other only for that last update. A group's batch with an operator (windows, CDC) or several
+// outputs takes the version's row right after its own: that state is shared by every group and merged
+// by the watermarks committed, so those commits run one at a time — reading and processing still side
+// by side.
 import type pg from "pg";
 import type { DeadLetterRow, ProcessedBatch } from "../batch/process-batch";
 import type { CommittedWatermark } from "../operator/result-operator";
@@ -82,19 +83,36 @@ export interface CommitInput {
 
 export interface GroupCommit {
   lease: GroupLease;
-  /** The earliest event time among the rows this batch accepted (null: none, or no event time). */
-  earliestAccepted: Date | null;
-  /** Rows before this are late by the watermark `stored` (its allowedLateness applied). */
-  lateBefore(stored: Date | null): Date | null;
+  /**
+   * Rows this batch accepted that are late by the time stored now (another group's commit moved it
+   * since the batch was processed): their window may be final, their dedup key evicted. Undefined: none.
+   */
+  lateBy(stored: StoredTime): LateRows | undefined;
   /** This batch's time applied onto the version's as stored now: other groups may have moved it since the batch was processed. */
-  retime(stored: Pick<Checkpoint, "watermark" | "eventTimeMax" | "endOffsets">): CommittedTime;
+  retime(stored: StoredTime): CommittedTime;
 }
 
-interface CommittedTime {
+/** What a group's commit finds in the version's row, under its lock: the time every group committed. */
+export type StoredTime = Pick<Checkpoint, "watermark" | "eventTimeMax" | "endOffsets" | "outputs">;
+
+/** The earliest row a batch accepted, and the horizon (watermark minus lateness) it is now behind. */
+export interface LateRows {
+  earliest: Date;
+  lateBefore: Date;
+  /** The output whose watermark makes it late (several outputs). */
+  output?: string;
+}
+
+export interface CommittedTime {
   watermark: Date | null;
   eventTimeMax: Checkpoint["eventTimeMax"];
   evictBefore: Date | null;
+  /** Several outputs: each output's watermark this commit stores (undefined: as the batch prepared them). */
+  outputs?: CommittedOutputs;
 }
+
+/** Each output's watermark a commit stores, by output name. */
+export type CommittedOutputs = ReadonlyMap<string, Date | null>;
 
 interface VersionRow {
   last_batch_id: string;
@@ -104,12 +122,23 @@ interface VersionRow {
   watermark: Date | null;
   event_time_max: Checkpoint["eventTimeMax"];
   end_offsets: Record<string, number>;
+  outputs: Checkpoint["outputs"];
 }
 
 export interface StagedWrites {
-  writes: ((client: pg.PoolClient) => Promise<{ rows: number; bytes: number }>)[];
-  /** Called after the writes: per output watermark and state size (checkpoints.outputs), the join's (checkpoints.dimension). */
-  checkpoint(): { outputs: unknown; dimension: unknown };
+  /** `committed`: each output's watermark as the commit decided it (a partition group's); undefined: as prepared. */
+  writes: ((
+    client: pg.PoolClient,
+    committed: CommittedOutputs | undefined,
+  ) => Promise<{ rows: number; bytes: number }>)[];
+  /**
+   * Called after the writes: per output watermark and state size (checkpoints.outputs) — the sizes
+   * added onto what is `stored` now — and the join's (checkpoints.dimension).
+   */
+  checkpoint(
+    stored: Checkpoint["outputs"],
+    committed: CommittedOutputs | undefined,
+  ): { outputs: unknown; dimension: unknown };
 }
 
 export interface CommitResult {
@@ -133,22 +162,26 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         throw new FencedError(
           `batch ${input.batchId} not committed: pipeline version ${input.pipelineVersionId} was reset, changed or superseded since group ${group.lease.group.no} took its lease`,
         );
-      // Rows this batch accepted against the watermark it loaded may be late by the one another group
-      // committed since: their window may be final, their dedup key evicted. Run again, judged by it.
-      const lateBefore = group.lateBefore(cp.watermark);
-      if (lateBefore && group.earliestAccepted && group.earliestAccepted < lateBefore)
-        throw new CrossGroupLateError(
-          `batch ${input.batchId}: rows from ${group.earliestAccepted.toISOString()} are late by the watermark another partition group committed since it was processed (late before ${lateBefore.toISOString()}); it runs again`,
-        );
-      time = group.retime({
+      const stored: StoredTime = {
         watermark: cp.watermark,
         eventTimeMax: cp.event_time_max,
         endOffsets: cp.end_offsets,
-      });
+        outputs: cp.outputs,
+      };
+      // Rows this batch accepted against the watermark it loaded may be late by the one another group
+      // committed since: their window may be final, their dedup key evicted. Run again, judged by it.
+      const late = group.lateBy(stored);
+      if (late)
+        throw new CrossGroupLateError(
+          `batch ${input.batchId}: rows from ${late.earliest.toISOString()} are late by the watermark another partition group committed since it was processed (late before ${late.lateBefore.toISOString()}${late.output ? ` in output ${late.output}` : ""}); it runs again`,
+        );
+      time = group.retime(stored);
     };
     if (input.group) {
       await lockGroupForCommit(client, input.pipelineVersionId, input.group.lease, input.batchId);
-      if (input.operatorWrite) await lockVersionForGroup(input.group);
+      // Windows, CDC and outputs merge into state every group shares, by the watermark the version
+      // row holds: take it now. A ledger's group waits for it only at the end.
+      if (input.operatorWrite || input.staged) await lockVersionForGroup(input.group);
     } else {
       cp = await lockVersion(client, input.pipelineVersionId);
       if (!cp || Number(cp.lease_epoch) !== input.epoch) {
@@ -171,7 +204,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
     let operatorState = { rows: 0, bytes: 0 };
     if (input.staged)
       for (const write of input.staged.writes) {
-        const delta = await write(client);
+        const delta = await write(client, time.outputs);
         operatorState = { rows: operatorState.rows + delta.rows, bytes: operatorState.bytes + delta.bytes };
       }
     else if (input.operatorWrite) {
@@ -229,6 +262,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       rows: Number(cp.state_rows) + added.rows - evicted.rows + operatorState.rows,
       bytes: Number(cp.state_bytes) + added.bytes - evicted.bytes + operatorState.bytes,
     };
+    const staged = input.staged?.checkpoint(cp.outputs, time.outputs);
     const progress = input.progress(outcomes, state, time.watermark);
     await client.query(
       `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -242,7 +276,6 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       ],
     );
     const endOffsets = endOffsetsOf(input.ranges);
-    const staged = input.staged?.checkpoint();
     await client.query(
       `UPDATE checkpoints SET last_batch_id = greatest(last_batch_id, $2), end_offsets = end_offsets || $3::jsonb, watermark = $4, event_time_max = $5,
               state_rows = $6, state_bytes = $7, outputs = coalesce($8::jsonb, outputs), dimension = coalesce($9::jsonb, dimension),
@@ -283,7 +316,7 @@ async function lockVersion(
   pipelineVersionId: string,
 ): Promise<VersionRow | undefined> {
   const res = await client.query<VersionRow>(
-    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max, end_offsets FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
+    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max, end_offsets, outputs FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
     [pipelineVersionId],
   );
   return res.rows[0];

@@ -2,7 +2,15 @@
 // delivered | failed, with attempts and the last error. Every write here is its own transaction,
 // *outside* the batch transaction, so a recorded success survives a batch that rolls back or a worker
 // that dies before committing: the batch re-runs, finds the key delivered, and does not send it again.
-// Every write is fenced on the runner's lease epoch, so a runner that was taken over stops sending.
+// Every write is fenced on the runner's lease epoch, so a runner that was taken over stops sending — a
+// partition group's runner on its group's lease (and the version epoch a reset or schema change bumps).
+//
+// Partition groups share the ledger: a key is one row whichever group met it. Two groups meeting the
+// same key at once (the same event on partitions of two groups) may both send it while it is pending —
+// with the same idempotency key, as after a crash between a request and its recorded success — and the
+// first success recorded makes it delivered for both. A group never counts a key delivered that is not:
+// one another group gave up on is failed in its batch too, so whichever batch commits the row has it
+// as a dead letter.
 import type pg from "pg";
 import { FencedError } from "../errors";
 import { bulkSelect } from "../store/bulk";
@@ -20,18 +28,27 @@ export interface LedgerScope {
   pipelineId: string;
   pipelineVersionId: string;
   epoch: number;
+  /** A partition group's runner: `epoch` is its group's lease. */
+  group?: number;
 }
 
-const FENCE = `EXISTS (SELECT 1 FROM checkpoints WHERE pipeline_version_id = $2 AND lease_epoch = $3)`;
+/** SQL: the scope's lease still holds (`version`, `epoch`: the placeholders of the version and the epoch). */
+function fence(s: LedgerScope, version = "$2", epoch = "$3"): string {
+  if (s.group === undefined)
+    return `EXISTS (SELECT 1 FROM checkpoints WHERE pipeline_version_id = ${version} AND lease_epoch = ${epoch})`;
+  const group = Number(s.group); // a number, never text from a spec
+  return `EXISTS (SELECT 1 FROM group_checkpoints g JOIN checkpoints c ON c.pipeline_version_id = g.pipeline_version_id AND c.lease_epoch = g.version_epoch
+                   WHERE g.pipeline_version_id = ${version} AND g.group_no = ${group} AND g.lease_epoch = ${epoch})`;
+}
 
 async function assertLease(db: pg.Pool, s: LedgerScope): Promise<void> {
-  const res = await db.query(
-    `SELECT 1 FROM checkpoints WHERE pipeline_version_id = $1 AND lease_epoch = $2`,
-    [s.pipelineVersionId, s.epoch],
-  );
-  if (res.rowCount === 0)
+  const res = await db.query<{ held: boolean }>(`SELECT ${fence(s, "$1", "$2")} AS held`, [
+    s.pipelineVersionId,
+    s.epoch,
+  ]);
+  if (!res.rows[0]?.held)
     throw new FencedError(
-      `pipeline version ${s.pipelineVersionId}: another runner took over; this one stops sending webhooks`,
+      `pipeline version ${s.pipelineVersionId}${s.group === undefined ? "" : ` group ${s.group}`}: another runner took over; this one stops sending webhooks`,
     );
 }
 
@@ -52,7 +69,7 @@ export async function claimDeliveries(
   );
   await db.query(
     `INSERT INTO webhook_deliveries (pipeline_id, idempotency_key, payload, pipeline_version_id, batch_id)
-     SELECT $1, u.key, u.payload, $2, $4 FROM (${sql}) AS u (key, payload) WHERE ${FENCE}
+     SELECT $1, u.key, u.payload, $2, $4 FROM (${sql}) AS u (key, payload) WHERE ${fence(s)}
      ON CONFLICT (pipeline_id, idempotency_key) DO NOTHING`,
     [s.pipelineId, s.pipelineVersionId, s.epoch, batchId, ...params],
   );
@@ -75,19 +92,38 @@ export async function claimDeliveries(
 }
 
 /**
- * Counts an attempt *before* the request goes out. Returns the attempt number, or undefined when the
- * key is no longer pending (delivered meanwhile): then it must not be sent.
+ * Counts an attempt *before* the request goes out. Returns the attempt number, or the key's entry when
+ * it is no longer pending — delivered or given up meanwhile (by another partition group's batch that
+ * met the same key): then it must not be sent.
  */
-export async function beginAttempt(db: pg.Pool, s: LedgerScope, key: string): Promise<number | undefined> {
+export async function beginAttempt(
+  db: pg.Pool,
+  s: LedgerScope,
+  key: string,
+): Promise<{ attempt: number } | { settled: LedgerEntry }> {
   const res = await db.query<{ attempts: number }>(
     `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now()
-      WHERE pipeline_id = $1 AND idempotency_key = $4 AND status = 'pending' AND ${FENCE}
+      WHERE pipeline_id = $1 AND idempotency_key = $4 AND status = 'pending' AND ${fence(s)}
       RETURNING attempts`,
     [s.pipelineId, s.pipelineVersionId, s.epoch, key],
   );
-  if (res.rows[0]) return res.rows[0].attempts;
+  if (res.rows[0]) return { attempt: res.rows[0].attempts };
   await assertLease(db, s);
-  return undefined;
+  const settled = await db.query<{ status: DeliveryStatus; attempts: number; last_error: string | null }>(
+    `SELECT status, attempts, last_error FROM webhook_deliveries WHERE pipeline_id = $1 AND idempotency_key = $2`,
+    [s.pipelineId, key],
+  );
+  const r = settled.rows[0];
+  return {
+    settled: r
+      ? { key, status: r.status, attempts: r.attempts, lastError: r.last_error }
+      : {
+          key,
+          status: "failed",
+          attempts: 0,
+          lastError: "its delivery record was removed while it was being sent",
+        },
+  };
 }
 
 /** The success is recorded at once (its own transaction); an earlier attempt's error stays visible. */

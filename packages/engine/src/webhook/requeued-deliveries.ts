@@ -33,11 +33,14 @@ export interface RequeuedDeliveries {
   send(epoch: number): Promise<RequeuedReport>;
 }
 
-/** For a spec with a webhook sink (plain rows or an aggregate's windows); undefined for any other sink. */
+/** For a spec with a webhook sink (plain rows or an aggregate's windows); undefined for any other sink, or a partition group other than 0. */
 export async function openRequeuedDeliveries(
   ctx: Omit<ResultContext, "sinkTables">,
   spec: TPipelineSpec,
 ): Promise<RequeuedDeliveries | undefined> {
+  // Partition groups: group 0 alone resends, as it alone applies dead-letter replays — two groups
+  // never race on one re-queued key.
+  if (ctx.group !== undefined && ctx.group !== 0) return undefined;
   // The webhook output (a pipeline has at most one: the delivery ledger is kept per pipeline).
   const view = outputViews(spec).find((v) => v.spec.sink.webhook);
   if (!view) return undefined;

@@ -108,11 +108,15 @@ export class WebhookDelivery {
     const { target, idempotencyHeader, maxAttempts, outbound, sender } = this.opts;
     const body = JSON.stringify(d.payload);
     for (;;) {
-      const attempt = await beginAttempt(this.pool, scope, d.key);
-      if (attempt === undefined) {
-        report.alreadyDelivered++;
+      const begun = await beginAttempt(this.pool, scope, d.key);
+      if ("settled" in begun) {
+        // Settled meanwhile by another sender of the key: counted as it ended, never as delivered when it failed.
+        if (begun.settled.status === "failed")
+          report.failed.set(d.key, begun.settled.lastError ?? "webhook delivery failed");
+        else report.alreadyDelivered++;
         return;
       }
+      const { attempt } = begun;
       if (attempt > 1) report.retries++;
       const outcome = await outbound.send({
         url: target.url,

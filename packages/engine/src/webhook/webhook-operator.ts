@@ -16,6 +16,8 @@ export class WebhookOperator implements ResultOperator {
     private readonly pipelineId: string,
     private readonly pipelineVersionId: string,
     private readonly delivery: WebhookDelivery,
+    /** The partition group this operator delivers for: its ledger writes fence on the group's lease. */
+    private readonly group?: number,
   ) {
     this.columns = outputColumns(compiled.spec);
   }
@@ -64,7 +66,12 @@ export class WebhookOperator implements ResultOperator {
   }
 
   private scope(epoch: number) {
-    return { pipelineId: this.pipelineId, pipelineVersionId: this.pipelineVersionId, epoch };
+    return {
+      pipelineId: this.pipelineId,
+      pipelineVersionId: this.pipelineVersionId,
+      epoch,
+      ...(this.group === undefined ? {} : { group: this.group }),
+    };
   }
 
   private keyFor(values: ResultRow): string {

@@ -12,11 +12,8 @@ import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng, producePayments, simulatedClock } from "@sluice/producer";
 import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
-import { uniqueName } from "@sluice/testing";
 import { PipelineRunner } from "../runner/pipeline-runner";
 import type { EngineLogger } from "../runner/engine-logger";
-import { KafkaSource } from "../source/kafka-source";
-import type { OffsetRange, RecordSource } from "../source/source";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, drainRunner, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 import { sendLedgerEvents } from "../testing/ledger-events";
@@ -27,6 +24,7 @@ import {
 } from "../testing/reference-events";
 import { EXPECTED_MEASURES, settlementsSpec, SINK_COLUMNS } from "../testing/settlements";
 import { killGroupsRepeatedly } from "../testing/group-kills";
+import { heldCommit } from "../testing/held-commit";
 import { specDir } from "../testing/sluice-process";
 
 let fx: EngineFixture;
@@ -222,40 +220,27 @@ describe("windows in partition groups", () => {
       await send("a", 0, "10:03:00");
       await send("b", 1, "10:00:10");
       const g1 = await PipelineRunner.open(res, { pipelineVersionId, spec, owner: "g1", group: 1 });
-      let holder: import("pg").PoolClient | undefined;
-      let hold = false;
-      // Group 0's reads: once armed, its next read takes its group's checkpoint row before returning,
-      // so the batch is processed and then waits at its commit's first lock.
+      const held = heldCommit({ pool: fx.pool, kafka: fx.kafka, topic, pipelineVersionId, groupNo: 0 });
       const g0 = await PipelineRunner.open(res, {
         pipelineVersionId,
         spec,
         owner: "g0",
         group: 0,
-        source: holdingSource(topic, async () => {
-          if (!hold) return;
-          hold = false;
-          holder = await fx.pool.connect();
-          await holder.query("BEGIN");
-          await holder.query(
-            `SELECT 1 FROM group_checkpoints WHERE pipeline_version_id = $1 AND group_no = 0 FOR UPDATE`,
-            [pipelineVersionId],
-          );
-        }),
+        source: held.source,
       });
       expect((await g0.runBatch()).kind).toBe("committed");
       expect((await g1.runBatch()).kind).toBe("committed");
 
       // 10:00:30 on partition 0 is not late for the watermark 10:00:10 when group 0 processes it…
       await send("c", 0, "10:00:30");
-      hold = true;
+      const { held: isHeld } = held.arm();
       const g0Batch = g0.runBatch();
-      await waitUntil(() => holder !== undefined);
+      await isHeld;
       // …but group 1 commits 10:02 meanwhile: the watermark becomes 10:02 and window 10:00–10:01 final.
       await send("d", 1, "10:02:00");
       expect((await g1.runBatch()).kind).toBe("committed");
       await sleep(200);
-      await holder!.query("COMMIT");
-      holder!.release();
+      await held.release();
       const result = await g0Batch;
       expect(result.kind).toBe("committed");
       expect(retries.some((r) => r.includes("late by the watermark another partition group committed"))).toBe(
@@ -281,19 +266,3 @@ describe("windows in partition groups", () => {
     },
   );
 });
-
-/** The topic's source for one runner, calling `beforeReturn` after each read has its records. */
-function holdingSource(topic: string, beforeReturn: () => Promise<void>): RecordSource {
-  return new (class extends KafkaSource {
-    override async read(ranges: OffsetRange[]) {
-      const records = await super.read(ranges);
-      await beforeReturn();
-      return records;
-    }
-  })({ kafka: fx.kafka, topic, groupPrefix: uniqueName("hold") });
-}
-
-async function waitUntil(ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) await sleep(50);
-  expect(ok()).toBe(true);
-}
