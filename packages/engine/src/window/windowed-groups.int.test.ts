@@ -183,6 +183,79 @@ describe("windows in partition groups", () => {
   );
 
   it(
+    "new versions with another parallelism (3 groups, then 2, then one runner) continue the windows and offsets: the result equals the recomputation",
+    { timeout: 180_000 },
+    async () => {
+      const topic = `${fx.topic}-regroup`;
+      await produceSettlements(topic, 7171);
+      const specWith = (parallelism?: number) =>
+        settlementsSpec(
+          topic,
+          "wgroups-regroup",
+          "wgroups_regroup",
+          { ...BY_COUNTRY, window: { tumbling: "5m" }, outputMode: "update", allowedLateness: "3m" },
+          {
+            source: {
+              kafka: {
+                topic,
+                startingOffsets: "earliest",
+                maxOffsetsPerTrigger: 300,
+                ...(parallelism ? { parallelism } : {}),
+              },
+            },
+          },
+        );
+      // Each grouped version runs two batches in every group, all groups at once, and stops there.
+      const runGroups = async (pipelineVersionId: string, groups: number) => {
+        const spec = specWith(groups);
+        const runners = await Promise.all(
+          Array.from({ length: groups }, (_, group) =>
+            PipelineRunner.open(fx.resources, { pipelineVersionId, spec, owner: `regroup-g${group}`, group }),
+          ),
+        );
+        for (let round = 0; round < 2; round++)
+          for (const r of await Promise.all(runners.map((runner) => runner.runBatch())))
+            expect(r.kind).toBe("committed");
+        await Promise.all(runners.map((r) => r.close()));
+      };
+      const v1 = await registerPipelineVersion(fx.pool, specWith(3));
+      await runGroups(v1.pipelineVersionId, 3);
+      const v2 = await registerPipelineVersion(fx.pool, specWith(2));
+      expect(v2.continuedFrom?.pipelineVersionId).toBe(v1.pipelineVersionId);
+      await runGroups(v2.pipelineVersionId, 2);
+      const v3 = await registerPipelineVersion(fx.pool, specWith());
+      expect(v3.continuedFrom?.pipelineVersionId).toBe(v2.pipelineVersionId);
+      await drainRunner(
+        await PipelineRunner.open(fx.resources, {
+          pipelineVersionId: v3.pipelineVersionId,
+          spec: specWith(),
+          owner: "regroup-one",
+        }),
+      );
+
+      const versions = [v1, v2, v3].map((v) => v.pipelineVersionId);
+      await loadReferenceEvents(fx.pool, fx.kafka, topic, "ref_wgroups_regroup");
+      await loadReferenceBatches(fx.pool, versions, "ref_wgroups_regroup_batches");
+      await expectBatchesCoverTopic(fx.pool, fx.kafka, topic, "ref_wgroups_regroup_batches");
+      const expected = await fx.pool.query(expectedWindowsSql("ref_wgroups_regroup"));
+      const actual = await fx.pool.query(
+        `SELECT ${COLUMNS} FROM wgroups_regroup ORDER BY window_start, card_country`,
+      );
+      expect(actual.rows.length).toBeGreaterThan(10);
+      expect(actual.rows).toEqual(expected.rows);
+      // Every version committed part of the topic, and nothing was late in any.
+      for (const v of versions) {
+        const read = await fx.pool.query<{ rows: number }>(
+          `SELECT coalesce(sum(input_rows), 0)::int AS rows FROM batch_log WHERE pipeline_version_id = $1`,
+          [v],
+        );
+        expect(read.rows[0]!.rows).toBeGreaterThan(0);
+        expect(await lateRows(v)).toBe(0);
+      }
+    },
+  );
+
+  it(
     "a window another group made final between this group's processing and its commit: the batch runs again and its row is late",
     { timeout: 60_000 },
     async () => {
