@@ -155,7 +155,9 @@ export class RunnerPool {
             pool: this.opts.pool,
             pipelineVersionId,
             ...(this.opts.env ? { env: this.opts.env } : {}),
-            ...(group === undefined ? {} : { group }),
+            ...(group === undefined
+              ? {}
+              : { group: { no: group, of: entry.version.spec.source.kafka.parallelism ?? 1 } }),
           },
           entry.version.spec,
         )) ?? null;

@@ -112,7 +112,7 @@ export async function runCommand(
         pool: started.pool,
         pipelineVersionId: started.reg.pipelineVersionId,
         env: pipelineEnv(),
-        ...(group ? { group: group.no } : {}),
+        ...(group ? { group } : {}),
       },
       spec,
     );

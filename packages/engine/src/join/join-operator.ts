@@ -7,6 +7,12 @@
 // changelog offsets, held and released rows, dead letters — is written in the batch transaction.
 // The dimension comes through a DimensionFeed (dimension-feed.ts): a changelog topic, whose versions
 // this join keeps, or another pipeline's SCD2 history, whose versions stay in that pipeline's table.
+//
+// In partition groups (docs/partition-groups.md, "The join in groups") group 0 alone reads the
+// changelog, writes versions, moves the dimension's offsets, clocks and watermark and evicts versions;
+// every group decides its rows against the versions and watermark as committed, and holds and releases
+// only the waiting rows of its own partitions. Each commit holds the version's row, so these writes
+// never interleave; the outputs' watermarks are held by every group's earliest waiting row.
 import type pg from "pg";
 import {
   contractColumns,
@@ -24,12 +30,15 @@ import type { DimensionFeed } from "./dimension-feed";
 import { entityKeyOf, jsonValue, type DimensionCheckpoint } from "./dimension-reader";
 import {
   evictVersions,
+  hasReleasable,
   loadReleasable,
   loadVersions,
+  othersHeldMinMs,
   writeHeld,
   writeVersions,
   type HeldRow,
 } from "./join-store";
+import type { PartitionGroup } from "../store/partition-group";
 
 export { DIMENSION_MISSING };
 
@@ -53,12 +62,20 @@ export interface PreparedJoin {
   failed: DeadLetterRow[];
   /** Other dead letters: waiting rows dead-lettered now, and changelog records that broke the dimension's contract. */
   deadLetters: DeadLetterRow[];
-  /** The earliest event time among rows still waiting after this batch: no output's watermark may pass it. */
+  /**
+   * The earliest event time among rows still waiting after this batch (a partition group's: its own
+   * partitions'): no output's watermark may pass it.
+   */
   heldMinMs: number | null;
+  /** Partition groups, in the commit: the earliest waiting row of any group after this batch. */
+  heldMinOfAll(client: pg.PoolClient): Promise<number | null>;
   /** Inside the batch transaction; versions replaced at or before `evictBefore` leave the state. */
   write(client: pg.PoolClient, evictBefore: Date | null): Promise<StateDelta>;
-  /** What checkpoints.dimension keeps after this batch (complete once write has run). */
-  checkpoint(): DimensionCheckpoint;
+  /**
+   * What checkpoints.dimension keeps after this batch (complete once write has run): its state sizes
+   * added onto `stored` — in partition groups, what the other groups committed since.
+   */
+  checkpoint(stored: DimensionCheckpoint): DimensionCheckpoint;
   readonly report: JoinReport;
 }
 
@@ -72,15 +89,35 @@ export class JoinOperator {
     private readonly pipelineVersionId: string,
     private readonly compiled: TCompiledSpec,
     private readonly feed: DimensionFeed,
+    /** The partition group this join runs for (the version is read in groups). */
+    private readonly group?: PartitionGroup,
   ) {
     this.join = compiled.spec.join!;
     this.factColumns = contractColumns(compiled.spec);
     this.added = Object.fromEntries(Object.entries(joinFields(this.join)).map(([n, f]) => [n, f.type]));
   }
 
-  /** The changelog has records not read yet (a batch should run even when the source has none). */
-  hasUnread(cp: DimensionCheckpoint): Promise<boolean> {
-    return this.feed.hasUnread(cp);
+  /** One runner, or group 0 of partition groups: it reads the changelog and keeps the versions. */
+  private get readsChangelog(): boolean {
+    return this.group === undefined || this.group.no === 0;
+  }
+
+  /**
+   * A batch should run even when the source has nothing new: the changelog has records not read yet,
+   * or — a partition group — the dimension's watermark or the bound (`sourceTime` less waitFor)
+   * releases some of its waiting rows (another group's commit moved them).
+   */
+  async hasOtherInput(cp: DimensionCheckpoint, sourceTime: () => Promise<Date | null>): Promise<boolean> {
+    if (this.readsChangelog && (await this.feed.hasUnread(cp))) return true;
+    if (!this.group) return false;
+    const time = await sourceTime();
+    return hasReleasable(
+      this.pool,
+      this.pipelineVersionId,
+      cp.watermark ? new Date(cp.watermark) : null,
+      time ? new Date(time.getTime() - this.compiled.timing.join!.waitForMs) : null,
+      this.group,
+    );
   }
 
   close(): Promise<void> {
@@ -90,7 +127,10 @@ export class JoinOperator {
   async prepare(cp: DimensionCheckpoint, input: JoinInput): Promise<PreparedJoin> {
     const { pool, pipelineVersionId: pv } = this;
     const timing = this.compiled.timing.join!;
-    const read = input.replay ? undefined : await this.feed.read(cp, input.sourceTime, input.now);
+    const read =
+      input.replay || !this.readsChangelog
+        ? undefined
+        : await this.feed.read(cp, input.sourceTime, input.now);
     const watermark = read ? read.watermark : cp.watermark ? new Date(cp.watermark) : null;
     const clocks = {
       dimensionWatermarkMs: watermark?.getTime() ?? null,
@@ -104,6 +144,7 @@ export class JoinOperator {
           pv,
           watermark,
           input.sourceTime ? new Date(input.sourceTime.getTime() - timing.waitForMs) : null,
+          this.group,
         );
     const released = releasable.released.map((h) => ({ held: h, row: this.revive(h) }));
     const keyed = input.rows.map((row) => ({ row, key: this.keyOf(row) }));
@@ -188,22 +229,41 @@ export class JoinOperator {
     let versionDelta: StateDelta = { rows: 0, bytes: 0 };
     let heldDelta: StateDelta = { rows: 0, bytes: 0 };
     let evicted = 0;
-    const checkpoint = (): DimensionCheckpoint => ({
-      endOffsets: read?.endOffsets ?? cp.endOffsets ?? {},
-      ...(read ? { clocks: read.clocks } : cp.clocks ? { clocks: cp.clocks } : {}),
-      watermark: watermark?.toISOString() ?? null,
-      versions: sumState(cp.versions, versionDelta),
-      held: sumState(cp.held, heldDelta),
+    // Group 0 (or one runner) moves the changelog's offsets, clocks and watermark; another group keeps
+    // what is stored. Every commit adds its state sizes onto what is stored.
+    const checkpoint = (stored: DimensionCheckpoint): DimensionCheckpoint => ({
+      ...(this.readsChangelog
+        ? {
+            endOffsets: read?.endOffsets ?? cp.endOffsets ?? {},
+            ...(read ? { clocks: read.clocks } : cp.clocks ? { clocks: cp.clocks } : {}),
+            watermark: watermark?.toISOString() ?? null,
+          }
+        : {
+            endOffsets: stored.endOffsets ?? {},
+            ...(stored.clocks ? { clocks: stored.clocks } : {}),
+            watermark: stored.watermark ?? null,
+          }),
+      versions: sumState(stored.versions, versionDelta),
+      held: sumState(stored.held, heldDelta),
     });
+    let settled: DimensionCheckpoint | undefined;
+    const group = this.group;
     return {
       rows: out,
       failed,
       deadLetters,
       heldMinMs,
-      async write(client, evictBefore) {
+      async heldMinOfAll(client) {
+        if (!group) return heldMinMs;
+        const others = await othersHeldMinMs(client, pv, group);
+        return heldMinMs === null ? others : others === null ? heldMinMs : Math.min(heldMinMs, others);
+      },
+      write: async (client, evictBefore) => {
         versionDelta = await writeVersions(client, pv, added, replaced);
-        if (evictBefore) {
-          const gone = await evictVersions(client, pv, evictBefore);
+        // Versions are evicted by group 0 alone, behind every group's waiting rows too.
+        const horizon = group ? await this.evictionHorizon(client, evictBefore, heldMinMs) : evictBefore;
+        if (horizon) {
+          const gone = await evictVersions(client, pv, horizon);
           evicted = gone.rows;
           versionDelta = { rows: versionDelta.rows - gone.rows, bytes: versionDelta.bytes - gone.bytes };
         }
@@ -216,9 +276,9 @@ export class JoinOperator {
         );
         return { rows: versionDelta.rows + heldDelta.rows, bytes: versionDelta.bytes + heldDelta.bytes };
       },
-      checkpoint,
+      checkpoint: (stored) => (settled = checkpoint(stored)),
       get report(): JoinReport {
-        const after = checkpoint();
+        const after = settled ?? checkpoint(cp);
         return {
           kind: "join",
           ...counts,
@@ -237,6 +297,18 @@ export class JoinOperator {
         };
       },
     };
+  }
+
+  /** Group 0's eviction horizon: no later than any group's earliest waiting row; none for other groups. */
+  private async evictionHorizon(
+    client: pg.PoolClient,
+    evictBefore: Date | null,
+    ownHeldMinMs: number | null,
+  ): Promise<Date | null> {
+    if (!this.readsChangelog || !evictBefore || !this.group) return null;
+    const others = await othersHeldMinMs(client, this.pipelineVersionId, this.group);
+    const bounds = [evictBefore.getTime(), ownHeldMinMs, others].filter((b): b is number => b !== null);
+    return new Date(Math.min(...bounds));
   }
 
   /** The row's dimension key (JSON of its `on` values in dimension key order), or null if any is null. */

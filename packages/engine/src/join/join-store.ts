@@ -1,7 +1,10 @@
 // A join's state in Postgres: the dimension's versions (join_versions) and the rows waiting for it
 // (join_held). Read before the commit, written inside the batch transaction with everything else.
+// In partition groups each group owns the waiting rows of its partitions (partition mod N): it alone
+// holds and releases them.
 import type pg from "pg";
 import { bulkSelect } from "../store/bulk";
+import type { PartitionGroup } from "../store/partition-group";
 import type { StateDelta } from "../operator/result-operator";
 import { versionBytes, type DimensionVersion } from "./dimension-versions";
 
@@ -108,17 +111,25 @@ export interface HeldRow {
 
 const heldBytes = (h: HeldRow) => h.bytes ?? Buffer.byteLength(JSON.stringify(h.row)) + h.raw.length + 24;
 
+/** SQL: the rows are the group's ($4 its number, $5 the count), or any row when $4 is null. */
+const OWN_ROWS = `($4::int IS NULL OR partition % $5::int = $4::int)`;
+/** SQL: released — the dimension's watermark passed it ($2) or the source is waitFor past it ($3). */
+const RELEASED = `(event_time < coalesce($2, '-infinity'::timestamptz) OR event_time <= coalesce($3, '-infinity'::timestamptz))`;
+const groupParams = (group: PartitionGroup | undefined) => [group?.no ?? null, group?.of ?? null];
+
 /**
  * The held rows the dimension or the bound releases now: the dimension's watermark passed their
  * event time (before `confirmedBefore`), or the source's event time is waitFor past it (at or before
- * `expiredBy`). Also the earliest event time among the rows that stay.
+ * `expiredBy`) — a partition group's own rows only. Also the earliest event time among the rows that stay.
  */
 export async function loadReleasable(
   db: pg.Pool,
   pv: string,
   confirmedBefore: Date | null,
   expiredBy: Date | null,
+  group?: PartitionGroup,
 ): Promise<{ released: HeldRow[]; staysMinMs: number | null }> {
+  const params = [pv, confirmedBefore, expiredBy, ...groupParams(group)];
   const res = await db.query<{
     partition: number;
     offset: string;
@@ -129,14 +140,14 @@ export async function loadReleasable(
     bytes: number;
   }>(
     `SELECT partition, "offset", entity_key, event_time, row, raw, bytes FROM join_held
-      WHERE pipeline_version_id = $1 AND (event_time < coalesce($2, '-infinity'::timestamptz) OR event_time <= coalesce($3, '-infinity'::timestamptz))
+      WHERE pipeline_version_id = $1 AND ${RELEASED} AND ${OWN_ROWS}
       ORDER BY event_time, partition, "offset"`,
-    [pv, confirmedBefore, expiredBy],
+    params,
   );
   const stays = await db.query<{ min: Date | null }>(
     `SELECT min(event_time) AS min FROM join_held
-      WHERE pipeline_version_id = $1 AND NOT (event_time < coalesce($2, '-infinity'::timestamptz) OR event_time <= coalesce($3, '-infinity'::timestamptz))`,
-    [pv, confirmedBefore, expiredBy],
+      WHERE pipeline_version_id = $1 AND NOT ${RELEASED} AND ${OWN_ROWS}`,
+    params,
   );
   return {
     released: res.rows.map((r) => ({
@@ -150,6 +161,34 @@ export async function loadReleasable(
     })),
     staysMinMs: stays.rows[0]!.min?.getTime() ?? null,
   };
+}
+
+/** A partition group has waiting rows the dimension or the bound releases now (a batch should run for them). */
+export async function hasReleasable(
+  db: pg.Pool,
+  pv: string,
+  confirmedBefore: Date | null,
+  expiredBy: Date | null,
+  group: PartitionGroup,
+): Promise<boolean> {
+  const res = await db.query(
+    `SELECT 1 FROM join_held WHERE pipeline_version_id = $1 AND ${RELEASED} AND ${OWN_ROWS} LIMIT 1`,
+    [pv, confirmedBefore, expiredBy, ...groupParams(group)],
+  );
+  return (res.rowCount ?? 0) > 0;
+}
+
+/** The earliest event time among the other groups' waiting rows (in a group's commit, under the version's lock). */
+export async function othersHeldMinMs(
+  client: pg.PoolClient,
+  pv: string,
+  group: PartitionGroup,
+): Promise<number | null> {
+  const res = await client.query<{ min: Date | null }>(
+    `SELECT min(event_time) AS min FROM join_held WHERE pipeline_version_id = $1 AND partition % $3::int <> $2::int`,
+    [pv, group.no, group.of],
+  );
+  return res.rows[0]!.min?.getTime() ?? null;
 }
 
 export async function writeHeld(

@@ -37,7 +37,9 @@ import {
   type JoinWorkload,
   type Payment,
 } from "../testing/join-workload";
+import { killGroupsRepeatedly } from "../testing/group-kills";
 import { runWithKills } from "../testing/kill-loop";
+import { runSluice } from "../testing/sluice-process";
 
 let w: JoinWorkload;
 let fx: EngineFixture;
@@ -60,13 +62,20 @@ const changes: Change[] = [];
 const facts: Fact[] = [];
 const rng = Prng.from("temporal-join");
 
-/** `perBatch`: payments per batch (the dimension is always read to its end). */
-function joinSpec(name: string, table: string, perBatch = 45): TPipelineSpec {
+/** `perBatch`: payments per batch (the dimension is always read to its end); `parallelism`: partition groups. */
+function joinSpec(name: string, table: string, perBatch = 45, parallelism?: number): TPipelineSpec {
   const base = ledgerSpec(fx.topic, {});
   const result = validateSpec({
     ...base,
     name,
-    source: { kafka: { topic: fx.topic, startingOffsets: "earliest", maxOffsetsPerTrigger: perBatch } },
+    source: {
+      kafka: {
+        topic: fx.topic,
+        startingOffsets: "earliest",
+        maxOffsetsPerTrigger: perBatch,
+        ...(parallelism ? { parallelism } : {}),
+      },
+    },
     // Processing-time idleness would let a slow run's quiet partitions stop holding time back: the
     // phases are about event time only.
     eventTime: { column: "event_time", watermarkDelay: "48h", idleTimeout: "6h" },
@@ -396,6 +405,53 @@ describe("event-time temporal join with a changing dimension", () => {
       expect(killed.missing).toEqual(uninterrupted.missing);
       expect(sorted(killed.waiting)).toEqual(sorted(uninterrupted.waiting));
       expect(killed.dimensionDeadLetters).toBe(2);
+    },
+  );
+
+  it(
+    "in three partition groups, their processes SIGKILLed together, the join ends as the recomputation: group 0 reads the dimension, each group releases its own waiting rows",
+    { timeout: 300_000 },
+    async () => {
+      const name = "joined-groups";
+      const spec = joinSpec(name, "joined_groups", 8, FACT_PARTITIONS);
+      const file = await w.specs.write(name, spec as unknown as Record<string, unknown>);
+      const env = { databaseUrl: fx.db.url };
+      const { killedWhileOthersRan } = await killGroupsRepeatedly({
+        file,
+        env,
+        groups: FACT_PARTITIONS,
+        rounds: 5,
+        rng: Prng.from("temporal-join-groups"),
+      });
+      expect(killedWhileOthersRan).toBeGreaterThan(0);
+      // A group that caught up before the others finished reading saw the source's time short of its
+      // rows' bound: one more turn each, as the workers keep giving them, releases what it now passes.
+      for (let g = 0; g < FACT_PARTITIONS; g++) {
+        const again = await runSluice(["run", file, "--until-caught-up", "--group", String(g)], env);
+        expect({ code: again.code, stderr: again.stderr.slice(-500) }).toEqual({
+          code: 0,
+          stderr: again.stderr.slice(-500),
+        });
+      }
+      const [version] = (
+        await fx.pool.query<{ id: string }>(
+          `SELECT v.id FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id WHERE p.name = $1`,
+          [name],
+        )
+      ).rows;
+      const expected = await recompute("1");
+      const got = await stored("joined_groups", version!.id);
+      expect(got.joined).toEqual(expected.joined);
+      expect(got.missing).toEqual(expected.missing);
+      expect(sorted(got.waiting)).toEqual(sorted(expected.waiting));
+      expect(got.dimensionDeadLetters).toBe(2);
+      // The dimension was read by group 0 alone: its offsets moved only in group 0's batches.
+      const readers = await fx.pool.query<{ group: number }>(
+        `SELECT DISTINCT (progress->'group'->>'no')::int AS group FROM batch_log
+          WHERE pipeline_version_id = $1 AND (progress->'join'->>'dimensionRecords')::int > 0`,
+        [version!.id],
+      );
+      expect(readers.rows).toEqual([{ group: 0 }]);
     },
   );
 });

@@ -14,6 +14,7 @@ import { WebhookDelivery, type WebhookDeliveryOptions } from "../webhook/webhook
 import { WebhookOperator } from "../webhook/webhook-operator";
 import { WindowOperator } from "../window/window-operator";
 import type { ResultOperator } from "../operator/result-operator";
+import type { PartitionGroup } from "../store/partition-group";
 
 export interface OpenedResult {
   /** The ledger's sink table, written by commit-batch (absent when an operator writes the result). */
@@ -41,7 +42,7 @@ export interface ResultContext {
    * The partition group this runner runs (the version is read in groups): window and CDC state is
    * shared by the groups and merged in each commit; the webhook ledger fences on this group's lease.
    */
-  group?: number;
+  group?: PartitionGroup;
 }
 
 /** `compiled` is a spec with one result: a pipeline with a top-level sink, or one output's view. */
@@ -151,7 +152,7 @@ export async function openWebhook(
     maxAttempts: hook.maxAttempts,
     ...ctx.webhook,
   });
-  return new WebhookOperator(compiled, pipelineId, ctx.pipelineVersionId, delivery, ctx.group);
+  return new WebhookOperator(compiled, pipelineId, ctx.pipelineVersionId, delivery, ctx.group?.no);
 }
 
 const countsOf = (r: {

@@ -127,7 +127,7 @@ export class PipelineRunner {
         ...(opts.env ? { env: opts.env } : {}),
         ...(opts.webhook ? { webhook: opts.webhook } : {}),
         ...(opts.dimensionSource ? { dimensionSource: opts.dimensionSource } : {}),
-        ...(group ? { group: group.no } : {}),
+        ...(group ? { group } : {}),
       },
       compiled,
     );
@@ -257,11 +257,11 @@ export class PipelineRunner {
               // watermark even when no batch read it lately: that group is behind, or down.
               // Rows another group's commit since made late: the commit runs the batch again (not a replay's rows: admitted late).
               lateBy: (stored) => (batch.deadLetterReplay ? undefined : step.lateBy(stored)),
-              retime: (stored) => {
+              retime: async (stored, client) => {
                 const t = batch.deadLetterReplay
                   ? unchangedTime(stored)
                   : this.advanceTime(stored, processed, now(), others.unreadPast(stored.endOffsets));
-                return { eventTimeMax: t.eventTimeMax, ...step.retime(stored, t) };
+                return { eventTimeMax: t.eventTimeMax, ...(await step.retime(stored, t, client)) };
               },
             },
           }
@@ -350,7 +350,7 @@ export class PipelineRunner {
       if (
         plan.ranges.every((r) => r.to === r.from) &&
         !(await this.idleReleasesWatermark(cp)) &&
-        !(await this.step.hasOtherInput(cp))
+        !(await this.step.hasOtherInput(cp, async () => (await this.timeWithoutInput(cp)).eventTime))
       )
         return undefined;
       skipped = plan.skipped;
@@ -468,19 +468,18 @@ export class PipelineRunner {
    */
   private async idleReleasesWatermark(cp: Checkpoint): Promise<boolean> {
     if (this.compiled.timing.watermarkDelayMs === undefined) return false;
-    // A group's partitions going idle release nothing while another group's hold unread records.
+    const { watermark } = await this.timeWithoutInput(cp);
+    return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
+  }
+
+  /** The time a batch without input would commit now. A group's partitions going idle release nothing while another group's hold unread records. */
+  private async timeWithoutInput(cp: Checkpoint) {
     const others = this.otherPartitions
       ? await this.unreadElsewhere(
           (await loadCheckpoint(this.res.pool, this.opts.pipelineVersionId)).endOffsets,
         )
       : undefined;
-    const { watermark } = this.advanceTime(
-      cp,
-      NO_INPUT,
-      this.res.now ? this.res.now() : new Date(),
-      others?.unread,
-    );
-    return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
+    return this.advanceTime(cp, NO_INPUT, this.res.now ? this.res.now() : new Date(), others?.unread);
   }
 
   /**

@@ -52,7 +52,11 @@ export interface PreparedStep {
    * Partition groups, likewise: the watermarks this batch commits — the source's time after it
    * (`time`, re-derived by the runner from the stored clocks) applied onto what is `stored`.
    */
-  retime(stored: StoredTime, time: StepInput["time"]): Omit<CommittedTime, "eventTimeMax">;
+  retime(
+    stored: StoredTime,
+    time: StepInput["time"],
+    client: pg.PoolClient,
+  ): Promise<Omit<CommittedTime, "eventTimeMax">>;
   /** The step's part of the progress record (complete once the commit's writes ran). */
   progress(): Pick<ProgressInput, "operator" | "outputs" | "join" | "lateAccepted">;
   onCommitted(): void;
@@ -62,8 +66,12 @@ export interface ResultStep {
   /** Rows before this are late in the batch after `cp` (undefined: watermark minus allowedLateness). */
   lateBefore(cp: Checkpoint): Date | null | undefined;
   prepare(input: StepInput): Promise<PreparedStep>;
-  /** Input besides the source's that a batch should be run for (a join's unread changelog). */
-  hasOtherInput(cp: Checkpoint): Promise<boolean>;
+  /**
+   * Input besides the source's that a batch should be run for: a join's unread changelog, or (partition
+   * groups) its waiting rows released by what other groups committed. `sourceTime`: the source's event
+   * time with no new input.
+   */
+  hasOtherInput(cp: Checkpoint, sourceTime: () => Promise<Date | null>): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -80,7 +88,7 @@ export async function openResultStep(ctx: StepContext, compiled: TCompiledSpec):
     const staging: Staging = {
       compiled,
       outputs: await openOutputs(ctx, spec),
-      ...(feed ? { join: new JoinOperator(ctx.pool, ctx.pipelineVersionId, compiled, feed) } : {}),
+      ...(feed ? { join: new JoinOperator(ctx.pool, ctx.pipelineVersionId, compiled, feed, ctx.group) } : {}),
     };
     return stagedStep(staging, ctx);
   }
@@ -140,7 +148,7 @@ function directStep(result: Awaited<ReturnType<typeof openResult>>, compiled: TC
           const lateBefore = lateHorizon(stored.watermark, compiled.timing.allowedLatenessMs);
           return earliest && lateBefore && earliest < lateBefore ? { earliest, lateBefore } : undefined;
         },
-        retime: (_stored, time) => ({ watermark: time.watermark, evictBefore: time.evictBefore }),
+        retime: async (_stored, time) => ({ watermark: time.watermark, evictBefore: time.evictBefore }),
         progress: () => ({
           lateAccepted: input.processed.lateAccepted,
           ...(prepared ? { operator: prepared.report } : {}),
@@ -154,7 +162,8 @@ function directStep(result: Awaited<ReturnType<typeof openResult>>, compiled: TC
 function stagedStep(staging: Staging, ctx: StepContext): ResultStep {
   return {
     lateBefore: (cp) => stagedLateBefore(staging, cp),
-    hasOtherInput: async (cp) => (staging.join ? staging.join.hasUnread(cp.dimension) : false),
+    hasOtherInput: async (cp, sourceTime) =>
+      staging.join ? staging.join.hasOtherInput(cp.dimension, sourceTime) : false,
     close: async () => staging.join?.close(),
     async prepare(input) {
       const r = await prepareStaged(staging, {
@@ -178,10 +187,10 @@ function stagedStep(staging: Staging, ctx: StepContext): ResultStep {
         commit: { staged: r.staged },
         lateBy: (stored) => r.lateBy(stored.outputs),
         // A replay batch moves no time: every output keeps the watermark stored.
-        retime: (stored, time) =>
+        retime: async (stored, time, client) =>
           input.replay
             ? { watermark: stored.watermark, evictBefore: null, outputs: outputWatermarksOf(stored.outputs) }
-            : r.retime(stored, time),
+            : r.retime(stored, time, client),
         progress: () => r.progress(),
         onCommitted: () => r.onCommitted(),
       };

@@ -19,6 +19,7 @@ import type { CommittedOutputs, LateRows, StagedWrites } from "../store/commit-b
 import { lateHorizon } from "../batch/watermark";
 import type { Checkpoint } from "../store/checkpoint-store";
 import type { TCompiledSpec } from "@sluice/pipeline-spec";
+import type { PoolClient } from "pg";
 
 export interface Staging {
   compiled: TCompiledSpec;
@@ -64,11 +65,16 @@ export interface StagedResult {
    * `stored` now (another group moved it since this batch was processed).
    */
   lateBy(stored: OutputCheckpoints): LateRows | undefined;
-  /** Partition groups: every watermark this batch commits, from the source time applied onto what the groups committed (`stored`). */
+  /**
+   * Partition groups: every watermark this batch commits, from the source time applied onto what the
+   * groups committed (`stored`), held by every group's earliest row waiting for the join (`client`:
+   * the commit's).
+   */
   retime(
     stored: { watermark: Date | null; outputs: OutputCheckpoints },
     source: { eventTime: Date | null; maxDedup: Date | null },
-  ): { watermark: Date | null; evictBefore: Date | null; outputs: CommittedOutputs };
+    client: PoolClient,
+  ): Promise<{ watermark: Date | null; evictBefore: Date | null; outputs: CommittedOutputs }>;
   /** Complete once the writes have run (an append table's conflicts, state sizes). */
   progress(): { outputs: OutputProgress[]; join?: JoinReport };
   onCommitted(): void;
@@ -170,8 +176,8 @@ export async function prepareStaged(staging: Staging, input: StagedInput): Promi
     staged: {
       writes,
       checkpoint: (stored, committed) => {
-        settled = outputCheckpoints(stored, committed);
-        return { outputs: settled, dimension: join ? join.checkpoint() : cp.dimension };
+        settled = outputCheckpoints(stored.outputs, committed);
+        return { outputs: settled, dimension: join ? join.checkpoint(stored.dimension) : stored.dimension };
       },
     },
     lateBy: (stored) => {
@@ -183,13 +189,13 @@ export async function prepareStaged(staging: Staging, input: StagedInput): Promi
       }
       return undefined;
     },
-    retime: (stored, source) => {
+    retime: async (stored, source, client) => {
       const t = timeAfterBatch({
         compiled: staging.compiled,
         timings,
         previous: { watermark: stored.watermark, outputs: outputWatermarksOf(stored.outputs) },
         eventTime: source.eventTime,
-        heldMinMs: join?.heldMinMs ?? null,
+        heldMinMs: join ? await join.heldMinOfAll(client) : null,
         maxDedupTime: source.maxDedup,
       });
       return { watermark: t.watermark, evictBefore: t.evictBefore, outputs: t.outputs };

@@ -88,8 +88,11 @@ export interface GroupCommit {
    * since the batch was processed): their window may be final, their dedup key evicted. Undefined: none.
    */
   lateBy(stored: StoredTime): LateRows | undefined;
-  /** This batch's time applied onto the version's as stored now: other groups may have moved it since the batch was processed. */
-  retime(stored: StoredTime): CommittedTime;
+  /**
+   * This batch's time applied onto the version's as stored now: other groups may have moved it since
+   * the batch was processed (`client`: the commit's, holding the version's row).
+   */
+  retime(stored: StoredTime, client: pg.PoolClient): Promise<CommittedTime>;
 }
 
 /** What a group's commit finds in the version's row, under its lock: the time every group committed. */
@@ -123,6 +126,7 @@ interface VersionRow {
   event_time_max: Checkpoint["eventTimeMax"];
   end_offsets: Record<string, number>;
   outputs: Checkpoint["outputs"];
+  dimension: Checkpoint["dimension"];
 }
 
 export interface StagedWrites {
@@ -132,11 +136,11 @@ export interface StagedWrites {
     committed: CommittedOutputs | undefined,
   ) => Promise<{ rows: number; bytes: number }>)[];
   /**
-   * Called after the writes: per output watermark and state size (checkpoints.outputs) — the sizes
-   * added onto what is `stored` now — and the join's (checkpoints.dimension).
+   * Called after the writes: per output watermark and state size (checkpoints.outputs) and the join's
+   * (checkpoints.dimension) — sizes added onto what is `stored` now.
    */
   checkpoint(
-    stored: Checkpoint["outputs"],
+    stored: Pick<Checkpoint, "outputs" | "dimension">,
     committed: CommittedOutputs | undefined,
   ): { outputs: unknown; dimension: unknown };
 }
@@ -175,7 +179,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
         throw new CrossGroupLateError(
           `batch ${input.batchId}: rows from ${late.earliest.toISOString()} are late by the watermark another partition group committed since it was processed (late before ${late.lateBefore.toISOString()}${late.output ? ` in output ${late.output}` : ""}); it runs again`,
         );
-      time = group.retime(stored);
+      time = await group.retime(stored, client);
     };
     if (input.group) {
       await lockGroupForCommit(client, input.pipelineVersionId, input.group.lease, input.batchId);
@@ -262,7 +266,7 @@ export async function commitBatch(pool: pg.Pool, input: CommitInput): Promise<Co
       rows: Number(cp.state_rows) + added.rows - evicted.rows + operatorState.rows,
       bytes: Number(cp.state_bytes) + added.bytes - evicted.bytes + operatorState.bytes,
     };
-    const staged = input.staged?.checkpoint(cp.outputs, time.outputs);
+    const staged = input.staged?.checkpoint({ outputs: cp.outputs, dimension: cp.dimension }, time.outputs);
     const progress = input.progress(outcomes, state, time.watermark);
     await client.query(
       `INSERT INTO batch_log (pipeline_version_id, batch_id, input_rows, sink_rows, outcomes, progress) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -316,7 +320,7 @@ async function lockVersion(
   pipelineVersionId: string,
 ): Promise<VersionRow | undefined> {
   const res = await client.query<VersionRow>(
-    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max, end_offsets, outputs FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
+    `SELECT last_batch_id, lease_epoch, state_rows, state_bytes, watermark, event_time_max, end_offsets, outputs, dimension FROM checkpoints WHERE pipeline_version_id = $1 FOR UPDATE`,
     [pipelineVersionId],
   );
   return res.rows[0];

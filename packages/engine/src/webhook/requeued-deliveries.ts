@@ -40,7 +40,7 @@ export async function openRequeuedDeliveries(
 ): Promise<RequeuedDeliveries | undefined> {
   // Partition groups: group 0 alone resends, as it alone applies dead-letter replays — two groups
   // never race on one re-queued key.
-  if (ctx.group !== undefined && ctx.group !== 0) return undefined;
+  if (ctx.group !== undefined && ctx.group.no !== 0) return undefined;
   // The webhook output (a pipeline has at most one: the delivery ledger is kept per pipeline).
   const view = outputViews(spec).find((v) => v.spec.sink.webhook);
   if (!view) return undefined;
