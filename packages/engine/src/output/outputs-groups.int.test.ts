@@ -9,19 +9,14 @@
 // - a row another group's commit made late for one output only (its watermark moved between this
 //   group's processing and its commit): the batch runs again, the row is late in that output and
 //   still counted in the other.
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng, producePayments, simulatedClock } from "@sluice/producer";
 import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
-import { PipelineRunner } from "../runner/pipeline-runner";
-import type { EngineLogger } from "../runner/engine-logger";
-import { registerPipelineVersion } from "../store/register-version";
 import type { BatchProgress } from "../store/progress-record";
 import { createEngineFixture, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
 import { killGroupsRepeatedly } from "../testing/group-kills";
-import { heldCommit } from "../testing/held-commit";
-import { sendLedgerEvents } from "../testing/ledger-events";
+import { lateByAnotherGroup } from "../testing/held-commit";
 import {
   expectBatchesCoverTopic,
   loadReferenceBatches,
@@ -190,9 +185,6 @@ describe("several outputs in partition groups", () => {
     async () => {
       const topic = `${fx.topic}-onelate`;
       await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
-      const at = (hhmmss: string) => new Date(`2025-03-01T${hhmmss}Z`);
-      const send = (prefix: string, partition: number, time: string) =>
-        sendLedgerEvents(fx.kafka, topic, { prefix, count: 1, partitions: [partition], eventTime: at(time) });
       const perMinute = (allowedLateness: string) => ({
         window: { tumbling: "1m" },
         groupBy: ["merchant_id"],
@@ -212,43 +204,9 @@ describe("several outputs in partition groups", () => {
           patient: { aggregate: perMinute("5m"), sink: { postgres: { table: "ogroups_patient" } } },
         },
       });
-      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-      const retries: string[] = [];
-      const logger: EngineLogger = {
-        info: (o) => {
-          if (typeof o === "object" && o && "attempt" in o) retries.push(JSON.stringify(o));
-        },
-        warn() {},
-        error() {},
-      };
-      const res = { pool: fx.pool, kafka: fx.kafka, logger };
-
-      // Group 0 reads partition 0 up to 10:03, group 1 partition 1 at 10:00:10: the watermark is 10:00:10.
-      await send("a", 0, "10:03:00");
-      await send("b", 1, "10:00:10");
-      const g1 = await PipelineRunner.open(res, { pipelineVersionId, spec, owner: "g1", group: 1 });
-      const held = heldCommit({ pool: fx.pool, kafka: fx.kafka, topic, pipelineVersionId, groupNo: 0 });
-      const g0 = await PipelineRunner.open(res, {
-        pipelineVersionId,
-        spec,
-        owner: "g0",
-        group: 0,
-        source: held.source,
-      });
-      expect((await g0.runBatch()).kind).toBe("committed");
-      expect((await g1.runBatch()).kind).toBe("committed");
-
-      // 10:00:30 on partition 0 is on time for both outputs when group 0 processes it…
-      await send("c", 0, "10:00:30");
-      const { held: isHeld } = held.arm();
-      const g0Batch = g0.runBatch();
-      await isHeld;
-      // …but group 1 commits 10:02 meanwhile: both watermarks become 10:02, "tight"'s 10:00 minute final.
-      await send("d", 1, "10:02:00");
-      expect((await g1.runBatch()).kind).toBe("committed");
-      await sleep(200);
-      await held.release();
-      const result = await g0Batch;
+      // Group 1 moves both watermarks to 10:02 while group 0's batch with 10:00:30 waits at its commit:
+      // "tight"'s 10:00 minute is final by then, "patient"'s not.
+      const { pipelineVersionId, result, retries } = await lateByAnotherGroup(fx, topic, spec);
       expect(result.kind).toBe("committed");
       expect(retries.some((r) => r.includes("in output tight"))).toBe(true);
       if (result.kind !== "committed") return;
@@ -281,8 +239,6 @@ describe("several outputs in partition groups", () => {
       );
       expect(stored.rows[0]!.outputs.tight!.watermark).toBe("2025-03-01T10:02:00.000Z");
       expect(stored.rows[0]!.outputs.patient!.watermark).toBe("2025-03-01T10:02:00.000Z");
-      await g0.close();
-      await g1.close();
     },
   );
 });

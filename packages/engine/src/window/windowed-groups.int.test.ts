@@ -7,16 +7,13 @@
 // - append mode with two groups at once: each final window written once, equal to the recomputation;
 // - a window another group made final between this group's processing and its commit is not updated:
 //   the batch runs again and its row for that window is late.
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Admin } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prng, producePayments, simulatedClock } from "@sluice/producer";
 import { validateSpec, type TPipelineSpec } from "@sluice/pipeline-spec";
 import { PipelineRunner } from "../runner/pipeline-runner";
-import type { EngineLogger } from "../runner/engine-logger";
 import { registerPipelineVersion } from "../store/register-version";
 import { createEngineFixture, drainRunner, ledgerSpec, type EngineFixture } from "../testing/engine-fixture";
-import { sendLedgerEvents } from "../testing/ledger-events";
 import {
   expectBatchesCoverTopic,
   loadReferenceBatches,
@@ -24,7 +21,7 @@ import {
 } from "../testing/reference-events";
 import { EXPECTED_MEASURES, settlementsSpec, SINK_COLUMNS } from "../testing/settlements";
 import { killGroupsRepeatedly } from "../testing/group-kills";
-import { heldCommit } from "../testing/held-commit";
+import { lateByAnotherGroup } from "../testing/held-commit";
 import { specDir } from "../testing/sluice-process";
 
 let fx: EngineFixture;
@@ -261,10 +258,6 @@ describe("windows in partition groups", () => {
     async () => {
       const topic = `${fx.topic}-final`;
       await admin.createTopics({ topics: [{ topic, numPartitions: 2 }], waitForLeaders: true });
-      const at = (hhmmss: string) => new Date(`2025-03-01T${hhmmss}Z`);
-      const send = (prefix: string, partition: number, time: string, count = 1) =>
-        sendLedgerEvents(fx.kafka, topic, { prefix, count, partitions: [partition], eventTime: at(time) });
-      // Every event is merchant m0's (the first of each call): one window per minute, two groups.
       const spec: TPipelineSpec = ledgerSpec(topic, {
         name: "wgroups-final",
         source: { kafka: { topic, startingOffsets: "earliest", parallelism: 2 } },
@@ -278,43 +271,9 @@ describe("windows in partition groups", () => {
         },
         sink: { postgres: { table: "wgroups_final" } },
       });
-      const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-      const retries: string[] = [];
-      const logger: EngineLogger = {
-        info: (o) => {
-          if (typeof o === "object" && o && "attempt" in o) retries.push(JSON.stringify(o));
-        },
-        warn() {},
-        error() {},
-      };
-      const res = { pool: fx.pool, kafka: fx.kafka, logger };
-
-      // Group 0 reads partition 0 up to 10:03, group 1 partition 1 at 10:00:10: the watermark is 10:00:10.
-      await send("a", 0, "10:03:00");
-      await send("b", 1, "10:00:10");
-      const g1 = await PipelineRunner.open(res, { pipelineVersionId, spec, owner: "g1", group: 1 });
-      const held = heldCommit({ pool: fx.pool, kafka: fx.kafka, topic, pipelineVersionId, groupNo: 0 });
-      const g0 = await PipelineRunner.open(res, {
-        pipelineVersionId,
-        spec,
-        owner: "g0",
-        group: 0,
-        source: held.source,
-      });
-      expect((await g0.runBatch()).kind).toBe("committed");
-      expect((await g1.runBatch()).kind).toBe("committed");
-
-      // 10:00:30 on partition 0 is not late for the watermark 10:00:10 when group 0 processes it…
-      await send("c", 0, "10:00:30");
-      const { held: isHeld } = held.arm();
-      const g0Batch = g0.runBatch();
-      await isHeld;
-      // …but group 1 commits 10:02 meanwhile: the watermark becomes 10:02 and window 10:00–10:01 final.
-      await send("d", 1, "10:02:00");
-      expect((await g1.runBatch()).kind).toBe("committed");
-      await sleep(200);
-      await held.release();
-      const result = await g0Batch;
+      // Group 1 moves the watermark to 10:02 while group 0's batch with 10:00:30 waits at its commit:
+      // window 10:00–10:01 is final by then.
+      const { pipelineVersionId, result, retries } = await lateByAnotherGroup(fx, topic, spec);
       expect(result.kind).toBe("committed");
       expect(retries.some((r) => r.includes("late by the watermark another partition group committed"))).toBe(
         true,
@@ -334,8 +293,6 @@ describe("windows in partition groups", () => {
         ["2025-03-01T10:02:00.000Z", 1],
         ["2025-03-01T10:03:00.000Z", 1],
       ]);
-      await g0.close();
-      await g1.close();
     },
   );
 });
