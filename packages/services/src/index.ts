@@ -68,6 +68,7 @@ export {
 } from "./runs/run-pipeline-command";
 export {
   claimBatchTurn,
+  holdsBatchTurn,
   releaseBatchAttempt,
   type TBatchTurnClaim,
   type TBatchTurnRef,

@@ -25,6 +25,7 @@ import {
 } from "@sluice/engine";
 import {
   claimBatchTurn,
+  holdsBatchTurn,
   failBatchTurn,
   findScheduledRuns,
   finishBatchTurn,
@@ -124,6 +125,13 @@ export function createBatchRunHandler(
     let result: BatchResult;
     try {
       lease = await runners.acquire(turn.pipelineVersionId, group?.no);
+      // A runner opened now took the lease: if a stop or promotion fenced it after this job's claim,
+      // the turn has moved on and the batch must not run under the lease it took back.
+      if (lease.opened && !(await holdsBatchTurn(db, turn))) {
+        await lease.release();
+        log.info("the turn moved on while the runner opened (stopped, promoted away): not running its batch");
+        return { skipped: "stale" };
+      }
       metrics.recordStartLag(labelsOf(lease.version), (startedAt.getTime() - payload.dueAt) / 1000);
       result = await lease.runner.runBatch();
     } catch (err) {

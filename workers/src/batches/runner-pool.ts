@@ -99,6 +99,8 @@ export class RunnerPool {
   ): Promise<{
     runner: PipelineRunner;
     version: LoadedVersion;
+    /** The runner was opened now, taking the lease (cold, or from whoever moved it): the caller checks its turn is still its own. */
+    opened: boolean;
     /** Sends re-queued webhook deliveries under this runner's lease (between batches); undefined without a webhook sink. */
     resendRequeued(): Promise<RequeuedReport | undefined>;
     release(opts?: { discard?: boolean }): Promise<void>;
@@ -128,6 +130,7 @@ export class RunnerPool {
       this.entries.set(key, entry);
     }
     entry.busy = true;
+    let opened = false;
     try {
       const leaseEpoch =
         group === undefined
@@ -148,6 +151,7 @@ export class RunnerPool {
           },
         );
         this.opts.onOpen?.(entry.version, reason, Date.now() - started);
+        opened = true;
       }
       entry.requeued ??=
         (await openRequeuedDeliveries(
@@ -170,6 +174,7 @@ export class RunnerPool {
     return {
       runner,
       version: e.version,
+      opened,
       resendRequeued: async () => (e.requeued ? e.requeued.send(runner.leaseEpoch) : undefined),
       release: async ({ discard } = {}) => {
         e.busy = false;

@@ -171,6 +171,35 @@ async function claimGroupFast(
   return claimed[0]?.failures;
 }
 
+/**
+ * The job's claimed turn is still its own: the version's turn (or its group's) has not moved on and
+ * names this worker's batch in flight. A worker asks after opening a runner, which took the lease: a
+ * lifecycle change made between the claim and then (a promotion stopping blue, a stop) fenced the old
+ * lease and moved the turn on, and re-taking the lease must not undo it. A change after this check
+ * fences the lease again, and the batch's commit with it.
+ */
+export async function holdsBatchTurn(db: PrismaClient, turn: TBatchTurnRef): Promise<boolean> {
+  const rows = turn.group
+    ? await db.$queryRawUnsafe<unknown[]>(
+        `SELECT 1 FROM pipeline_runs r
+           JOIN pipeline_run_groups g ON g.pipeline_version_id = r.pipeline_version_id AND g.run_seq = r.schedule_seq
+          WHERE r.pipeline_version_id = $1 AND r.schedule_seq = $2 AND g.group_no = $3 AND g.schedule_seq = $4
+            AND g.batch_worker_id = $5`,
+        turn.pipelineVersionId,
+        turn.seq,
+        turn.group.no,
+        turn.group.seq,
+        turn.workerId,
+      )
+    : await db.$queryRawUnsafe<unknown[]>(
+        `SELECT 1 FROM pipeline_runs WHERE pipeline_version_id = $1 AND schedule_seq = $2 AND batch_worker_id = $3`,
+        turn.pipelineVersionId,
+        turn.seq,
+        turn.workerId,
+      );
+  return rows.length > 0;
+}
+
 /** The run turn's job of a grouped version: fan out to the groups, or settle a pending pause/stop. */
 async function fanOut(tx: TTx, run: TLockedRun, groups: number, workerId: string): Promise<TBatchTurnClaim> {
   if (run.desired === "running") return { kind: "fan-out", groups: await fanOutGroups(tx, run, groups) };

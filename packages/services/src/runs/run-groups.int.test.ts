@@ -5,7 +5,8 @@ import { createPrismaClient, type PrismaClient } from "@sluice/db";
 import { createTestDatabase, type TestDatabase } from "@sluice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordWorkerHeartbeat } from "../workers/record-worker-heartbeat";
-import { claimBatchTurn, releaseBatchAttempt, type TBatchTurnRef } from "./claim-batch-turn";
+import { setRun } from "../rollouts/rollout-runs";
+import { claimBatchTurn, holdsBatchTurn, releaseBatchAttempt, type TBatchTurnRef } from "./claim-batch-turn";
 import { failBatchTurn } from "./fail-batch-turn";
 import { findScheduledRuns } from "./find-scheduled-runs";
 import { finishBatchTurn } from "./finish-batch-turn";
@@ -234,5 +235,42 @@ describe("partition groups on the workers", () => {
     expect(poisoned).toMatchObject({ kind: "poisoned", batchId: 1 });
     expect((poisoned as { message: string }).message).toMatch(/^batch 1 .*died 3 times/);
     expect((await getPipelineRun(db, pv))?.phase).toBe("failed");
+  });
+
+  it("a claimed turn is the job's until a promotion stops the version: then a worker that opens a runner after it does not run the batch (one group, and groups)", async () => {
+    const promoteAway = (pv: string) =>
+      db.$transaction((tx) =>
+        setRun(tx, pv, "stopped", "promoted_away", alice.actor, "rollout promoted green"),
+      );
+
+    // A version read by one runner.
+    const p = await db.pipeline.create({ data: { name: `plain${++n}`, ownerTeamId: teamId } });
+    const plain = (
+      await db.pipelineVersion.create({
+        data: {
+          pipelineId: p.id,
+          version: 1,
+          spec: { source: { kafka: { topic: "payments" } } },
+          specHash: `p${n}`,
+        },
+      })
+    ).id;
+    const started = await startPipelineRun(db, { pipelineVersionId: plain, ...alice });
+    const turn = { pipelineVersionId: plain, seq: started.seq, workerId: "w:a" };
+    expect(await claimBatchTurn(db, turn)).toMatchObject({ kind: "run" });
+    expect(await holdsBatchTurn(db, turn)).toBe(true);
+    expect(await holdsBatchTurn(db, { ...turn, workerId: "w:b" })).toBe(false);
+    await promoteAway(plain);
+    expect(await holdsBatchTurn(db, turn)).toBe(false);
+
+    // A version read in groups: the group's claimed turn, until the version is stopped.
+    const pv = await groupedVersion();
+    const { seq } = await startAndFanOut(pv);
+    const g1 = groupTurn(pv, seq, 1, 0, "w:b");
+    expect(await claimBatchTurn(db, g1)).toMatchObject({ kind: "run" });
+    expect(await holdsBatchTurn(db, g1)).toBe(true);
+    expect(await holdsBatchTurn(db, groupTurn(pv, seq, 2, 0, "w:b"))).toBe(false);
+    await promoteAway(pv);
+    expect(await holdsBatchTurn(db, g1)).toBe(false);
   });
 });
