@@ -23,7 +23,7 @@ import { specDir } from "../testing/sluice-process";
 import { registerPipelineVersion } from "../store/register-version";
 import { lockCheckpoint, resetCheckpoint } from "../store/checkpoint-store";
 import { PipelineRunner } from "./pipeline-runner";
-import type { EngineLogger } from "./engine-logger";
+import { retryRecorder } from "../testing/held-commit";
 
 let fx: EngineFixture;
 let admin: Admin;
@@ -70,14 +70,7 @@ describe("partition groups", () => {
       });
       const ids = await sendAcrossPartitions(topic, "x", 1_500, [0, 1]);
       const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-      const retries: string[] = [];
-      const logger: EngineLogger = {
-        info: (o) => {
-          if (typeof o === "object" && o && "attempt" in o) retries.push(JSON.stringify(o));
-        },
-        warn() {},
-        error() {},
-      };
+      const { logger, retries } = retryRecorder();
       const open = (group: number) =>
         PipelineRunner.open(
           { pool: fx.pool, kafka: fx.kafka, logger },

@@ -87,14 +87,7 @@ export async function lateByAnotherGroup(
   const send = (prefix: string, partition: number, time: string) =>
     sendLedgerEvents(fx.kafka, topic, { prefix, count: 1, partitions: [partition], eventTime: at(time) });
   const { pipelineVersionId } = await registerPipelineVersion(fx.pool, spec);
-  const retries: string[] = [];
-  const logger: EngineLogger = {
-    info: (o) => {
-      if (typeof o === "object" && o && "attempt" in o) retries.push(JSON.stringify(o));
-    },
-    warn() {},
-    error() {},
-  };
+  const { logger, retries } = retryRecorder();
   const res = { pool: fx.pool, kafka: fx.kafka, logger };
 
   await send("a", 0, "10:03:00");
@@ -124,4 +117,17 @@ export async function lateByAnotherGroup(
     await g0.close();
     await g1.close();
   }
+}
+
+/** A runner logger that keeps the cross-group retries it is told of (each logged with its `attempt`). */
+export function retryRecorder(): { logger: EngineLogger; retries: string[] } {
+  const retries: string[] = [];
+  const logger: EngineLogger = {
+    info: (o) => {
+      if (typeof o === "object" && o && "attempt" in o) retries.push(JSON.stringify(o));
+    },
+    warn() {},
+    error() {},
+  };
+  return { logger, retries };
 }
