@@ -248,20 +248,27 @@ export class JoinOperator {
     });
     let settled: DimensionCheckpoint | undefined;
     const group = this.group;
+    // Read once per commit: the other groups' waiting rows change only under the version's row, which
+    // this commit holds from the retime (the outputs' hold) to the write (group 0's eviction).
+    let allHeldMin: Promise<number | null> | undefined;
+    const heldMinOfAll = (client: pg.PoolClient) =>
+      (allHeldMin ??= group
+        ? othersHeldMinMs(client, pv, group).then((others) => earliestOf(heldMinMs, others))
+        : Promise.resolve(heldMinMs));
     return {
       rows: out,
       failed,
       deadLetters,
       heldMinMs,
-      async heldMinOfAll(client) {
-        if (!group) return heldMinMs;
-        const others = await othersHeldMinMs(client, pv, group);
-        return heldMinMs === null ? others : others === null ? heldMinMs : Math.min(heldMinMs, others);
-      },
+      heldMinOfAll,
       write: async (client, evictBefore) => {
         versionDelta = await writeVersions(client, pv, added, replaced);
-        // Versions are evicted by group 0 alone, behind every group's waiting rows too.
-        const horizon = group ? await this.evictionHorizon(client, evictBefore, heldMinMs) : evictBefore;
+        // Versions are evicted by group 0 alone (other groups: none), behind every group's waiting rows too.
+        const horizon = !group
+          ? evictBefore
+          : this.readsChangelog && evictBefore
+            ? new Date(earliestOf(evictBefore.getTime(), await heldMinOfAll(client))!)
+            : null;
         if (horizon) {
           const gone = await evictVersions(client, pv, horizon);
           evicted = gone.rows;
@@ -297,18 +304,6 @@ export class JoinOperator {
         };
       },
     };
-  }
-
-  /** Group 0's eviction horizon: no later than any group's earliest waiting row; none for other groups. */
-  private async evictionHorizon(
-    client: pg.PoolClient,
-    evictBefore: Date | null,
-    ownHeldMinMs: number | null,
-  ): Promise<Date | null> {
-    if (!this.readsChangelog || !evictBefore || !this.group) return null;
-    const others = await othersHeldMinMs(client, this.pipelineVersionId, this.group);
-    const bounds = [evictBefore.getTime(), ownHeldMinMs, others].filter((b): b is number => b !== null);
-    return new Date(Math.min(...bounds));
   }
 
   /** The row's dimension key (JSON of its `on` values in dimension key order), or null if any is null. */
@@ -389,6 +384,10 @@ export class JoinOperator {
     };
   }
 }
+
+/** The earlier of two event times in ms; null only when both are. */
+const earliestOf = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.min(a, b);
 
 const sumState = (prev: { rows: number; bytes: number } | undefined, d: StateDelta) => ({
   rows: (prev?.rows ?? 0) + d.rows,

@@ -347,10 +347,13 @@ export class PipelineRunner {
         partitions,
         maxOffsetsPerTrigger: spec.source.kafka.maxOffsetsPerTrigger,
       });
+      // With nothing to read, the time a batch without input would commit: asked at most once here.
+      let idle: ReturnType<PipelineRunner["timeWithoutInput"]> | undefined;
+      const timeWithoutInput = () => (idle ??= this.timeWithoutInput(cp));
       if (
         plan.ranges.every((r) => r.to === r.from) &&
-        !(await this.idleReleasesWatermark(cp)) &&
-        !(await this.step.hasOtherInput(cp, async () => (await this.timeWithoutInput(cp)).eventTime))
+        !(await this.idleReleasesWatermark(cp, timeWithoutInput)) &&
+        !(await this.step.hasOtherInput(cp, async () => (await timeWithoutInput()).eventTime))
       )
         return undefined;
       skipped = plan.skipped;
@@ -466,9 +469,12 @@ export class PipelineRunner {
    * (append mode) and state behind it is evicted. Without this, the last windows of a topic that went
    * quiet would wait for the next record. Like Spark's no-data micro-batches; at most one per change.
    */
-  private async idleReleasesWatermark(cp: Checkpoint): Promise<boolean> {
+  private async idleReleasesWatermark(
+    cp: Checkpoint,
+    timeWithoutInput: () => ReturnType<PipelineRunner["timeWithoutInput"]>,
+  ): Promise<boolean> {
     if (this.compiled.timing.watermarkDelayMs === undefined) return false;
-    const { watermark } = await this.timeWithoutInput(cp);
+    const { watermark } = await timeWithoutInput();
     return watermark !== null && (cp.watermark === null || watermark > cp.watermark);
   }
 
